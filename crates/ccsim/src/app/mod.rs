@@ -1,0 +1,164 @@
+//! Traffic sources. TCP applications (bulk, finite transfer) are a property of the sender
+//! (`SenderConfig::data_bytes`); this module holds the UDP sources: constant rate, on/off
+//! (constant or exponential periods) and Poisson.
+
+use crate::net::packet::{Ecn, Kind, Packet, UDP_IP_HEADER};
+use crate::sim::{Dur, Rng, SimTime};
+use crate::stats::counters;
+use crate::tcp::{Endpoints, Seq};
+
+/// The length of an on or off period.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Period {
+    Constant(Dur),
+    Exponential { mean: Dur },
+}
+
+impl Period {
+    fn draw(&self, rng: &mut Rng) -> Dur {
+        match *self {
+            Period::Constant(d) => d,
+            Period::Exponential { mean } => Dur::from_secs_f64(rng.exponential(mean.as_secs_f64())),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum UdpPattern {
+    /// Constant bit rate, always on.
+    Constant,
+    /// Constant rate while on; silent while off. Starts with an on period.
+    OnOff { on: Period, off: Period },
+    /// Exponential gaps between packets, with the configured mean rate.
+    Poisson,
+}
+
+counters! {
+    pub struct UdpStats {
+        pub packets_sent: u64,
+        pub bytes_sent: u64,
+        pub packets_received: u64,
+        pub bytes_received: u64,
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct UdpSource {
+    pub ends: Endpoints,
+    /// Payload bytes per datagram.
+    pub payload: u32,
+    pub rate_bps: u64,
+    pub pattern: UdpPattern,
+    pub ttl: u8,
+    rng: Rng,
+    on_until: SimTime,
+    pub stats: UdpStats,
+}
+
+impl UdpSource {
+    pub fn new(ends: Endpoints, payload: u32, rate_bps: u64, pattern: UdpPattern, ttl: u8, rng: Rng) -> UdpSource {
+        UdpSource { ends, payload, rate_bps, pattern, ttl, rng, on_until: SimTime::MAX, stats: UdpStats::default() }
+    }
+
+    fn gap(&self) -> Dur {
+        Dur(((self.payload + UDP_IP_HEADER) as u128 * 8 * 1_000_000_000 / self.rate_bps as u128) as u64)
+    }
+
+    /// The source starts at `now`; returns when it sends its first packet.
+    pub fn start(&mut self, now: SimTime) -> SimTime {
+        if let UdpPattern::OnOff { on, .. } = self.pattern {
+            self.on_until = now + on.draw(&mut self.rng);
+        }
+        now
+    }
+
+    /// Sends one datagram at `now` and returns when the next one is due.
+    pub fn send(&mut self, now: SimTime, out: &mut Vec<Packet>) -> SimTime {
+        self.stats.packets_sent += 1;
+        self.stats.bytes_sent += (self.payload + UDP_IP_HEADER) as u64;
+        out.push(Packet {
+            kind: Kind::Udp,
+            flow: self.ends.flow,
+            src: self.ends.sender,
+            dst: self.ends.receiver,
+            sport: self.ends.sport,
+            dport: self.ends.dport,
+            ttl: self.ttl,
+            ecn: Ecn::NotEct,
+            flags: 0,
+            seq: Seq(0),
+            ack: Seq(0),
+            wnd: 0,
+            payload: self.payload,
+            size: self.payload + UDP_IP_HEADER,
+            sent_at: now,
+            acc: None,
+        });
+        match self.pattern {
+            UdpPattern::Constant => now + self.gap(),
+            UdpPattern::Poisson => now + Dur::from_secs_f64(self.rng.exponential(self.gap().as_secs_f64())),
+            UdpPattern::OnOff { on, off } => {
+                let next = now + self.gap();
+                if next < self.on_until {
+                    return next;
+                }
+                // Skip the off period, then start the next on period.
+                let start = self.on_until + off.draw(&mut self.rng);
+                self.on_until = start + on.draw(&mut self.rng);
+                start
+            }
+        }
+    }
+
+    pub fn receive(&mut self, pkt: &Packet) {
+        self.stats.packets_received += 1;
+        self.stats.bytes_received += pkt.size as u64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ends() -> Endpoints {
+        Endpoints { flow: 0, sender: 0, receiver: 1, sport: 1, dport: 2 }
+    }
+
+    #[test]
+    fn constant_rate_spacing() {
+        let mut s = UdpSource::new(ends(), 972, 1_000_000, UdpPattern::Constant, 64, Rng::from_seed(1));
+        let mut out = Vec::new();
+        let t0 = s.start(SimTime::ZERO);
+        // 1000 bytes on the wire at 1 Mb/s: 8 ms.
+        assert_eq!(s.send(t0, &mut out), SimTime(8_000_000));
+    }
+
+    #[test]
+    fn on_off_long_run_rate_is_half_with_equal_means() {
+        let mean = Period::Exponential { mean: Dur::from_millis(500) };
+        let pattern = UdpPattern::OnOff { on: mean, off: mean };
+        let mut s = UdpSource::new(ends(), 972, 1_000_000, pattern, 64, Rng::from_seed(3));
+        let mut out = Vec::new();
+        let mut t = s.start(SimTime::ZERO);
+        let end = SimTime(2_000_000_000_000); // 2000 s
+        while t < end {
+            t = s.send(t, &mut out);
+            out.clear();
+        }
+        let rate = s.stats.bytes_sent as f64 * 8.0 / 2000.0;
+        assert!((rate / 500_000.0 - 1.0).abs() < 0.05, "{rate}");
+    }
+
+    #[test]
+    fn poisson_mean_rate() {
+        let mut s = UdpSource::new(ends(), 972, 1_000_000, UdpPattern::Poisson, 64, Rng::from_seed(4));
+        let mut out = Vec::new();
+        let mut t = s.start(SimTime::ZERO);
+        while t < SimTime(1_000_000_000_000) {
+            t = s.send(t, &mut out);
+            out.clear();
+        }
+        let rate = s.stats.bytes_sent as f64 * 8.0 / 1000.0;
+        assert!((rate / 1_000_000.0 - 1.0).abs() < 0.02, "{rate}");
+    }
+}

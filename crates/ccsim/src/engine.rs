@@ -1,0 +1,563 @@
+//! The run loop: events, packet forwarding between nodes, and the glue between the network
+//! and the end-host state machines (TCP, UDP).
+//!
+//! Timers of the TCP state machines are polled, not cancelled: a sender exposes its
+//! retransmission deadline and the engine keeps at most one pending event per deadline it has
+//! already scheduled, so restarting the timer on every ACK costs no heap operation.
+
+use crate::app::{UdpSource, UdpStats};
+use crate::net::{Kind, LinkId, LinkStats, Network, NodeId, NodeKind, NodeStats, Packet};
+use crate::queue::QueueStats;
+use crate::sim::{Dur, EventQueue, Rng, SimTime};
+use crate::stats::{counters, Series, SeriesSpec, SeriesTarget};
+use crate::tcp::{ReceiverStats, SenderStats, TcpReceiver, TcpSender};
+use std::collections::VecDeque;
+
+pub type FlowIdx = u32;
+
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    /// A link finished serializing its current packet.
+    TxDone { link: LinkId, epoch: u32 },
+    /// The packet at the head of a link's pipe reaches the far end.
+    Arrive { link: LinkId, epoch: u32 },
+    FlowStart(FlowIdx),
+    FlowStop(FlowIdx),
+    Rto(FlowIdx),
+    DelAck(FlowIdx),
+    /// The sender's next jittered packet leaves the host.
+    Emit(FlowIdx),
+    UdpSend(FlowIdx),
+    WarmupEnd,
+    Sample(u32),
+    LinkDown(LinkId),
+    LinkUp(LinkId),
+}
+
+counters! {
+    /// What the network did to one flow's packets.
+    pub struct FlowNetStats {
+        /// Forward-direction packets (data, datagrams) lost anywhere in the network.
+        pub forward_dropped: u64,
+        /// Reverse-direction packets (ACKs) lost anywhere in the network.
+        pub reverse_dropped: u64,
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Transport {
+    Tcp { tx: Box<TcpSender>, rx: Box<TcpReceiver> },
+    Udp(Box<UdpSource>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Flow {
+    /// The flow group (scenario `[[flows]]` entry) this flow belongs to.
+    pub group: String,
+    /// Index within its group.
+    pub index: u32,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub start: SimTime,
+    pub stop: Option<SimTime>,
+    pub transport: Transport,
+    pub net: FlowNetStats,
+    /// Maximum per-packet send jitter (ns-2's `overhead_`), zero for none.
+    pub jitter: Dur,
+    jitter_rng: Rng,
+    pending: VecDeque<(SimTime, Packet)>,
+    rto_scheduled: Option<SimTime>,
+    delack_scheduled: Option<SimTime>,
+    stopped: bool,
+}
+
+impl Flow {
+    pub fn new(group: String, index: u32, src: NodeId, dst: NodeId, start: SimTime, stop: Option<SimTime>, transport: Transport, jitter: Dur, jitter_rng: Rng) -> Flow {
+        Flow {
+            group,
+            index,
+            src,
+            dst,
+            start,
+            stop,
+            transport,
+            net: FlowNetStats::default(),
+            jitter,
+            jitter_rng,
+            pending: VecDeque::new(),
+            rto_scheduled: None,
+            delack_scheduled: None,
+            stopped: false,
+        }
+    }
+
+    pub fn sender(&self) -> Option<&TcpSender> {
+        match &self.transport {
+            Transport::Tcp { tx, .. } => Some(tx),
+            _ => None,
+        }
+    }
+    pub fn receiver(&self) -> Option<&TcpReceiver> {
+        match &self.transport {
+            Transport::Tcp { rx, .. } => Some(rx),
+            _ => None,
+        }
+    }
+    pub fn name(&self) -> String {
+        format!("{}[{}]", self.group, self.index)
+    }
+}
+
+/// Every cumulative counter of the run, taken at the end of the warm-up.
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    pub at: SimTime,
+    pub links: Vec<LinkStats>,
+    pub queues: Vec<QueueStats>,
+    pub nodes: Vec<NodeStats>,
+    pub senders: Vec<SenderStats>,
+    pub receivers: Vec<ReceiverStats>,
+    pub udp: Vec<UdpStats>,
+    pub flow_net: Vec<FlowNetStats>,
+}
+
+pub struct Simulation {
+    pub name: String,
+    pub seed: u64,
+    pub now: SimTime,
+    pub stop_at: SimTime,
+    pub warmup: SimTime,
+    pub net: Network,
+    pub flows: Vec<Flow>,
+    pub series_specs: Vec<SeriesSpec>,
+    pub series: Vec<Series>,
+    /// Last cumulative value for rate series (bytes), by series index.
+    series_last: Vec<u64>,
+    pub baseline: Snapshot,
+    pub events_processed: u64,
+    events: EventQueue<Event>,
+    outbox: Vec<Packet>,
+}
+
+impl Simulation {
+    /// Wires a simulation from its parts and schedules the initial events.
+    pub fn new(name: String, seed: u64, net: Network, flows: Vec<Flow>, stop_at: SimTime, warmup: SimTime, series_specs: Vec<SeriesSpec>, link_events: Vec<(SimTime, LinkId, bool)>) -> Simulation {
+        let series = series_specs
+            .iter()
+            .map(|s| {
+                let expected = (stop_at.as_nanos() / s.interval_ns.max(1)) as usize + 1;
+                Series::new(s.name.clone(), expected.min(s.max_points))
+            })
+            .collect();
+        let mut sim = Simulation {
+            name,
+            seed,
+            now: SimTime::ZERO,
+            stop_at,
+            warmup,
+            net,
+            flows,
+            series_last: vec![0; series_specs.len()],
+            series_specs,
+            series,
+            baseline: Snapshot::default(),
+            events_processed: 0,
+            events: EventQueue::default(),
+            outbox: Vec::with_capacity(64),
+        };
+        sim.baseline = sim.snapshot();
+        for (i, f) in sim.flows.iter().enumerate() {
+            sim.events.schedule(f.start, Event::FlowStart(i as FlowIdx));
+            if let Some(stop) = f.stop {
+                sim.events.schedule(stop, Event::FlowStop(i as FlowIdx));
+            }
+        }
+        if warmup > SimTime::ZERO {
+            sim.events.schedule(warmup, Event::WarmupEnd);
+        }
+        for i in 0..sim.series_specs.len() {
+            sim.events.schedule(SimTime::ZERO, Event::Sample(i as u32));
+        }
+        for (t, link, up) in link_events {
+            sim.events.schedule(t, if up { Event::LinkUp(link) } else { Event::LinkDown(link) });
+        }
+        sim
+    }
+
+    /// Runs until simulated time `t` (or the stop time, whichever is earlier).
+    pub fn run_until(&mut self, t: SimTime) {
+        let limit = t.min(self.stop_at);
+        while let Some((time, ev)) = self.events.pop_until(limit) {
+            self.now = time;
+            self.events_processed += 1;
+            self.handle(ev);
+        }
+        self.now = self.now.max(limit);
+    }
+
+    pub fn run(&mut self) {
+        self.run_until(self.stop_at);
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.now >= self.stop_at
+    }
+
+    fn handle(&mut self, ev: Event) {
+        match ev {
+            Event::TxDone { link, epoch } => self.on_tx_done(link, epoch),
+            Event::Arrive { link, epoch } => self.on_arrive(link, epoch),
+            Event::FlowStart(f) => self.on_flow_start(f),
+            Event::FlowStop(f) => self.flows[f as usize].stopped = true,
+            Event::Rto(f) => self.on_rto(f),
+            Event::DelAck(f) => self.on_delack(f),
+            Event::Emit(f) => self.on_emit(f),
+            Event::UdpSend(f) => self.on_udp_send(f),
+            Event::WarmupEnd => self.begin_measurement(),
+            Event::Sample(i) => self.on_sample(i),
+            Event::LinkDown(l) => self.set_link(l, false),
+            Event::LinkUp(l) => self.set_link(l, true),
+        }
+    }
+
+    // ---- forwarding ----
+
+    /// A host or router hands `pkt` to the link toward its destination.
+    fn forward(&mut self, node: NodeId, pkt: Packet) {
+        match self.net.routes.next_hop(node, pkt.dst) {
+            Some(link) => self.enqueue(link, pkt),
+            None => {
+                self.net.nodes[node as usize].stats.no_route += 1;
+                self.count_drop(&pkt);
+            }
+        }
+    }
+
+    fn enqueue(&mut self, link: LinkId, pkt: Packet) {
+        let now = self.now;
+        let l = &mut self.net.links[link as usize];
+        if !l.up {
+            l.stats.lost_down += 1;
+            self.count_drop(&pkt);
+            return;
+        }
+        let (verdict, action) = l.queue.classify(&pkt, now);
+        if !l.queue.commit(pkt, verdict, action, now) {
+            self.count_drop(&pkt);
+            return;
+        }
+        if let Some(done) = l.start_next(now) {
+            let epoch = l.epoch;
+            self.events.schedule(done, Event::TxDone { link, epoch });
+        }
+    }
+
+    fn on_tx_done(&mut self, link: LinkId, epoch: u32) {
+        let now = self.now;
+        let l = &mut self.net.links[link as usize];
+        if l.epoch != epoch {
+            return;
+        }
+        let lost = l.transmitting_packet().copied();
+        match l.finish_tx(now) {
+            Some(at) => self.events.schedule(at, Event::Arrive { link, epoch }),
+            None => {
+                if let Some(p) = lost {
+                    self.count_drop(&p);
+                }
+            }
+        }
+        let l = &mut self.net.links[link as usize];
+        if let Some(done) = l.start_next(now) {
+            self.events.schedule(done, Event::TxDone { link, epoch });
+        }
+    }
+
+    fn on_arrive(&mut self, link: LinkId, epoch: u32) {
+        let l = &mut self.net.links[link as usize];
+        if l.epoch != epoch {
+            return;
+        }
+        let mut pkt = l.deliver();
+        let node = l.to;
+        if pkt.dst == node {
+            self.deliver(pkt);
+            return;
+        }
+        let n = &mut self.net.nodes[node as usize];
+        if n.kind == NodeKind::Host {
+            n.stats.no_route += 1;
+            self.count_drop(&pkt);
+            return;
+        }
+        pkt.ttl = pkt.ttl.saturating_sub(1);
+        if pkt.ttl == 0 {
+            n.stats.ttl_expired += 1;
+            self.count_drop(&pkt);
+            return;
+        }
+        n.stats.forwarded += 1;
+        self.forward(node, pkt);
+    }
+
+    fn count_drop(&mut self, pkt: &Packet) {
+        if let Some(f) = self.flows.get_mut(pkt.flow as usize) {
+            if pkt.is_reverse() {
+                f.net.reverse_dropped += 1;
+            } else {
+                f.net.forward_dropped += 1;
+            }
+        }
+    }
+
+    // ---- end hosts ----
+
+    fn deliver(&mut self, pkt: Packet) {
+        let now = self.now;
+        let fi = pkt.flow;
+        let mut out = std::mem::take(&mut self.outbox);
+        let f = &mut self.flows[fi as usize];
+        match (&mut f.transport, pkt.kind) {
+            (Transport::Tcp { rx, .. }, Kind::TcpData) => {
+                rx.on_data(&pkt, now, &mut out);
+                self.arm_delack(fi);
+                self.send_all(fi, &mut out, false);
+            }
+            (Transport::Tcp { tx, .. }, Kind::TcpAck | Kind::SpoofedAck) => {
+                if !f.stopped {
+                    tx.on_ack(&pkt, now, &mut out);
+                    self.arm_rto(fi);
+                    self.send_all(fi, &mut out, true);
+                }
+            }
+            (Transport::Udp(src), Kind::Udp) => src.receive(&pkt),
+            _ => {}
+        }
+        self.outbox = out;
+    }
+
+    /// Sends the packets an end host produced; the sender's go through its jitter.
+    fn send_all(&mut self, fi: FlowIdx, out: &mut Vec<Packet>, from_sender: bool) {
+        for pkt in out.drain(..) {
+            let f = &mut self.flows[fi as usize];
+            if from_sender && f.jitter > Dur::ZERO {
+                let draw = Dur::from_secs_f64(f.jitter_rng.uniform() * f.jitter.as_secs_f64());
+                let last = f.pending.back().map_or(SimTime::ZERO, |p| p.0);
+                let at = (self.now + draw).max(last);
+                if f.pending.is_empty() {
+                    self.events.schedule(at, Event::Emit(fi));
+                }
+                f.pending.push_back((at, pkt));
+            } else {
+                self.forward(pkt.src, pkt);
+            }
+        }
+    }
+
+    fn on_emit(&mut self, fi: FlowIdx) {
+        let f = &mut self.flows[fi as usize];
+        let Some((_, pkt)) = f.pending.pop_front() else { return };
+        if let Some(&(next, _)) = f.pending.front() {
+            self.events.schedule(next, Event::Emit(fi));
+        }
+        self.forward(pkt.src, pkt);
+    }
+
+    fn on_flow_start(&mut self, fi: FlowIdx) {
+        let now = self.now;
+        let mut out = std::mem::take(&mut self.outbox);
+        match &mut self.flows[fi as usize].transport {
+            Transport::Tcp { tx, .. } => {
+                tx.start(now, &mut out);
+                self.arm_rto(fi);
+                self.send_all(fi, &mut out, true);
+            }
+            Transport::Udp(src) => {
+                let first = src.start(now);
+                self.events.schedule(first, Event::UdpSend(fi));
+            }
+        }
+        self.outbox = out;
+    }
+
+    fn on_udp_send(&mut self, fi: FlowIdx) {
+        let now = self.now;
+        let f = &mut self.flows[fi as usize];
+        if f.stopped {
+            return;
+        }
+        let Transport::Udp(src) = &mut f.transport else { return };
+        let mut out = std::mem::take(&mut self.outbox);
+        let next = src.send(now, &mut out);
+        self.events.schedule(next, Event::UdpSend(fi));
+        self.send_all(fi, &mut out, true);
+        self.outbox = out;
+    }
+
+    fn arm_rto(&mut self, fi: FlowIdx) {
+        let f = &mut self.flows[fi as usize];
+        let Transport::Tcp { tx, .. } = &f.transport else { return };
+        if let Some(d) = tx.rto_deadline() {
+            if f.rto_scheduled.map_or(true, |s| s > d) {
+                f.rto_scheduled = Some(d);
+                self.events.schedule(d, Event::Rto(fi));
+            }
+        }
+    }
+
+    fn arm_delack(&mut self, fi: FlowIdx) {
+        let f = &mut self.flows[fi as usize];
+        let Transport::Tcp { rx, .. } = &f.transport else { return };
+        if let Some(d) = rx.delack_deadline() {
+            if f.delack_scheduled.map_or(true, |s| s > d) {
+                f.delack_scheduled = Some(d);
+                self.events.schedule(d, Event::DelAck(fi));
+            }
+        }
+    }
+
+    fn on_rto(&mut self, fi: FlowIdx) {
+        let now = self.now;
+        let f = &mut self.flows[fi as usize];
+        if f.rto_scheduled == Some(now) {
+            f.rto_scheduled = None;
+        }
+        if f.stopped {
+            return;
+        }
+        let Transport::Tcp { tx, .. } = &mut f.transport else { return };
+        let mut out = std::mem::take(&mut self.outbox);
+        tx.on_timeout(now, &mut out);
+        self.arm_rto(fi);
+        self.send_all(fi, &mut out, true);
+        self.outbox = out;
+    }
+
+    fn on_delack(&mut self, fi: FlowIdx) {
+        let now = self.now;
+        let f = &mut self.flows[fi as usize];
+        if f.delack_scheduled == Some(now) {
+            f.delack_scheduled = None;
+        }
+        let Transport::Tcp { rx, .. } = &mut f.transport else { return };
+        let mut out = std::mem::take(&mut self.outbox);
+        rx.on_delack_timeout(now, &mut out);
+        self.arm_delack(fi);
+        self.send_all(fi, &mut out, false);
+        self.outbox = out;
+    }
+
+    // ---- failures ----
+
+    fn set_link(&mut self, link: LinkId, up: bool) {
+        let now = self.now;
+        let mut lost = Vec::new();
+        let l = &mut self.net.links[link as usize];
+        if up {
+            l.come_up();
+        } else {
+            l.go_down(now, |p| lost.push(*p));
+        }
+        for p in &lost {
+            self.count_drop(p);
+        }
+    }
+
+    // ---- statistics ----
+
+    fn settle(&mut self) {
+        let now = self.now;
+        for l in &mut self.net.links {
+            l.settle(now);
+        }
+    }
+
+    pub fn snapshot(&mut self) -> Snapshot {
+        self.settle();
+        let mut s = Snapshot { at: self.now, ..Snapshot::default() };
+        for l in &self.net.links {
+            s.links.push(l.stats);
+            s.queues.push(l.queue.stats);
+        }
+        s.nodes = self.net.nodes.iter().map(|n| n.stats).collect();
+        for f in &self.flows {
+            match &f.transport {
+                Transport::Tcp { tx, rx } => {
+                    s.senders.push(tx.stats);
+                    s.receivers.push(rx.stats);
+                    s.udp.push(UdpStats::default());
+                }
+                Transport::Udp(src) => {
+                    s.senders.push(SenderStats::default());
+                    s.receivers.push(ReceiverStats::default());
+                    s.udp.push(src.stats);
+                }
+            }
+            s.flow_net.push(f.net);
+        }
+        s
+    }
+
+    fn begin_measurement(&mut self) {
+        self.baseline = self.snapshot();
+        for l in &mut self.net.links {
+            l.queue.begin_measurement();
+        }
+    }
+
+    fn on_sample(&mut self, i: u32) {
+        let spec = &self.series_specs[i as usize];
+        let interval = spec.interval_ns;
+        let t = self.now.as_secs_f64();
+        let value = match spec.target {
+            SeriesTarget::Cwnd { flow } => match &self.flows[flow as usize].transport {
+                Transport::Tcp { tx, .. } => tx.cwnd() as f64 / tx.cfg.mss as f64,
+                Transport::Udp(_) => f64::NAN,
+            },
+            SeriesTarget::QueueLen { link } => self.net.links[link as usize].queue.len() as f64,
+            SeriesTarget::QueueAvg { link } => self.net.links[link as usize].queue.discipline.probe().avg,
+            SeriesTarget::MaxP { link } => self.net.links[link as usize].queue.discipline.probe().max_p,
+            SeriesTarget::DropProb { link } => self.net.links[link as usize].queue.discipline.probe().prob,
+            SeriesTarget::Goodput { flow } => {
+                let total = match &self.flows[flow as usize].transport {
+                    Transport::Tcp { rx, .. } => rx.stats.delivered_bytes,
+                    Transport::Udp(src) => src.stats.bytes_received,
+                };
+                self.rate_since_last(i, total, interval)
+            }
+            SeriesTarget::LinkRate { link } => {
+                let total = self.net.links[link as usize].stats.tx_bytes;
+                self.rate_since_last(i, total, interval)
+            }
+        };
+        let spec = &self.series_specs[i as usize];
+        self.series[i as usize].push(t, value, spec.max_points);
+        if !self.series[i as usize].truncated {
+            self.events.schedule(self.now + Dur(interval), Event::Sample(i));
+        }
+    }
+
+    /// bit/s over the last interval of a cumulative byte count.
+    fn rate_since_last(&mut self, i: u32, total: u64, interval_ns: u64) -> f64 {
+        let last = std::mem::replace(&mut self.series_last[i as usize], total);
+        if self.now == SimTime::ZERO { 0.0 } else { (total - last) as f64 * 8.0 / (interval_ns as f64 * 1e-9) }
+    }
+
+    /// Packets of flow `fi` still queued, being transmitted, propagating, or waiting in the
+    /// sender's jitter buffer: (forward, reverse).
+    pub fn packets_in_network(&self, fi: FlowIdx) -> (u64, u64) {
+        let mut fwd = 0;
+        let mut rev = 0;
+        let mut count = |p: &Packet| {
+            if p.flow == fi {
+                if p.is_reverse() { rev += 1 } else { fwd += 1 }
+            }
+        };
+        for l in &self.net.links {
+            l.queue.iter().for_each(&mut count);
+            l.in_flight().for_each(&mut count);
+        }
+        self.flows[fi as usize].pending.iter().for_each(|(_, p)| count(p));
+        (fwd, rev)
+    }
+}

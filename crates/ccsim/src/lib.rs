@@ -1,0 +1,14 @@
+//! ccsim: a fast, deterministic packet-level simulator for TCP congestion control, active
+//! queue management, and the routers and receivers that help them.
+//!
+//! The core is a pure Rust library: a [`scenario`] (TOML) is validated and built into an
+//! [`engine::Simulation`], which runs to its stop time and reports [`report::Report`].
+
+pub mod app;
+pub mod engine;
+pub mod net;
+pub mod queue;
+pub mod signal;
+pub mod sim;
+pub mod stats;
+pub mod tcp;

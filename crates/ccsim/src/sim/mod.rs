@@ -1,0 +1,10 @@
+//! Time, the event queue and random streams: the parts of the engine that know nothing of
+//! networks.
+
+pub mod event;
+pub mod rng;
+pub mod time;
+
+pub use event::EventQueue;
+pub use rng::Rng;
+pub use time::{Dur, Serializer, SimTime};

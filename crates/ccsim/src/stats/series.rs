@@ -1,0 +1,56 @@
+//! Optional sampled time series (cwnd of chosen flows, queue length, RED state...), taken at
+//! a fixed interval and bounded in size so that a long run cannot fill memory by accident.
+
+use serde::Serialize;
+
+/// What a series samples.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SeriesTarget {
+    /// Congestion window of a flow, in segments.
+    Cwnd { flow: u32 },
+    /// Instantaneous queue length of a link's egress queue, packets.
+    QueueLen { link: u32 },
+    /// The discipline's average queue estimate (RED's avg), packets.
+    QueueAvg { link: u32 },
+    /// The discipline's current max_p.
+    MaxP { link: u32 },
+    /// The discipline's current drop/mark probability.
+    DropProb { link: u32 },
+    /// Bytes delivered in order to a flow's application during each interval, as bit/s.
+    Goodput { flow: u32 },
+    /// Bytes carried by a link during each interval, as bit/s, split by nothing.
+    LinkRate { link: u32 },
+}
+
+#[derive(Clone, Debug)]
+pub struct SeriesSpec {
+    pub name: String,
+    pub target: SeriesTarget,
+    pub interval_ns: u64,
+    pub max_points: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Series {
+    pub name: String,
+    /// Sample times, seconds.
+    pub t: Vec<f64>,
+    pub value: Vec<f64>,
+    /// True when `max_points` was reached and later samples were not kept.
+    pub truncated: bool,
+}
+
+impl Series {
+    pub fn new(name: String, capacity: usize) -> Series {
+        Series { name, t: Vec::with_capacity(capacity), value: Vec::with_capacity(capacity), truncated: false }
+    }
+
+    pub fn push(&mut self, t: f64, v: f64, max_points: usize) {
+        if self.t.len() >= max_points {
+            self.truncated = true;
+        } else {
+            self.t.push(t);
+            self.value.push(v);
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! TCP: a sender with Reno (RFC 5681) or NewReno (RFC 6582) loss recovery, RTO per RFC 6298
+//! and ECN per RFC 3168, and a receiver with cumulative ACKs, out-of-order buffering,
+//! optional delayed ACKs and optional duplicate-ACK suppression (DAS).
+//!
+//! There is no handshake: like ns-2's one-way agents, a connection is established at time
+//! zero and the sender starts sending when its application starts. Sequence numbers are
+//! bytes, 32-bit and wrapping, starting at a configurable initial sequence number.
+
+pub mod receiver;
+pub mod rto;
+pub mod sender;
+pub mod seq;
+
+pub use receiver::{ReceiverConfig, ReceiverStats, TcpReceiver};
+pub use sender::{SenderStats, TcpSender};
+pub use seq::Seq;
+
+use crate::net::packet::{FlowId, NodeId};
+use crate::sim::Dur;
+
+/// Loss-recovery algorithm of the sender.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variant {
+    /// RFC 5681: any new ACK ends fast recovery.
+    Reno,
+    /// RFC 6582: partial ACKs retransmit the next hole and stay in fast recovery.
+    NewReno,
+}
+
+/// Sender parameters. Defaults follow the RFCs, with ns-2's initial window of one segment.
+#[derive(Clone, Debug)]
+pub struct SenderConfig {
+    pub variant: Variant,
+    /// Maximum segment size: payload bytes per segment.
+    pub mss: u32,
+    /// Initial congestion window, in segments.
+    pub init_cwnd: u32,
+    /// Initial slow-start threshold, bytes (RFC 5681: arbitrarily high).
+    pub init_ssthresh: u32,
+    pub min_rto: Dur,
+    pub max_rto: Dur,
+    pub initial_rto: Dur,
+    /// Clock granularity G of RFC 6298.
+    pub clock_granularity: Dur,
+    pub dupack_threshold: u32,
+    /// Initial sequence number.
+    pub isn: u32,
+    /// Set ECT on data packets and react to ECE (RFC 3168).
+    pub ecn: bool,
+    /// Carry the congestion state in every data packet and obey ACC control messages.
+    pub acc: bool,
+    /// Bytes to send, or None for a bulk sender that always has data.
+    pub data_bytes: Option<u64>,
+    /// Initial TTL of the packets sent.
+    pub ttl: u8,
+}
+
+impl Default for SenderConfig {
+    fn default() -> Self {
+        SenderConfig {
+            variant: Variant::NewReno,
+            mss: 1000,
+            init_cwnd: 1,
+            init_ssthresh: u32::MAX / 2,
+            min_rto: Dur::from_millis(200),
+            max_rto: Dur::from_secs(60),
+            initial_rto: Dur::from_secs(1),
+            clock_granularity: Dur::from_millis(1),
+            dupack_threshold: 3,
+            isn: 0,
+            ecn: false,
+            acc: false,
+            data_bytes: None,
+            ttl: 64,
+        }
+    }
+}
+
+/// The addressing of one connection, from the sender's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Endpoints {
+    pub flow: FlowId,
+    pub sender: NodeId,
+    pub receiver: NodeId,
+    pub sport: u16,
+    pub dport: u16,
+}

@@ -1,0 +1,329 @@
+//! The TCP receiver: cumulative ACKs, out-of-order buffering, an immediate duplicate ACK for
+//! every out-of-order segment (RFC 5681 4.2), optional delayed ACKs (every second full
+//! segment or after a timeout), ECN echo (RFC 3168: ECE on every ACK from a CE arrival until
+//! a CWR arrives), and optional duplicate-ACK suppression (DAS).
+//!
+//! The advertised window is constant: the application reads data as soon as it is in order.
+
+use super::Endpoints;
+use crate::net::packet::{flags, Ecn, Kind, Packet, TCP_IP_HEADER};
+use crate::sim::{Dur, SimTime};
+use crate::stats::counters;
+use crate::tcp::seq::Seq;
+
+#[derive(Clone, Debug)]
+pub struct ReceiverConfig {
+    /// Advertised window, bytes.
+    pub rwnd: u32,
+    /// Delayed ACKs: acknowledge every second segment, or after this timeout. None: ACK
+    /// every segment.
+    pub delayed_ack: Option<Dur>,
+    /// Duplicate-ACK suppression on a rise in TTL (the DAS paper, Section II).
+    pub das: bool,
+    pub ttl: u8,
+}
+
+impl Default for ReceiverConfig {
+    fn default() -> Self {
+        ReceiverConfig { rwnd: 1 << 20, delayed_ack: None, das: false, ttl: 64 }
+    }
+}
+
+counters! {
+    /// Cumulative counters of one receiver.
+    pub struct ReceiverStats {
+        pub packets_received: u64,
+        pub bytes_received: u64,
+        /// Bytes delivered to the application in order (goodput).
+        pub delivered_bytes: u64,
+        pub out_of_order_packets: u64,
+        /// Segments entirely below rcv_nxt (already received).
+        pub duplicate_packets: u64,
+        pub acks_sent: u64,
+        pub dupacks_sent: u64,
+        pub dupacks_suppressed: u64,
+        pub ce_received: u64,
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct TcpReceiver {
+    pub cfg: ReceiverConfig,
+    pub ends: Endpoints,
+    rcv_nxt: Seq,
+    /// Out-of-order data above rcv_nxt: disjoint, sorted [start, end) ranges.
+    ooo: Vec<(Seq, Seq)>,
+    unacked_segments: u32,
+    delack_deadline: Option<SimTime>,
+    ece_pending: bool,
+    // DAS state (paper, Section II).
+    dup_ack_suppress: bool,
+    last_in_order_ttl: Option<u8>,
+    pub stats: ReceiverStats,
+}
+
+impl TcpReceiver {
+    pub fn new(cfg: ReceiverConfig, ends: Endpoints, isn: u32) -> TcpReceiver {
+        TcpReceiver {
+            cfg,
+            ends,
+            rcv_nxt: Seq(isn),
+            ooo: Vec::new(),
+            unacked_segments: 0,
+            delack_deadline: None,
+            ece_pending: false,
+            dup_ack_suppress: false,
+            last_in_order_ttl: None,
+            stats: ReceiverStats::default(),
+        }
+    }
+
+    pub fn rcv_nxt(&self) -> Seq {
+        self.rcv_nxt
+    }
+    pub fn delack_deadline(&self) -> Option<SimTime> {
+        self.delack_deadline
+    }
+    /// Whether `seq..seq+len` has been received (in order or buffered).
+    pub fn has_received(&self, seq: Seq, len: u32) -> bool {
+        let end = seq + len;
+        end <= self.rcv_nxt || self.ooo.iter().any(|&(s, e)| s <= seq && end <= e)
+    }
+
+    pub fn on_data(&mut self, pkt: &Packet, now: SimTime, out: &mut Vec<Packet>) {
+        self.stats.packets_received += 1;
+        self.stats.bytes_received += pkt.payload as u64;
+        if pkt.has_flag(flags::CWR) {
+            self.ece_pending = false;
+        }
+        if pkt.ecn == Ecn::Ce {
+            self.stats.ce_received += 1;
+            self.ece_pending = true;
+        }
+        let start = pkt.seq;
+        let end = pkt.seq + pkt.payload;
+        if end <= self.rcv_nxt {
+            self.stats.duplicate_packets += 1;
+            self.send_ack(now, out, false);
+        } else if start <= self.rcv_nxt {
+            self.on_in_order(end, pkt.ttl, now, out);
+        } else {
+            self.on_out_of_order(start, end, pkt.ttl, now, out);
+        }
+    }
+
+    fn on_in_order(&mut self, end: Seq, ttl: u8, now: SimTime, out: &mut Vec<Packet>) {
+        if self.cfg.das {
+            self.dup_ack_suppress = false;
+            self.last_in_order_ttl = Some(ttl);
+        }
+        let filled_gap = !self.ooo.is_empty();
+        let mut new_nxt = end;
+        // Pull in buffered ranges that are now contiguous.
+        let mut consumed = 0;
+        for &(s, e) in &self.ooo {
+            if s > new_nxt {
+                break;
+            }
+            new_nxt = new_nxt.max(e);
+            consumed += 1;
+        }
+        self.ooo.drain(..consumed);
+        self.stats.delivered_bytes += (new_nxt - self.rcv_nxt) as u64;
+        self.rcv_nxt = new_nxt;
+        self.unacked_segments += 1;
+        match self.cfg.delayed_ack {
+            // RFC 5681 4.2: ACK at once when a segment fills a gap, or on every second segment.
+            Some(timeout) if !filled_gap && self.unacked_segments < 2 => {
+                if self.delack_deadline.is_none() {
+                    self.delack_deadline = Some(now + timeout);
+                }
+            }
+            _ => self.send_ack(now, out, false),
+        }
+    }
+
+    fn on_out_of_order(&mut self, start: Seq, end: Seq, ttl: u8, now: SimTime, out: &mut Vec<Packet>) {
+        self.stats.out_of_order_packets += 1;
+        self.insert_ooo(start, end);
+        if self.cfg.das && self.das_suppresses(ttl) {
+            self.stats.dupacks_suppressed += 1;
+            return;
+        }
+        self.send_ack(now, out, true);
+    }
+
+    /// Lines 4-12 of the DAS pseudocode for an out-of-order packet: true if no duplicate
+    /// ACK is to be generated.
+    fn das_suppresses(&mut self, current_ttl: u8) -> bool {
+        let Some(last) = self.last_in_order_ttl else { return false };
+        if current_ttl > last {
+            // Lines 5-8: a rise in TTL means a switch from the backup path to the primary.
+            self.dup_ack_suppress = true;
+            true
+        } else {
+            if current_ttl == last && self.dup_ack_suppress {
+                self.dup_ack_suppress = false; // lines 9-10
+            }
+            false
+        }
+    }
+
+    fn insert_ooo(&mut self, start: Seq, end: Seq) {
+        let pos = self.ooo.iter().position(|&(s, _)| s > start).unwrap_or(self.ooo.len());
+        self.ooo.insert(pos, (start, end));
+        // Merge overlapping or touching neighbours.
+        let mut merged: usize = 0;
+        for i in 1..self.ooo.len() {
+            if self.ooo[i].0 <= self.ooo[merged].1 {
+                self.ooo[merged].1 = self.ooo[merged].1.max(self.ooo[i].1);
+            } else {
+                merged += 1;
+                self.ooo[merged] = self.ooo[i];
+            }
+        }
+        self.ooo.truncate(merged + 1);
+    }
+
+    /// The delayed-ACK timer fired.
+    pub fn on_delack_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        match self.delack_deadline {
+            Some(d) if d <= now => self.send_ack(now, out, false),
+            _ => {}
+        }
+    }
+
+    fn send_ack(&mut self, now: SimTime, out: &mut Vec<Packet>, duplicate: bool) {
+        self.unacked_segments = 0;
+        self.delack_deadline = None;
+        self.stats.acks_sent += 1;
+        if duplicate {
+            self.stats.dupacks_sent += 1;
+        }
+        out.push(Packet {
+            kind: Kind::TcpAck,
+            flow: self.ends.flow,
+            src: self.ends.receiver,
+            dst: self.ends.sender,
+            sport: self.ends.dport,
+            dport: self.ends.sport,
+            ttl: self.cfg.ttl,
+            ecn: Ecn::NotEct,
+            flags: flags::ACK | if self.ece_pending { flags::ECE } else { 0 },
+            seq: Seq(0),
+            ack: self.rcv_nxt,
+            wnd: self.cfg.rwnd,
+            payload: 0,
+            size: TCP_IP_HEADER,
+            sent_at: now,
+            acc: None,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u32 = 100;
+
+    fn ends() -> Endpoints {
+        Endpoints { flow: 0, sender: 0, receiver: 1, sport: 1, dport: 2 }
+    }
+
+    fn seg(i: u32, ttl: u8) -> Packet {
+        Packet {
+            kind: Kind::TcpData,
+            flow: 0,
+            src: 0,
+            dst: 1,
+            sport: 1,
+            dport: 2,
+            ttl,
+            ecn: Ecn::NotEct,
+            flags: flags::ACK,
+            seq: Seq(i * MSS),
+            ack: Seq(0),
+            wnd: 0,
+            payload: MSS,
+            size: MSS + 40,
+            sent_at: SimTime::ZERO,
+            acc: None,
+        }
+    }
+
+    fn receiver(cfg: ReceiverConfig) -> TcpReceiver {
+        TcpReceiver::new(cfg, ends(), 0)
+    }
+
+    /// Feeds segments (index, ttl) and returns the ACK numbers sent, in segments.
+    fn acks(r: &mut TcpReceiver, segs: &[(u32, u8)]) -> Vec<u32> {
+        let mut out = Vec::new();
+        for &(i, ttl) in segs {
+            r.on_data(&seg(i, ttl), SimTime::ZERO, &mut out);
+        }
+        out.iter().map(|p| p.ack.0 / MSS).collect()
+    }
+
+    #[test]
+    fn out_of_order_segments_get_immediate_duplicate_acks() {
+        let mut r = receiver(ReceiverConfig::default());
+        assert_eq!(acks(&mut r, &[(0, 60), (2, 60), (3, 60), (1, 60)]), vec![1, 1, 1, 4]);
+        assert_eq!(r.stats.dupacks_sent, 2);
+        assert_eq!(r.stats.delivered_bytes, 4 * MSS as u64);
+    }
+
+    #[test]
+    fn old_duplicates_are_acknowledged() {
+        let mut r = receiver(ReceiverConfig::default());
+        assert_eq!(acks(&mut r, &[(0, 60), (1, 60), (0, 60)]), vec![1, 2, 2]);
+        assert_eq!(r.stats.duplicate_packets, 1);
+    }
+
+    #[test]
+    fn delayed_acks_every_second_segment_or_timeout() {
+        let cfg = ReceiverConfig { delayed_ack: Some(Dur::from_millis(100)), ..ReceiverConfig::default() };
+        let mut r = receiver(cfg);
+        assert_eq!(acks(&mut r, &[(0, 60)]), Vec::<u32>::new());
+        assert_eq!(r.delack_deadline(), Some(SimTime(100_000_000)));
+        assert_eq!(acks(&mut r, &[(1, 60)]), vec![2]);
+        assert_eq!(acks(&mut r, &[(2, 60)]), Vec::<u32>::new());
+        let mut out = Vec::new();
+        r.on_delack_timeout(SimTime(100_000_000), &mut out);
+        assert_eq!(out[0].ack, Seq(3 * MSS));
+        // Out of order: immediate duplicate; filling the gap: immediate ACK.
+        assert_eq!(acks(&mut r, &[(4, 60), (3, 60)]), vec![3, 5]);
+    }
+
+    #[test]
+    fn ecn_echo_until_cwr() {
+        let mut r = receiver(ReceiverConfig::default());
+        let mut out = Vec::new();
+        let mut p = seg(0, 60);
+        p.ecn = Ecn::Ce;
+        r.on_data(&p, SimTime::ZERO, &mut out);
+        r.on_data(&seg(1, 60), SimTime::ZERO, &mut out);
+        let mut p = seg(2, 60);
+        p.flags |= flags::CWR;
+        r.on_data(&p, SimTime::ZERO, &mut out);
+        let ece: Vec<bool> = out.iter().map(|p| p.has_flag(flags::ECE)).collect();
+        assert_eq!(ece, vec![true, true, false]);
+    }
+
+    #[test]
+    fn sequence_numbers_wrap_in_the_reorder_buffer() {
+        let isn = u32::MAX - 150;
+        let mut r = TcpReceiver::new(ReceiverConfig::default(), ends(), isn);
+        let mut out = Vec::new();
+        let at = |k: u32| {
+            let mut p = seg(0, 60);
+            p.seq = Seq(isn.wrapping_add(k * MSS));
+            p
+        };
+        r.on_data(&at(1), SimTime::ZERO, &mut out); // straddles the wrap, out of order
+        r.on_data(&at(2), SimTime::ZERO, &mut out);
+        r.on_data(&at(0), SimTime::ZERO, &mut out);
+        assert_eq!(r.rcv_nxt(), Seq(isn.wrapping_add(3 * MSS)));
+        assert_eq!(r.stats.delivered_bytes, 3 * MSS as u64);
+    }
+}

@@ -1,0 +1,630 @@
+//! The TCP sender: slow start and congestion avoidance (RFC 5681), fast retransmit and fast
+//! recovery in the Reno (RFC 5681) or NewReno (RFC 6582) flavour, RTO per RFC 6298 with
+//! Karn's rule, and the ECN sender side of RFC 3168.
+//!
+//! It is a pure state machine: inputs are ACKs, timer expiries and the start of the
+//! application; outputs are packets pushed to an outbox and a retransmission deadline that
+//! the engine polls (so restarting the timer on every ACK costs no event).
+//!
+//! Internally the stream is tracked with 64-bit byte offsets from the initial sequence number;
+//! the 32-bit wrapping sequence numbers exist only on the wire.
+
+use super::rto::RtoEstimator;
+use super::{Endpoints, SenderConfig, Variant};
+use crate::net::packet::{flags, AccState, Ecn, Kind, Packet, TCP_IP_HEADER};
+use crate::sim::{Dur, SimTime};
+use crate::stats::counters;
+use crate::tcp::seq::Seq;
+
+counters! {
+    /// Cumulative counters of one sender.
+    pub struct SenderStats {
+        /// Data packets sent, retransmissions included.
+        pub packets_sent: u64,
+        pub bytes_sent: u64,
+        pub retransmitted_packets: u64,
+        pub retransmitted_bytes: u64,
+        pub fast_retransmits: u64,
+        pub timeouts: u64,
+        /// Congestion-window reductions (fast retransmit, timeout, ECN echo).
+        pub window_reductions: u64,
+        /// Sum of the bytes each reduction took off the window.
+        pub window_reduction_bytes: u64,
+        pub ecn_reductions: u64,
+        pub rtt_samples: u64,
+        pub rtt_sum_ns: u128,
+        pub acks_received: u64,
+        pub dupacks_received: u64,
+    }
+}
+
+/// Why the window was reduced; kept per event for the ACC paper's close statistics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReductionCause {
+    FastRetransmit,
+    Timeout,
+    EcnEcho,
+}
+
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    pub cfg: SenderConfig,
+    pub ends: Endpoints,
+    isn: Seq,
+    // Byte offsets from the ISN.
+    una: u64,
+    nxt: u64,
+    max: u64,
+    recover: u64,
+    ecn_recover: u64,
+    cwnd: u32,
+    ssthresh: u32,
+    dupacks: u32,
+    in_recovery: bool,
+    partial_acks: u32,
+    peer_wnd: u32,
+    rto: RtoEstimator,
+    /// The segment being timed for an RTT sample: (start, end, time sent).
+    timed: Option<(u64, u64, SimTime)>,
+    rto_deadline: Option<SimTime>,
+    cwr_pending: bool,
+    started: bool,
+    /// When the last byte of a finite transfer was acknowledged.
+    pub completed_at: Option<SimTime>,
+    pub stats: SenderStats,
+    /// The most recent window reduction, for observers (engine statistics, ACC).
+    pub last_reduction: Option<(SimTime, ReductionCause, u32)>,
+}
+
+impl TcpSender {
+    pub fn new(cfg: SenderConfig, ends: Endpoints, peer_wnd: u32) -> TcpSender {
+        let rto = RtoEstimator::new(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.clock_granularity);
+        TcpSender {
+            isn: Seq(cfg.isn),
+            una: 0,
+            nxt: 0,
+            max: 0,
+            recover: 0,
+            ecn_recover: 0,
+            cwnd: cfg.init_cwnd * cfg.mss,
+            ssthresh: cfg.init_ssthresh,
+            dupacks: 0,
+            in_recovery: false,
+            partial_acks: 0,
+            peer_wnd,
+            rto,
+            timed: None,
+            rto_deadline: None,
+            cwr_pending: false,
+            started: false,
+            completed_at: None,
+            stats: SenderStats::default(),
+            last_reduction: None,
+            cfg,
+            ends,
+        }
+    }
+
+    // ---- observers ----
+
+    pub fn cwnd(&self) -> u32 {
+        self.cwnd
+    }
+    pub fn ssthresh(&self) -> u32 {
+        self.ssthresh
+    }
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+    pub fn snd_una(&self) -> Seq {
+        self.seq_at(self.una)
+    }
+    pub fn snd_nxt(&self) -> Seq {
+        self.seq_at(self.nxt)
+    }
+    pub fn snd_max(&self) -> Seq {
+        self.seq_at(self.max)
+    }
+    /// Bytes sent and not yet acknowledged (RFC 5681 FlightSize).
+    pub fn flight_size(&self) -> u32 {
+        (self.max - self.una) as u32
+    }
+    pub fn rto(&self) -> Dur {
+        self.rto.rto()
+    }
+    pub fn srtt(&self) -> Option<Dur> {
+        self.rto.srtt()
+    }
+    pub fn rto_deadline(&self) -> Option<SimTime> {
+        self.rto_deadline
+    }
+    pub fn is_started(&self) -> bool {
+        self.started
+    }
+
+    fn seq_at(&self, off: u64) -> Seq {
+        self.isn + off as u32
+    }
+
+    /// Offset of a sequence number received in an ACK, relative to `una`; may be negative
+    /// for stale ACKs.
+    fn offset_of(&self, s: Seq) -> i64 {
+        self.una as i64 + s.diff(self.seq_at(self.una)) as i64
+    }
+
+    fn data_end(&self) -> u64 {
+        self.cfg.data_bytes.unwrap_or(u64::MAX)
+    }
+
+    // ---- inputs ----
+
+    /// The application starts: send the initial window.
+    pub fn start(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if !self.started {
+            self.started = true;
+            self.send_available(now, out);
+        }
+    }
+
+    pub fn on_ack(&mut self, pkt: &Packet, now: SimTime, out: &mut Vec<Packet>) {
+        self.stats.acks_received += 1;
+        let ack = self.offset_of(pkt.ack);
+        if ack < self.una as i64 || ack > self.max as i64 {
+            // Stale, or acknowledges data never sent: ignore (RFC 5681 / RFC 793).
+            return;
+        }
+        let ack = ack as u64;
+        let ece = self.cfg.ecn && pkt.has_flag(flags::ECE);
+        if ack > self.una {
+            self.on_new_ack(ack, ece, now, out);
+        } else if self.max > self.una && pkt.payload == 0 && pkt.wnd == self.peer_wnd {
+            self.on_dupack(now, out);
+        }
+        self.peer_wnd = pkt.wnd;
+        if ece && self.una > self.ecn_recover && !self.in_recovery {
+            self.ecn_reduce(now);
+        }
+        self.send_available(now, out);
+    }
+
+    fn on_new_ack(&mut self, ack: u64, ece: bool, now: SimTime, out: &mut Vec<Packet>) {
+        let acked = ack - self.una;
+        if let Some((_, end, sent)) = self.timed {
+            if ack >= end {
+                let rtt = now - sent;
+                self.rto.sample(rtt);
+                self.stats.rtt_samples += 1;
+                self.stats.rtt_sum_ns += rtt.as_nanos() as u128;
+                self.timed = None;
+            }
+        }
+        self.una = ack;
+        if self.nxt < self.una {
+            self.nxt = self.una;
+        }
+        let mut restart_timer = true;
+        if self.in_recovery {
+            let full = ack >= self.recover || self.cfg.variant == Variant::Reno;
+            if full {
+                // RFC 6582 step 3, option (2); for Reno (RFC 5681) cwnd = ssthresh.
+                self.cwnd = match self.cfg.variant {
+                    Variant::Reno => self.ssthresh,
+                    Variant::NewReno => self.ssthresh.min(self.flight_size().max(self.cfg.mss) + self.cfg.mss),
+                };
+                self.in_recovery = false;
+                self.dupacks = 0;
+            } else {
+                // RFC 6582 step 4: partial ACK. Retransmit the first unacknowledged segment,
+                // deflate by the amount acknowledged, add back one MSS if at least one was.
+                self.retransmit_una(now, out);
+                let add_back = if acked >= self.cfg.mss as u64 { self.cfg.mss } else { 0 };
+                self.cwnd = (self.cwnd as u64).saturating_sub(acked) as u32 + add_back;
+                self.cwnd = self.cwnd.max(self.cfg.mss);
+                self.partial_acks += 1;
+                // Reset the timer only on the first partial ACK ("impatient" variant).
+                restart_timer = self.partial_acks == 1;
+            }
+        } else {
+            self.dupacks = 0;
+            if !ece {
+                // RFC 3168 6.1.2: no increase on an ACK carrying ECE.
+                let mss = self.cfg.mss;
+                if self.cwnd < self.ssthresh {
+                    self.cwnd = self.cwnd.saturating_add(acked.min(mss as u64) as u32);
+                } else {
+                    let inc = ((mss as u64 * mss as u64) / self.cwnd as u64).max(1);
+                    self.cwnd = self.cwnd.saturating_add(inc as u32);
+                }
+            }
+        }
+        if self.una >= self.max {
+            self.rto_deadline = None; // RFC 6298 (5.2)
+        } else if restart_timer {
+            self.rto_deadline = Some(now + self.rto.rto()); // (5.3)
+        }
+        if self.cfg.data_bytes.is_some() && self.una >= self.data_end() && self.completed_at.is_none() {
+            self.completed_at = Some(now);
+        }
+    }
+
+    fn on_dupack(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.stats.dupacks_received += 1;
+        self.dupacks += 1;
+        if self.in_recovery {
+            // Fast recovery: each further duplicate inflates the window by one segment.
+            self.cwnd = self.cwnd.saturating_add(self.cfg.mss);
+            return;
+        }
+        if self.dupacks != self.cfg.dupack_threshold {
+            return;
+        }
+        // RFC 6582 step 2: only if the cumulative ACK covers more than `recover`
+        // (otherwise these duplicates belong to a window already recovered).
+        if self.cfg.variant == Variant::NewReno && self.una <= self.recover && self.recover > 0 {
+            return;
+        }
+        let before = self.cwnd;
+        self.ssthresh = (self.flight_size() / 2).max(2 * self.cfg.mss);
+        self.recover = self.max;
+        self.ecn_recover = self.max;
+        self.in_recovery = true;
+        self.partial_acks = 0;
+        self.stats.fast_retransmits += 1;
+        self.retransmit_una(now, out);
+        self.cwnd = self.ssthresh + self.cfg.dupack_threshold * self.cfg.mss;
+        self.note_reduction(now, ReductionCause::FastRetransmit, before.saturating_sub(self.ssthresh));
+    }
+
+    fn ecn_reduce(&mut self, now: SimTime) {
+        let before = self.cwnd;
+        self.ssthresh = (self.flight_size() / 2).max(2 * self.cfg.mss);
+        self.cwnd = self.ssthresh.min(self.cwnd);
+        self.ecn_recover = self.max;
+        self.cwr_pending = true;
+        self.stats.ecn_reductions += 1;
+        self.note_reduction(now, ReductionCause::EcnEcho, before.saturating_sub(self.cwnd));
+    }
+
+    /// The retransmission timer fired (the engine calls this once the deadline is reached).
+    pub fn on_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        match self.rto_deadline {
+            Some(d) if d <= now => {}
+            _ => return,
+        }
+        if self.una >= self.max {
+            self.rto_deadline = None;
+            return;
+        }
+        self.stats.timeouts += 1;
+        let before = self.cwnd;
+        // RFC 5681 (4): on the first timeout of a segment; later backoffs keep ssthresh.
+        if self.rto.backoffs() == 0 {
+            self.ssthresh = (self.flight_size() / 2).max(2 * self.cfg.mss);
+        }
+        self.cwnd = self.cfg.mss;
+        self.note_reduction(now, ReductionCause::Timeout, before.saturating_sub(self.cwnd));
+        self.in_recovery = false;
+        self.dupacks = 0;
+        // RFC 6582 section 4: remember the highest sequence sent so that duplicate ACKs
+        // for data sent before the timeout do not start another fast retransmit.
+        self.recover = self.max;
+        self.ecn_recover = self.max;
+        self.timed = None; // Karn: no sample from anything sent before the retransmission
+        self.rto.back_off(); // (5.5)
+        self.nxt = self.una; // go back N: everything unacknowledged is resent as the window opens
+        self.rto_deadline = Some(now + self.rto.rto()); // (5.6)
+        self.send_available(now, out);
+    }
+
+    fn note_reduction(&mut self, now: SimTime, cause: ReductionCause, bytes: u32) {
+        self.stats.window_reductions += 1;
+        self.stats.window_reduction_bytes += bytes as u64;
+        self.last_reduction = Some((now, cause, bytes));
+    }
+
+    // ---- output ----
+
+    fn retransmit_una(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let len = (self.cfg.mss as u64).min(self.data_end() - self.una) as u32;
+        if len > 0 {
+            self.emit(self.una, len, now, out);
+        }
+    }
+
+    /// Sends every full segment the window allows (a last short segment only at the end of
+    /// a finite transfer).
+    fn send_available(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if !self.started {
+            return;
+        }
+        let wnd = self.cwnd.min(self.peer_wnd) as u64;
+        loop {
+            let len = (self.cfg.mss as u64).min(self.data_end().saturating_sub(self.nxt));
+            if len == 0 || self.nxt + len > self.una + wnd {
+                break;
+            }
+            self.emit(self.nxt, len as u32, now, out);
+            self.nxt += len;
+            self.max = self.max.max(self.nxt);
+        }
+    }
+
+    fn emit(&mut self, off: u64, len: u32, now: SimTime, out: &mut Vec<Packet>) {
+        let retransmission = off < self.max;
+        self.stats.packets_sent += 1;
+        self.stats.bytes_sent += len as u64;
+        if retransmission {
+            self.stats.retransmitted_packets += 1;
+            self.stats.retransmitted_bytes += len as u64;
+            if let Some((s, e, _)) = self.timed {
+                if off < e && off + len as u64 > s {
+                    self.timed = None; // Karn's rule
+                }
+            }
+        } else if self.timed.is_none() {
+            self.timed = Some((off, off + len as u64, now));
+        }
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rto.rto()); // (5.1)
+        }
+        let mut f = flags::ACK;
+        if self.cwr_pending && !retransmission {
+            f |= flags::CWR;
+            self.cwr_pending = false;
+        }
+        let acc = self.cfg.acc.then(|| AccState {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+            srtt_us: self.rto.srtt().map_or(0, |d| (d.as_nanos() / 1000) as u32),
+            slow_start: self.cwnd < self.ssthresh,
+        });
+        out.push(Packet {
+            kind: Kind::TcpData,
+            flow: self.ends.flow,
+            src: self.ends.sender,
+            dst: self.ends.receiver,
+            sport: self.ends.sport,
+            dport: self.ends.dport,
+            ttl: self.cfg.ttl,
+            ecn: if self.cfg.ecn { Ecn::Ect0 } else { Ecn::NotEct },
+            flags: f,
+            seq: self.seq_at(off),
+            ack: Seq(0),
+            wnd: 0,
+            payload: len,
+            size: len + TCP_IP_HEADER,
+            sent_at: now,
+            acc,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u32 = 1000;
+
+    fn ends() -> Endpoints {
+        Endpoints { flow: 0, sender: 0, receiver: 1, sport: 1, dport: 2 }
+    }
+
+    fn sender(variant: Variant, isn: u32) -> TcpSender {
+        let cfg = SenderConfig { variant, mss: MSS, isn, ..SenderConfig::default() };
+        TcpSender::new(cfg, ends(), 1 << 30)
+    }
+
+    fn ack(s: &TcpSender, ackno: u32) -> Packet {
+        Packet {
+            kind: Kind::TcpAck,
+            flow: 0,
+            src: 1,
+            dst: 0,
+            sport: 2,
+            dport: 1,
+            ttl: 64,
+            ecn: Ecn::NotEct,
+            flags: flags::ACK,
+            seq: Seq(0),
+            ack: Seq(s.cfg.isn.wrapping_add(ackno)),
+            wnd: 1 << 30,
+            payload: 0,
+            size: 40,
+            sent_at: SimTime::ZERO,
+            acc: None,
+        }
+    }
+
+    fn t(ms: u64) -> SimTime {
+        SimTime(ms * 1_000_000)
+    }
+
+    /// Opens the window to `segs` segments by acknowledging one segment at a time.
+    fn grow_to(s: &mut TcpSender, segs: u32, out: &mut Vec<Packet>) -> u32 {
+        s.start(t(0), out);
+        let mut acked = 0;
+        let mut now = 10;
+        while s.cwnd() < segs * MSS {
+            acked += MSS;
+            s.on_ack(&ack(s, acked), t(now), out);
+            now += 1;
+        }
+        acked
+    }
+
+    #[test]
+    fn slow_start_doubles_per_round_trip() {
+        let mut s = sender(Variant::NewReno, 0);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        assert_eq!(out.len(), 1);
+        out.clear();
+        s.on_ack(&ack(&s, MSS), t(100), &mut out);
+        assert_eq!(s.cwnd(), 2 * MSS);
+        assert_eq!(out.len(), 2);
+    }
+
+    #[test]
+    fn third_dupack_fast_retransmits_with_half_the_flight() {
+        let mut s = sender(Variant::Reno, 0);
+        let mut out = Vec::new();
+        let acked = grow_to(&mut s, 10, &mut out);
+        let flight = s.flight_size();
+        out.clear();
+        for i in 0..2 {
+            s.on_ack(&ack(&s, acked), t(200 + i), &mut out);
+            assert!(out.is_empty(), "no retransmission before the third duplicate");
+        }
+        s.on_ack(&ack(&s, acked), t(203), &mut out);
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert_eq!(s.ssthresh(), (flight / 2).max(2 * MSS));
+        assert_eq!(s.cwnd(), s.ssthresh() + 3 * MSS);
+        assert_eq!(out[0].seq, Seq(acked), "retransmits the first unacknowledged segment");
+        assert!(s.in_recovery());
+    }
+
+    #[test]
+    fn ssthresh_is_at_least_two_segments() {
+        let mut s = sender(Variant::Reno, 0);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        s.on_ack(&ack(&s, MSS), t(10), &mut out); // cwnd 2, flight 2 segments
+        s.on_ack(&ack(&s, 2 * MSS), t(11), &mut out); // cwnd 3, flight 3
+        for i in 0..3 {
+            s.on_ack(&ack(&s, 2 * MSS), t(20 + i), &mut out);
+        }
+        assert_eq!(s.ssthresh(), 2 * MSS);
+    }
+
+    #[test]
+    fn newreno_partial_ack_retransmits_next_hole_and_stays_in_recovery() {
+        let mut s = sender(Variant::NewReno, 0);
+        let mut out = Vec::new();
+        let acked = grow_to(&mut s, 10, &mut out);
+        let recover = s.snd_max();
+        for i in 0..3 {
+            s.on_ack(&ack(&s, acked), t(200 + i), &mut out);
+        }
+        out.clear();
+        // Partial ACK: covers the retransmitted segment but not everything up to `recover`.
+        s.on_ack(&ack(&s, acked + 2 * MSS), t(300), &mut out);
+        assert!(s.in_recovery());
+        assert_eq!(out[0].seq, Seq(acked + 2 * MSS), "retransmits the next hole");
+        assert_eq!(s.stats.fast_retransmits, 1);
+        // Full ACK ends recovery with cwnd <= ssthresh.
+        s.on_ack(&ack(&s, recover.0), t(400), &mut out);
+        assert!(!s.in_recovery());
+        assert!(s.cwnd() <= s.ssthresh());
+    }
+
+    #[test]
+    fn reno_partial_ack_ends_recovery() {
+        let mut s = sender(Variant::Reno, 0);
+        let mut out = Vec::new();
+        let acked = grow_to(&mut s, 10, &mut out);
+        for i in 0..3 {
+            s.on_ack(&ack(&s, acked), t(200 + i), &mut out);
+        }
+        s.on_ack(&ack(&s, acked + 2 * MSS), t(300), &mut out);
+        assert!(!s.in_recovery());
+        assert_eq!(s.cwnd(), s.ssthresh());
+    }
+
+    #[test]
+    fn rto_doubles_on_each_backoff_and_retransmits() {
+        let mut s = sender(Variant::NewReno, 0);
+        let mut out = Vec::new();
+        grow_to(&mut s, 4, &mut out);
+        let rto0 = s.rto();
+        let d0 = s.rto_deadline().unwrap();
+        out.clear();
+        s.on_timeout(d0, &mut out);
+        assert_eq!(s.stats.timeouts, 1);
+        assert_eq!(s.cwnd(), MSS);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].seq, s.snd_una());
+        assert_eq!(s.rto(), rto0.saturating_mul(2));
+        let d1 = s.rto_deadline().unwrap();
+        assert_eq!(d1, d0 + rto0.saturating_mul(2));
+        s.on_timeout(d1, &mut out);
+        assert_eq!(s.rto(), rto0.saturating_mul(4));
+        // An early poll of the timer does nothing.
+        s.on_timeout(d1, &mut out);
+        assert_eq!(s.stats.timeouts, 2);
+    }
+
+    #[test]
+    fn retransmitted_segments_give_no_rtt_sample() {
+        let mut s = sender(Variant::NewReno, 0);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        let d = s.rto_deadline().unwrap();
+        s.on_timeout(d, &mut out); // the only segment is retransmitted
+        let samples = s.stats.rtt_samples;
+        s.on_ack(&ack(&s, MSS), d + Dur::from_millis(5), &mut out);
+        assert_eq!(s.stats.rtt_samples, samples, "Karn: ambiguous sample ignored");
+        // The next, never-retransmitted segment is timed.
+        let now = d + Dur::from_millis(10);
+        s.on_ack(&ack(&s, 2 * MSS), now + Dur::from_millis(50), &mut out);
+        assert_eq!(s.stats.rtt_samples, samples + 1);
+    }
+
+    #[test]
+    fn sequence_numbers_wrap() {
+        let mut s = sender(Variant::NewReno, u32::MAX - 1500);
+        let mut out = Vec::new();
+        let acked = grow_to(&mut s, 8, &mut out);
+        assert!(s.snd_una().0 < 10_000, "wrapped past zero: {:?}", s.snd_una());
+        for i in 0..3 {
+            s.on_ack(&ack(&s, acked), t(500 + i), &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, 1);
+        // A stale ACK from before the wrap is ignored.
+        let before = s.cwnd();
+        s.on_ack(&ack(&s, 0), t(600), &mut out);
+        assert_eq!(s.cwnd(), before);
+    }
+
+    #[test]
+    fn ecn_echo_halves_once_per_window_and_sets_cwr() {
+        let cfg = SenderConfig { mss: MSS, ecn: true, ..SenderConfig::default() };
+        let mut s = TcpSender::new(cfg, ends(), 1 << 30);
+        let mut out = Vec::new();
+        let mut acked = grow_to(&mut s, 10, &mut out);
+        out.clear();
+        let mut echo = |s: &mut TcpSender, a: u32, out: &mut Vec<Packet>| {
+            let mut p = ack(s, a);
+            p.flags |= flags::ECE;
+            s.on_ack(&p, t(1000 + a as u64), out);
+        };
+        acked += MSS;
+        echo(&mut s, acked, &mut out);
+        let after_first = s.cwnd();
+        assert_eq!(s.stats.ecn_reductions, 1);
+        acked += MSS;
+        echo(&mut s, acked, &mut out);
+        assert_eq!(s.stats.ecn_reductions, 1, "at most one reduction per window");
+        assert_eq!(s.cwnd(), after_first, "no growth on an ACK carrying ECE");
+        // The window is now smaller than the flight: plain ACKs drain it until data flows.
+        while out.is_empty() {
+            acked += MSS;
+            s.on_ack(&ack(&s, acked), t(5000 + acked as u64), &mut out);
+        }
+        assert!(out[0].has_flag(flags::CWR), "CWR on the first new data packet");
+        assert!(out[1..].iter().all(|p| !p.has_flag(flags::CWR)), "and only on it");
+        assert!(out.iter().all(|p| p.ecn == Ecn::Ect0));
+    }
+
+    #[test]
+    fn finite_transfer_records_completion() {
+        let cfg = SenderConfig { mss: MSS, data_bytes: Some(2500), ..SenderConfig::default() };
+        let mut s = TcpSender::new(cfg, ends(), 1 << 30);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        s.on_ack(&ack(&s, 1000), t(10), &mut out);
+        assert_eq!(out.last().unwrap().payload, 500, "last segment is short");
+        s.on_ack(&ack(&s, 2500), t(20), &mut out);
+        assert_eq!(s.completed_at, Some(t(20)));
+        assert_eq!(s.rto_deadline(), None);
+    }
+}
