@@ -6,6 +6,8 @@
 
 pub mod app;
 pub mod engine;
+pub mod report;
+pub mod scenario;
 pub mod net;
 pub mod queue;
 pub mod signal;

@@ -1,0 +1,400 @@
+//! Checks a parsed scenario and wires the network, flows, failures and series.
+//! Errors are `(field path, message)`; `load` adds the file name.
+
+use super::expand_names;
+use super::schema::{DelayedAck, FlowSpec, LinkSpec, QueueSpec, Scenario, SeriesSpecToml};
+use crate::app::{Period, UdpPattern, UdpSource};
+use crate::engine::{Flow, Simulation, Transport};
+use crate::net::{Link, LinkId, Network, Node, NodeId, NodeKind, NodeStats, Routes};
+use crate::queue::{fifo::MAX_AREAS, Discipline, EgressQueue, Limit, TailDrop};
+use crate::signal::SignalPolicy;
+use crate::sim::{Dur, Rng, SimTime};
+use crate::stats::{SeriesSpec, SeriesTarget};
+use crate::tcp::{Endpoints, ReceiverConfig, SenderConfig, TcpReceiver, TcpSender, Variant};
+use std::collections::HashMap;
+
+pub type BuildError = (String, String);
+
+fn fail<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, BuildError> {
+    Err((path.into(), msg.into()))
+}
+
+/// Default buffer of an egress queue, packets (ns-3's default).
+pub const DEFAULT_QUEUE_LIMIT: u32 = 100;
+
+pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, BuildError> {
+    let seed = seed.unwrap_or(sc.seed);
+    if sc.duration.0 <= 0.0 {
+        return fail("duration", "must be positive");
+    }
+    if sc.warmup.0 >= sc.duration.0 {
+        return fail("warmup", format!("must be shorter than the duration ({} s)", sc.duration.0));
+    }
+    let mut net = Network::default();
+    let mut ids: HashMap<String, NodeId> = HashMap::new();
+    for (field, list, kind) in [("hosts", &sc.hosts, NodeKind::Host), ("routers", &sc.routers, NodeKind::Router)] {
+        for (i, pattern) in list.iter().enumerate() {
+            let path = format!("{field}[{i}]");
+            for name in expand_names(pattern).or_else(|m| fail(&path, m))? {
+                if name.is_empty() || name.contains("->") {
+                    return fail(&path, format!("invalid node name {name:?}"));
+                }
+                if ids.insert(name.clone(), net.nodes.len() as NodeId).is_some() {
+                    return fail(&path, format!("duplicate node name {name:?}"));
+                }
+                net.nodes.push(Node { name, kind, stats: NodeStats::default() });
+            }
+        }
+    }
+    if net.nodes.is_empty() {
+        return fail("hosts", "the scenario has no nodes");
+    }
+    let node = |path: &str, name: &str| -> Result<NodeId, BuildError> {
+        ids.get(name).copied().ok_or_else(|| (path.to_string(), format!("unknown node {name:?}")))
+    };
+
+    for (i, spec) in sc.links.iter().enumerate() {
+        add_links(&mut net, spec, &format!("links[{i}]"), &node, seed)?;
+    }
+    let mut link_ids: HashMap<String, LinkId> = HashMap::new();
+    for (i, l) in net.links.iter().enumerate() {
+        if link_ids.insert(l.name.clone(), i as LinkId).is_some() {
+            return fail("links", format!("two links named {:?} (the same direction between the same nodes)", l.name));
+        }
+    }
+
+    let mut flows = Vec::new();
+    let mut groups: HashMap<String, (usize, usize)> = HashMap::new();
+    for (i, spec) in sc.flows.iter().enumerate() {
+        let path = format!("flows[{i}]");
+        let group = spec.name.clone().unwrap_or_else(|| format!("flow{i}"));
+        let first = flows.len();
+        add_flows(&mut flows, spec, &group, &path, &node, seed)?;
+        if groups.insert(group.clone(), (first, flows.len())).is_some() {
+            return fail(format!("{path}.name"), format!("duplicate flow group name {group:?}"));
+        }
+    }
+
+    // Routes toward every flow end point; both directions must be reachable for TCP.
+    let mut dests: Vec<NodeId> = flows.iter().flat_map(|f: &Flow| [f.src, f.dst]).collect();
+    dests.sort_unstable();
+    dests.dedup();
+    net.destinations = dests;
+    net.routes = Routes::compute(net.nodes.len(), &net.links, &net.destinations);
+    for (i, spec) in sc.flows.iter().enumerate() {
+        let group = spec.name.clone().unwrap_or_else(|| format!("flow{i}"));
+        let (a, b) = groups[&group];
+        for f in &flows[a..b] {
+            let tcp = matches!(f.transport, Transport::Tcp { .. });
+            let pairs: &[(NodeId, NodeId)] = if tcp { &[(f.src, f.dst), (f.dst, f.src)] } else { &[(f.src, f.dst)] };
+            for &(x, y) in pairs {
+                if net.routes.path(&net.links, x, y).is_none() {
+                    let (xn, yn) = (&net.nodes[x as usize].name, &net.nodes[y as usize].name);
+                    return fail(&format!("flows[{i}]"), format!("{yn} is unreachable from {xn}"));
+                }
+            }
+        }
+    }
+
+    let stop = SimTime::from_secs_f64(sc.duration.0);
+    let mut link_events = Vec::new();
+    for (i, f) in sc.failures.iter().enumerate() {
+        let path = format!("failures[{i}]");
+        let targets: Vec<LinkId> = match (&f.link, &f.between) {
+            (Some(name), None) => vec![*link_ids.get(name).ok_or_else(|| (format!("{path}.link"), format!("unknown link {name:?} (links are named \"A->B\")")))?],
+            (None, Some([a, b])) => {
+                let ab = link_ids.get(&format!("{a}->{b}"));
+                let ba = link_ids.get(&format!("{b}->{a}"));
+                match (ab, ba) {
+                    (Some(&x), Some(&y)) => vec![x, y],
+                    _ => return fail(format!("{path}.between"), format!("no duplex link between {a:?} and {b:?}")),
+                }
+            }
+            _ => return fail(&path, "give exactly one of `link` or `between`"),
+        };
+        for (field, d) in [("down", Some(&f.down)), ("duration", f.duration.as_ref())] {
+            if let Some(m) = d.and_then(|d| d.check()) {
+                return fail(format!("{path}.{field}"), m);
+            }
+        }
+        let mut rng = Rng::stream(seed, &format!("failure/{i}"));
+        let down = SimTime::ZERO + f.down.draw(&mut rng);
+        let up = f.duration.map(|d| down + d.draw(&mut rng));
+        for &l in &targets {
+            link_events.push((down, l, false));
+            if let Some(up) = up {
+                link_events.push((up, l, true));
+            }
+        }
+    }
+
+    let mut series = Vec::new();
+    for (i, s) in sc.series.iter().enumerate() {
+        add_series(&mut series, s, &format!("series[{i}]"), &groups, &flows, &link_ids)?;
+    }
+
+    let name = sc.name.clone().unwrap_or_else(|| "scenario".into());
+    let warmup = SimTime::from_secs_f64(sc.warmup.0);
+    Ok(Simulation::new(name, seed, net, flows, stop, warmup, series, link_events))
+}
+
+/// Pairs two expanded name lists: element-wise if equally long, or one against many.
+fn pair_up(path: &str, a: &[String], b: &[String]) -> Result<Vec<(String, String)>, BuildError> {
+    match (a.len(), b.len()) {
+        (x, y) if x == y => Ok(a.iter().cloned().zip(b.iter().cloned()).collect()),
+        (1, _) => Ok(b.iter().map(|y| (a[0].clone(), y.clone())).collect()),
+        (_, 1) => Ok(a.iter().map(|x| (x.clone(), b[0].clone())).collect()),
+        (x, y) => fail(path, format!("cannot pair {x} names with {y} names (give equal counts or a single name on one side)")),
+    }
+}
+
+fn expand(path: &str, pattern: &str) -> Result<Vec<String>, BuildError> {
+    expand_names(pattern).or_else(|m| fail(path, m))
+}
+
+fn add_links(net: &mut Network, spec: &LinkSpec, path: &str, node: &dyn Fn(&str, &str) -> Result<NodeId, BuildError>, seed: u64) -> Result<(), BuildError> {
+    let (pairs, duplex) = match (&spec.between, &spec.from, &spec.to) {
+        (Some([a, b]), None, None) => (pair_up(&format!("{path}.between"), &expand(path, a)?, &expand(path, b)?)?, true),
+        (None, Some(a), Some(b)) => (pair_up(path, &expand(path, a)?, &expand(path, b)?)?, false),
+        _ => return fail(path, "give either `between = [A, B]` (duplex) or `from` and `to` (one direction)"),
+    };
+    if !(0.0..1.0).contains(&spec.loss) {
+        return fail(format!("{path}.loss"), format!("must be in [0, 1), got {}", spec.loss));
+    }
+    if spec.cost == 0 {
+        return fail(format!("{path}.cost"), "must be at least 1");
+    }
+    if spec.queue_reverse.is_some() && !duplex {
+        return fail(format!("{path}.queue_reverse"), "only for duplex links (`between`)");
+    }
+    let field = if duplex { "between" } else { "from" };
+    for (a, b) in pairs {
+        let (x, y) = (node(&format!("{path}.{field}"), &a)?, node(&format!("{path}.{field}"), &b)?);
+        if x == y {
+            return fail(format!("{path}.{field}"), format!("a link from {a:?} to itself"));
+        }
+        let mut dirs = vec![(x, y, spec.queue.as_ref(), "queue")];
+        if duplex {
+            dirs.push((y, x, spec.queue_reverse.as_ref().or(spec.queue.as_ref()), if spec.queue_reverse.is_some() { "queue_reverse" } else { "queue" }));
+        }
+        for (from, to, q, qfield) in dirs {
+            let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
+            let queue = make_queue(q.cloned().unwrap_or_default(), &format!("{path}.{qfield}"), spec.rate.0, seed, &name)?;
+            let loss_rng = Rng::stream(seed, &format!("loss/{name}"));
+            let delay = spec.delay.dur();
+            net.links.push(Link::new(name, from, to, spec.rate.0.round() as u64, delay, spec.cost, spec.loss, queue, loss_rng));
+        }
+    }
+    Ok(())
+}
+
+fn make_queue(q: QueueSpec, path: &str, _rate_bps: f64, seed: u64, link: &str) -> Result<EgressQueue, BuildError> {
+    let limit = match (q.limit, q.limit_bytes) {
+        (Some(_), Some(_)) => return fail(path, "give `limit` (packets) or `limit_bytes`, not both"),
+        (Some(0), _) => return fail(format!("{path}.limit"), "must be at least 1 packet"),
+        (Some(n), None) => Limit::Packets(n),
+        (None, Some(0)) => return fail(format!("{path}.limit_bytes"), "must be positive"),
+        (None, Some(b)) => Limit::Bytes(b),
+        (None, None) => Limit::Packets(DEFAULT_QUEUE_LIMIT),
+    };
+    let discipline = match q.discipline.as_deref().unwrap_or("droptail") {
+        "droptail" | "taildrop" => Discipline::TailDrop(TailDrop),
+        other => return fail(format!("{path}.discipline"), format!("unknown discipline {other:?} (expected \"droptail\")")),
+    };
+    let policy = match q.signal.as_deref().unwrap_or("drop") {
+        "drop" => SignalPolicy::Drop,
+        "ecn" => SignalPolicy::Ecn,
+        other => return fail(format!("{path}.signal"), format!("unknown signal {other:?} (expected \"drop\" or \"ecn\")")),
+    };
+    let areas = q.drop_areas.unwrap_or_default();
+    if areas.len() >= MAX_AREAS {
+        return fail(format!("{path}.drop_areas"), format!("at most {} boundaries", MAX_AREAS - 1));
+    }
+    if areas.windows(2).any(|w| w[0] >= w[1]) {
+        return fail(format!("{path}.drop_areas"), "boundaries must be strictly ascending");
+    }
+    Ok(EgressQueue::new(limit, discipline, policy, Rng::stream(seed, &format!("aqm/{link}")), areas))
+}
+
+fn add_flows(flows: &mut Vec<Flow>, spec: &FlowSpec, group: &str, path: &str, node: &dyn Fn(&str, &str) -> Result<NodeId, BuildError>, seed: u64) -> Result<(), BuildError> {
+    let pairs = pair_up(path, &expand(&format!("{path}.from"), &spec.from)?, &expand(&format!("{path}.to"), &spec.to)?)?;
+    if spec.count == 0 {
+        return fail(format!("{path}.count"), "must be at least 1");
+    }
+    if let Some(m) = spec.start.as_ref().and_then(|s| s.check()) {
+        return fail(format!("{path}.start"), m);
+    }
+    let transport = spec.transport.as_deref().unwrap_or("tcp");
+    let ttl = spec.ttl.unwrap_or(64);
+    if ttl == 0 {
+        return fail(format!("{path}.ttl"), "must be at least 1");
+    }
+    let stop = spec.stop.map(|s| SimTime::from_secs_f64(s.0));
+    let jitter = spec.jitter.map_or(Dur::ZERO, |j| j.dur());
+    let mut k = 0u32;
+    for (a, b) in &pairs {
+        let src = node(&format!("{path}.from"), a)?;
+        let dst = node(&format!("{path}.to"), b)?;
+        if src == dst {
+            return fail(path, format!("a flow from {a:?} to itself"));
+        }
+        for _ in 0..spec.count {
+            let idx = flows.len() as u32;
+            let ends = Endpoints { flow: idx, sender: src, receiver: dst, sport: 10_000 + (idx % 50_000) as u16, dport: 80 };
+            let mut start_rng = Rng::stream(seed, &format!("start/{group}/{k}"));
+            let start = SimTime::ZERO + spec.start.map_or(Dur::ZERO, |s| s.draw(&mut start_rng));
+            let transport = match transport {
+                "tcp" => tcp_transport(spec, path, ends, ttl)?,
+                "udp" => udp_transport(spec, path, ends, ttl, Rng::stream(seed, &format!("udp/{group}/{k}")))?,
+                other => return fail(format!("{path}.transport"), format!("unknown transport {other:?} (expected \"tcp\" or \"udp\")")),
+            };
+            let jitter_rng = Rng::stream(seed, &format!("jitter/{group}/{k}"));
+            flows.push(Flow::new(group.to_string(), k, src, dst, start, stop, transport, jitter, jitter_rng));
+            k += 1;
+        }
+    }
+    Ok(())
+}
+
+fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8) -> Result<Transport, BuildError> {
+    if spec.udp.is_some() {
+        return fail(format!("{path}.udp"), "only for `transport = \"udp\"`");
+    }
+    let t = spec.tcp.clone().unwrap_or_default();
+    let data_bytes = match (spec.app.as_deref().unwrap_or("bulk"), spec.bytes) {
+        ("bulk", None) => None,
+        ("bulk", Some(_)) => return fail(format!("{path}.bytes"), "only for `app = \"finite\"`"),
+        ("finite", Some(0)) => return fail(format!("{path}.bytes"), "must be positive"),
+        ("finite", Some(b)) => Some(b),
+        ("finite", None) => return fail(format!("{path}.bytes"), "required for `app = \"finite\"`"),
+        (other, _) => return fail(format!("{path}.app"), format!("unknown TCP application {other:?} (expected \"bulk\" or \"finite\")")),
+    };
+    let tp = format!("{path}.tcp");
+    let variant = match t.variant.as_deref().unwrap_or("newreno") {
+        "newreno" => Variant::NewReno,
+        "reno" => Variant::Reno,
+        other => return fail(format!("{tp}.variant"), format!("unknown variant {other:?} (expected \"reno\" or \"newreno\")")),
+    };
+    let mut cfg = SenderConfig { variant, data_bytes, ttl, ..SenderConfig::default() };
+    if let Some(mss) = t.mss {
+        if !(1..=65_000).contains(&mss) {
+            return fail(format!("{tp}.mss"), format!("must be between 1 and 65000 bytes, got {mss}"));
+        }
+        cfg.mss = mss;
+    }
+    if let Some(w) = t.init_cwnd {
+        if w == 0 {
+            return fail(format!("{tp}.init_cwnd"), "must be at least 1 segment");
+        }
+        cfg.init_cwnd = w;
+    }
+    if let Some(r) = t.min_rto {
+        cfg.min_rto = r.dur();
+    }
+    if let Some(r) = t.initial_rto {
+        if r.0 <= 0.0 {
+            return fail(format!("{tp}.initial_rto"), "must be positive");
+        }
+        cfg.initial_rto = r.dur();
+    }
+    cfg.ecn = t.ecn.unwrap_or(false);
+    cfg.isn = t.isn.unwrap_or(0);
+    let mut rcfg = ReceiverConfig { ttl, das: t.das.unwrap_or(false), ..ReceiverConfig::default() };
+    if let Some(w) = t.rwnd {
+        if w < cfg.mss {
+            return fail(format!("{tp}.rwnd"), format!("must be at least one segment ({} bytes), got {w}", cfg.mss));
+        }
+        rcfg.rwnd = w;
+    }
+    rcfg.delayed_ack = match t.delayed_ack {
+        None | Some(DelayedAck::Enabled(false)) => None,
+        Some(DelayedAck::Enabled(true)) => Some(Dur::from_millis(100)),
+        Some(DelayedAck::Timeout(d)) if d.0 > 0.0 => Some(d.dur()),
+        Some(DelayedAck::Timeout(_)) => return fail(format!("{tp}.delayed_ack"), "timeout must be positive"),
+    };
+    let isn = cfg.isn;
+    let rwnd = rcfg.rwnd;
+    Ok(Transport::Tcp { tx: Box::new(TcpSender::new(cfg, ends, rwnd)), rx: Box::new(TcpReceiver::new(rcfg, ends, isn)) })
+}
+
+fn udp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, rng: Rng) -> Result<Transport, BuildError> {
+    if spec.tcp.is_some() {
+        return fail(format!("{path}.tcp"), "only for `transport = \"tcp\"`");
+    }
+    if spec.bytes.is_some() {
+        return fail(format!("{path}.bytes"), "only for TCP `app = \"finite\"`");
+    }
+    let Some(u) = &spec.udp else { return fail(format!("{path}.udp"), "required for `transport = \"udp\"` (at least `rate`)") };
+    let up = format!("{path}.udp");
+    let size = u.packet_size.unwrap_or(1000);
+    if !(1..=65_000).contains(&size) {
+        return fail(format!("{up}.packet_size"), format!("must be between 1 and 65000 bytes, got {size}"));
+    }
+    let period = |field: &str, d: Option<crate::scenario::units::TimeDist>| -> Result<Period, BuildError> {
+        use crate::scenario::units::TimeDist;
+        match d {
+            None => fail(format!("{up}.{field}"), "required for `app = \"onoff\"`"),
+            Some(TimeDist::Fixed(d)) if d.0 > 0.0 => Ok(Period::Constant(d.dur())),
+            Some(TimeDist::Exponential { exponential }) if exponential.0 > 0.0 => Ok(Period::Exponential { mean: exponential.dur() }),
+            Some(_) => fail(format!("{up}.{field}"), "must be a positive duration or { exponential = mean }"),
+        }
+    };
+    let pattern = match spec.app.as_deref().unwrap_or("cbr") {
+        "cbr" => UdpPattern::Constant,
+        "poisson" => UdpPattern::Poisson,
+        "onoff" => UdpPattern::OnOff { on: period("on", u.on)?, off: period("off", u.off)? },
+        other => return fail(format!("{path}.app"), format!("unknown UDP application {other:?} (expected \"cbr\", \"onoff\" or \"poisson\")")),
+    };
+    if !matches!(pattern, UdpPattern::OnOff { .. }) && (u.on.is_some() || u.off.is_some()) {
+        return fail(format!("{up}.on"), "only for `app = \"onoff\"`");
+    }
+    Ok(Transport::Udp(Box::new(UdpSource::new(ends, size, u.rate.0.round().max(1.0) as u64, pattern, ttl, rng))))
+}
+
+fn add_series(out: &mut Vec<SeriesSpec>, s: &SeriesSpecToml, path: &str, groups: &HashMap<String, (usize, usize)>, flows: &[Flow], links: &HashMap<String, LinkId>) -> Result<(), BuildError> {
+    if s.interval.0 <= 0.0 {
+        return fail(format!("{path}.interval"), "must be positive");
+    }
+    if s.max_points == 0 {
+        return fail(format!("{path}.max_points"), "must be at least 1");
+    }
+    let interval_ns = s.interval.dur().as_nanos();
+    let mut push = |name: String, target: SeriesTarget| out.push(SeriesSpec { name, target, interval_ns, max_points: s.max_points });
+    let flow_kind = matches!(s.kind.as_str(), "cwnd" | "goodput");
+    let link_kind = matches!(s.kind.as_str(), "queue" | "queue_avg" | "max_p" | "drop_prob" | "link_rate");
+    if flow_kind {
+        let Some(sel) = &s.flow else { return fail(format!("{path}.flow"), format!("required for kind {:?}", s.kind)) };
+        let (group, one) = match sel.split_once('[') {
+            Some((g, rest)) => (g, Some(rest.trim_end_matches(']').parse::<usize>().map_err(|_| (format!("{path}.flow"), format!("bad flow index in {sel:?}")))?)),
+            None => (sel.as_str(), None),
+        };
+        let &(a, b) = groups.get(group).ok_or_else(|| (format!("{path}.flow"), format!("unknown flow group {group:?}")))?;
+        let range = match one {
+            Some(k) if k < b - a => a + k..a + k + 1,
+            Some(k) => return fail(format!("{path}.flow"), format!("group {group:?} has {} flows, no index {k}", b - a)),
+            None => a..b,
+        };
+        for fi in range {
+            if s.kind == "cwnd" && !matches!(flows[fi].transport, Transport::Tcp { .. }) {
+                return fail(format!("{path}.flow"), format!("{} is not a TCP flow", flows[fi].name()));
+            }
+            let flow = fi as u32;
+            let target = if s.kind == "cwnd" { SeriesTarget::Cwnd { flow } } else { SeriesTarget::Goodput { flow } };
+            push(format!("{} {}", s.kind, flows[fi].name()), target);
+        }
+    } else if link_kind {
+        let Some(name) = &s.link else { return fail(format!("{path}.link"), format!("required for kind {:?}", s.kind)) };
+        let &link = links.get(name).ok_or_else(|| (format!("{path}.link"), format!("unknown link {name:?} (links are named \"A->B\")")))?;
+        let target = match s.kind.as_str() {
+            "queue" => SeriesTarget::QueueLen { link },
+            "queue_avg" => SeriesTarget::QueueAvg { link },
+            "max_p" => SeriesTarget::MaxP { link },
+            "drop_prob" => SeriesTarget::DropProb { link },
+            _ => SeriesTarget::LinkRate { link },
+        };
+        push(format!("{} {name}", s.kind), target);
+    } else {
+        return fail(format!("{path}.kind"), format!("unknown series kind {:?} (expected cwnd, goodput, queue, queue_avg, max_p, drop_prob or link_rate)", s.kind));
+    }
+    Ok(())
+}

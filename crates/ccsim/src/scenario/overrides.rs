@@ -1,0 +1,88 @@
+//! `--set key.path=value` overrides, applied to the parsed TOML tree before it is checked.
+//!
+//! A path is dot-separated; an array element is chosen by index (`flows.0.count` or
+//! `flows[0].count`) or by its `name` (`flows.g1.count`). The value is read as a TOML value
+//! (`10`, `0.5`, `true`, `"text"`, `[1, 2]`) and taken as a plain string if it is not one
+//! (`100Mbps`).
+
+use toml::Value;
+
+/// Applies one `path=value` override to `root`.
+pub fn apply(root: &mut Value, spec: &str) -> Result<(), String> {
+    let (path, raw) = spec.split_once('=').ok_or_else(|| format!("override {spec:?} is not of the form key.path=value"))?;
+    let path = path.trim().replace('[', ".").replace(']', "");
+    let value = parse_value(raw.trim());
+    let keys: Vec<&str> = path.split('.').filter(|k| !k.is_empty()).collect();
+    if keys.is_empty() {
+        return Err(format!("override {spec:?} has an empty key path"));
+    }
+    let mut at = root;
+    for (i, key) in keys.iter().enumerate() {
+        let last = i + 1 == keys.len();
+        let here = keys[..i].join(".");
+        at = match at {
+            Value::Table(t) => {
+                if last {
+                    t.insert(key.to_string(), value);
+                    return Ok(());
+                }
+                t.entry(key.to_string()).or_insert_with(|| Value::Table(Default::default()))
+            }
+            Value::Array(a) => {
+                let idx = match key.parse::<usize>() {
+                    Ok(n) => n,
+                    Err(_) => a
+                        .iter()
+                        .position(|e| e.get("name").and_then(Value::as_str) == Some(key))
+                        .ok_or_else(|| format!("override {spec:?}: no element named {key:?} in {here}"))?,
+                };
+                let len = a.len();
+                let elem = a.get_mut(idx).ok_or_else(|| format!("override {spec:?}: index {idx} out of range for {here} ({len} elements)"))?;
+                if last {
+                    *elem = value;
+                    return Ok(());
+                }
+                elem
+            }
+            _ => return Err(format!("override {spec:?}: {here} is not a table or an array")),
+        };
+    }
+    unreachable!("the loop returns on the last key")
+}
+
+fn parse_value(raw: &str) -> Value {
+    match format!("v = {raw}").parse::<toml::Table>() {
+        Ok(mut t) => t.remove("v").unwrap_or_else(|| Value::String(raw.into())),
+        Err(_) => Value::String(raw.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc() -> Value {
+        Value::Table("duration = 5\n[[flows]]\nname = \"g1\"\ncount = 1\n[[flows]]\nname = \"g2\"\n".parse().unwrap())
+    }
+
+    #[test]
+    fn sets_by_index_name_and_creates_tables() {
+        let mut d = doc();
+        apply(&mut d, "flows.0.count=10").unwrap();
+        apply(&mut d, "flows[1].count=3").unwrap();
+        apply(&mut d, "flows.g1.tcp.mss=512").unwrap();
+        apply(&mut d, "duration=20s").unwrap();
+        assert_eq!(d["flows"][0]["count"].as_integer(), Some(10));
+        assert_eq!(d["flows"][1]["count"].as_integer(), Some(3));
+        assert_eq!(d["flows"][0]["tcp"]["mss"].as_integer(), Some(512));
+        assert_eq!(d["duration"].as_str(), Some("20s"));
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        let mut d = doc();
+        assert!(apply(&mut d, "flows.7.count=1").unwrap_err().contains("out of range"));
+        assert!(apply(&mut d, "flows.g9.count=1").unwrap_err().contains("no element named"));
+        assert!(apply(&mut d, "nonsense").unwrap_err().contains("key.path=value"));
+    }
+}

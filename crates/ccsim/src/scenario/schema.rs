@@ -1,0 +1,220 @@
+//! The scenario file format (TOML), as serde structures. Every table rejects unknown keys.
+//! `docs/scenario-format.md` documents each field; keep the two in step.
+
+use super::units::{Duration, Rate, TimeDist};
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Shown in reports.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Simulated time to run.
+    pub duration: Duration,
+    /// Statistics exclude everything before this time.
+    #[serde(default = "zero")]
+    pub warmup: Duration,
+    /// Seed of every random stream (the `--seed` option overrides it).
+    #[serde(default = "one")]
+    pub seed: u64,
+    /// Host names; `"S{1..10}"` expands to S1 ... S10.
+    #[serde(default)]
+    pub hosts: Vec<String>,
+    #[serde(default)]
+    pub routers: Vec<String>,
+    #[serde(default)]
+    pub links: Vec<LinkSpec>,
+    #[serde(default)]
+    pub flows: Vec<FlowSpec>,
+    #[serde(default)]
+    pub failures: Vec<FailureSpec>,
+    #[serde(default)]
+    pub series: Vec<SeriesSpecToml>,
+}
+
+fn zero() -> Duration {
+    Duration(0.0)
+}
+fn one() -> u64 {
+    1
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// A duplex link: two unidirectional links, one each way.
+    #[serde(default)]
+    pub between: Option<[String; 2]>,
+    /// A unidirectional link (use with `to`).
+    #[serde(default)]
+    pub from: Option<String>,
+    #[serde(default)]
+    pub to: Option<String>,
+    pub rate: Rate,
+    pub delay: Duration,
+    #[serde(default = "one_u32")]
+    pub cost: u32,
+    /// Probability that a packet is lost on the wire.
+    #[serde(default)]
+    pub loss: f64,
+    /// The egress queue of each direction (of `from`, or of both ends for `between`).
+    #[serde(default)]
+    pub queue: Option<QueueSpec>,
+    /// For `between`: the queue of the second node toward the first, if different.
+    #[serde(default)]
+    pub queue_reverse: Option<QueueSpec>,
+}
+
+fn one_u32() -> u32 {
+    1
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QueueSpec {
+    /// `droptail` (default).
+    #[serde(default)]
+    pub discipline: Option<String>,
+    /// Buffer limit in packets (default 100).
+    #[serde(default)]
+    pub limit: Option<u32>,
+    /// Buffer limit in bytes, instead of packets.
+    #[serde(default)]
+    pub limit_bytes: Option<u64>,
+    /// `drop` (default), `ecn` or `spoof`.
+    #[serde(default)]
+    pub signal: Option<String>,
+    /// Boundaries (packets) of the drop-area histogram, ascending.
+    #[serde(default)]
+    pub drop_areas: Option<Vec<u32>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    /// The group's name, used in results as `name[i]`.
+    #[serde(default)]
+    pub name: Option<String>,
+    pub from: String,
+    pub to: String,
+    /// Flows per (from, to) pair.
+    #[serde(default = "one_u32")]
+    pub count: u32,
+    /// `tcp` (default) or `udp`.
+    #[serde(default)]
+    pub transport: Option<String>,
+    /// TCP: `bulk` (default) or `finite`; UDP: `cbr` (default), `onoff` or `poisson`.
+    #[serde(default)]
+    pub app: Option<String>,
+    /// Bytes to send, for `finite`.
+    #[serde(default)]
+    pub bytes: Option<u64>,
+    #[serde(default)]
+    pub start: Option<TimeDist>,
+    #[serde(default)]
+    pub stop: Option<Duration>,
+    /// Maximum random delay added to each packet the sender emits (order is kept).
+    #[serde(default)]
+    pub jitter: Option<Duration>,
+    #[serde(default)]
+    pub ttl: Option<u8>,
+    #[serde(default)]
+    pub tcp: Option<TcpSpec>,
+    #[serde(default)]
+    pub udp: Option<UdpSpec>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    /// `newreno` (default) or `reno`.
+    #[serde(default)]
+    pub variant: Option<String>,
+    /// Payload bytes per segment (default 1000).
+    #[serde(default)]
+    pub mss: Option<u32>,
+    /// Initial window, segments (default 1).
+    #[serde(default)]
+    pub init_cwnd: Option<u32>,
+    #[serde(default)]
+    pub min_rto: Option<Duration>,
+    #[serde(default)]
+    pub initial_rto: Option<Duration>,
+    /// Receiver's advertised window, bytes (default 1 MiB).
+    #[serde(default)]
+    pub rwnd: Option<u32>,
+    /// Delayed ACKs: `true` (100 ms timeout), `false` (default), or a timeout.
+    #[serde(default)]
+    pub delayed_ack: Option<DelayedAck>,
+    #[serde(default)]
+    pub ecn: Option<bool>,
+    /// Duplicate-ACK suppression at the receiver.
+    #[serde(default)]
+    pub das: Option<bool>,
+    #[serde(default)]
+    pub isn: Option<u32>,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(untagged, expecting = "true, false or a timeout such as \"100ms\"")]
+pub enum DelayedAck {
+    Enabled(bool),
+    Timeout(Duration),
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UdpSpec {
+    /// Sending rate (while on).
+    pub rate: Rate,
+    /// Payload bytes per datagram (default 1000).
+    #[serde(default)]
+    pub packet_size: Option<u32>,
+    /// On-period length, for `onoff`.
+    #[serde(default)]
+    pub on: Option<TimeDist>,
+    #[serde(default)]
+    pub off: Option<TimeDist>,
+}
+
+impl Default for Rate {
+    fn default() -> Self {
+        Rate(1e6)
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FailureSpec {
+    /// A link by its name ("A->C"), or both directions with `between`.
+    #[serde(default)]
+    pub link: Option<String>,
+    #[serde(default)]
+    pub between: Option<[String; 2]>,
+    /// When the link goes down.
+    pub down: TimeDist,
+    /// How long it stays down (omit for a permanent failure).
+    #[serde(default)]
+    pub duration: Option<TimeDist>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeriesSpecToml {
+    /// `cwnd`, `goodput` (flows); `queue`, `queue_avg`, `max_p`, `drop_prob`, `link_rate` (links).
+    pub kind: String,
+    /// A flow (`g1[0]`) or a whole group (`g1`), for flow series.
+    #[serde(default)]
+    pub flow: Option<String>,
+    /// A link by name ("R2->R3"), for link series.
+    #[serde(default)]
+    pub link: Option<String>,
+    pub interval: Duration,
+    #[serde(default = "default_max_points")]
+    pub max_points: usize,
+}
+
+fn default_max_points() -> usize {
+    100_000
+}

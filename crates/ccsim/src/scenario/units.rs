@@ -1,0 +1,161 @@
+//! Quantities with units in scenario files: rates ("100Mbps", "1.5 Mb/s", or a number of
+//! bit/s), durations ("10ms", "2s", or a number of seconds), and random distributions of
+//! times ("1s", `{ uniform = ["0s", "1s"] }`, `{ exponential = "2.5s" }`).
+
+use crate::sim::{Dur, Rng};
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+use std::fmt;
+
+/// A data rate in bits per second.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rate(pub f64);
+
+/// A non-negative duration.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Duration(pub f64);
+
+impl Duration {
+    pub fn dur(self) -> Dur {
+        Dur::from_secs_f64(self.0)
+    }
+}
+
+fn split_number(s: &str) -> Option<(f64, &str)> {
+    let s = s.trim();
+    let end = s
+        .char_indices()
+        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+'))
+        .map_or(s.len(), |(i, _)| i);
+    // "1e" followed by a unit letter would be mis-split; units never start with 'e'.
+    let (num, unit) = s.split_at(end);
+    Some((num.parse().ok()?, unit.trim()))
+}
+
+pub fn parse_rate(s: &str) -> Result<f64, String> {
+    let err = || format!("invalid rate {s:?}: expected a number of bit/s or e.g. \"100Mbps\", \"1.5 Mb/s\", \"64kbps\"");
+    let (n, unit) = split_number(s).ok_or_else(err)?;
+    let unit = unit.trim_end_matches("ps").trim_end_matches("/s").trim_end_matches("it");
+    let k = match unit {
+        "" | "b" => 1.0,
+        "k" | "K" | "kb" | "Kb" => 1e3,
+        "M" | "Mb" => 1e6,
+        "G" | "Gb" => 1e9,
+        _ => return Err(err()),
+    };
+    Ok(n * k)
+}
+
+pub fn parse_duration(s: &str) -> Result<f64, String> {
+    let err = || format!("invalid duration {s:?}: expected a number of seconds or e.g. \"10ms\", \"2s\", \"500us\"");
+    let (n, unit) = split_number(s).ok_or_else(err)?;
+    let k = match unit {
+        "" | "s" => 1.0,
+        "ms" => 1e-3,
+        "us" | "µs" => 1e-6,
+        "ns" => 1e-9,
+        "min" => 60.0,
+        _ => return Err(err()),
+    };
+    Ok(n * k)
+}
+
+struct QuantityVisitor {
+    what: &'static str,
+    parse: fn(&str) -> Result<f64, String>,
+}
+
+impl<'de> Visitor<'de> for QuantityVisitor {
+    type Value = f64;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a {} (a number or a string with a unit)", self.what)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<f64, E> {
+        Ok(v as f64)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<f64, E> {
+        Ok(v as f64)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<f64, E> {
+        Ok(v)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<f64, E> {
+        (self.parse)(v).map_err(E::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for Rate {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Rate, D::Error> {
+        let v = d.deserialize_any(QuantityVisitor { what: "rate", parse: parse_rate })?;
+        if !(v > 0.0 && v.is_finite()) {
+            return Err(de::Error::custom(format!("rate must be positive, got {v}")));
+        }
+        Ok(Rate(v))
+    }
+}
+
+impl<'de> Deserialize<'de> for Duration {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+        let v = d.deserialize_any(QuantityVisitor { what: "duration", parse: parse_duration })?;
+        if !(v >= 0.0 && v.is_finite()) {
+            return Err(de::Error::custom(format!("duration must not be negative, got {v}")));
+        }
+        Ok(Duration(v))
+    }
+}
+
+/// A random (or fixed) time: start times, failure times, on/off periods.
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(untagged, expecting = "a duration, { uniform = [low, high] } or { exponential = mean }")]
+pub enum TimeDist {
+    Fixed(Duration),
+    Uniform {
+        uniform: [Duration; 2],
+    },
+    Exponential {
+        exponential: Duration,
+    },
+}
+
+impl TimeDist {
+    pub fn draw(&self, rng: &mut Rng) -> Dur {
+        match *self {
+            TimeDist::Fixed(d) => d.dur(),
+            TimeDist::Uniform { uniform: [lo, hi] } => Dur::from_secs_f64(rng.uniform_range(lo.0, hi.0)),
+            TimeDist::Exponential { exponential } => Dur::from_secs_f64(rng.exponential(exponential.0)),
+        }
+    }
+
+    /// A problem with the distribution's parameters, if any.
+    pub fn check(&self) -> Option<String> {
+        match *self {
+            TimeDist::Uniform { uniform: [lo, hi] } if lo.0 > hi.0 => Some(format!("uniform low {} is greater than high {}", lo.0, hi.0)),
+            TimeDist::Exponential { exponential } if exponential.0 <= 0.0 => Some("exponential mean must be positive".into()),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates() {
+        assert_eq!(parse_rate("100Mbps").unwrap(), 100e6);
+        assert_eq!(parse_rate("1.5 Mb/s").unwrap(), 1.5e6);
+        assert_eq!(parse_rate("64kbps").unwrap(), 64e3);
+        assert_eq!(parse_rate("1Gbit/s").unwrap(), 1e9);
+        assert_eq!(parse_rate("800").unwrap(), 800.0);
+        assert!(parse_rate("10 furlongs").is_err());
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10ms").unwrap(), 0.01);
+        assert_eq!(parse_duration("2s").unwrap(), 2.0);
+        assert!((parse_duration("500us").unwrap() - 5e-4).abs() < 1e-15);
+        assert_eq!(parse_duration("1.5").unwrap(), 1.5);
+        assert!(parse_duration("3 fortnights").is_err());
+    }
+}
