@@ -93,6 +93,7 @@ impl UdpSource {
             size: self.payload + UDP_IP_HEADER,
             sent_at: now,
             acc: None,
+            tunnel: 0,
         });
         match self.pattern {
             UdpPattern::Constant => now + self.gap(),

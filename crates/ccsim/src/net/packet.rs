@@ -95,6 +95,9 @@ pub struct Packet {
     pub sent_at: SimTime,
     /// Present on data packets of ACC-enabled senders.
     pub acc: Option<AccState>,
+    /// IP fast reroute: 1 + the index of the explicit repair path the packet is tunnelled
+    /// along, or 0 when it is routed normally.
+    pub tunnel: u16,
 }
 
 impl Packet {

@@ -217,6 +217,7 @@ impl TcpReceiver {
             size: TCP_IP_HEADER,
             sent_at: now,
             acc: None,
+            tunnel: 0,
         });
     }
 }
@@ -249,6 +250,7 @@ mod tests {
             size: MSS + 40,
             sent_at: SimTime::ZERO,
             acc: None,
+            tunnel: 0,
         }
     }
 

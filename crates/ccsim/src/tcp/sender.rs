@@ -390,11 +390,14 @@ impl TcpSender {
             flags: f,
             seq: self.seq_at(off),
             ack: Seq(0),
-            wnd: 0,
+            // The reverse direction carries no data; advertise a full window as a real
+            // stack would, so traces do not show a zero window.
+            wnd: u16::MAX as u32,
             payload: len,
             size: len + TCP_IP_HEADER,
             sent_at: now,
             acc,
+            tunnel: 0,
         });
     }
 }
@@ -432,6 +435,7 @@ mod tests {
             size: 40,
             sent_at: SimTime::ZERO,
             acc: None,
+            tunnel: 0,
         }
     }
 
