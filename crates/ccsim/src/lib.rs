@@ -14,3 +14,4 @@ pub mod signal;
 pub mod sim;
 pub mod stats;
 pub mod tcp;
+pub mod trace;

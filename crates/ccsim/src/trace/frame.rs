@@ -1,0 +1,264 @@
+//! A packet as the bytes of a raw IPv4 frame (no link-layer header): a short non-zero
+//! prefix (the headers, and the ACC control payload) followed by zeros up to `pkt.size`.
+//! Encoding fills a fixed stack array, so tracing allocates nothing per packet.
+
+use crate::net::packet::{AccState, TCP_IP_HEADER, UDP_IP_HEADER};
+use crate::net::{Kind, NodeId, Packet};
+
+/// UDP port that ACC control messages are sent to.
+pub const ACC_PORT: u16 = 7777;
+/// DSCP of spoofed ACKs: CS1.
+pub const DSCP_SPOOFED_ACK: u8 = 8;
+/// DSCP of ACC control messages: CS2.
+pub const DSCP_ACC_CONTROL: u8 = 16;
+/// Bytes of the ACC control payload layout (see the module docs of [`super`]).
+pub const ACC_PAYLOAD: usize = 16;
+
+const IP_HEADER: usize = 20;
+const PROTO_TCP: u8 = 6;
+const PROTO_UDP: u8 = 17;
+/// Largest non-zero prefix: IPv4 + UDP headers + the ACC control payload.
+const MAX_PREFIX: usize = UDP_IP_HEADER as usize + ACC_PAYLOAD;
+
+/// The IPv4 address of node `n`: `10.a.b.c` with `c = n % 254 + 1` (1..=254, so never a
+/// `.0` or `.255` address), `b = (n / 254) % 256`, `a = (n / (254 * 256)) % 256`. Node 0 is
+/// 10.0.0.1, node 253 is 10.0.0.254, node 254 is 10.0.1.1. One-to-one for the first
+/// 254 * 256 * 256 (16 646 144) nodes.
+pub fn node_addr(n: NodeId) -> [u8; 4] {
+    let c = n % 254 + 1;
+    let rest = n / 254;
+    [10, (rest >> 8) as u8, rest as u8, c as u8]
+}
+
+/// One encoded frame: `prefix[..prefix_len]` then zeros up to `len` bytes.
+pub(crate) struct Frame {
+    prefix: [u8; MAX_PREFIX],
+    prefix_len: usize,
+    len: u32,
+}
+
+impl Frame {
+    /// Encodes `pkt` with IPv4 identification `ident`.
+    pub(crate) fn encode(pkt: &Packet, ident: u16) -> Frame {
+        let (proto, headers, dscp) = match pkt.kind {
+            Kind::TcpData | Kind::TcpAck => (PROTO_TCP, TCP_IP_HEADER, 0),
+            Kind::SpoofedAck => (PROTO_TCP, TCP_IP_HEADER, DSCP_SPOOFED_ACK),
+            Kind::Udp => (PROTO_UDP, UDP_IP_HEADER, 0),
+            Kind::AccControl => (PROTO_UDP, UDP_IP_HEADER, DSCP_ACC_CONTROL),
+        };
+        // An IPv4 total length is 16 bits and must cover the headers.
+        let len = pkt.size.clamp(headers, u16::MAX as u32);
+        let (src, dst) = (node_addr(pkt.src), node_addr(pkt.dst));
+        let mut f = Frame { prefix: [0; MAX_PREFIX], prefix_len: headers as usize, len };
+        let p = &mut f.prefix;
+
+        p[0] = 0x45; // version 4, 5-word header
+        p[1] = dscp << 2 | pkt.ecn as u8;
+        p[2..4].copy_from_slice(&(len as u16).to_be_bytes());
+        p[4..6].copy_from_slice(&ident.to_be_bytes());
+        p[6] = 0x40; // don't fragment, offset 0
+        p[8] = pkt.ttl;
+        p[9] = proto;
+        p[12..16].copy_from_slice(&src);
+        p[16..20].copy_from_slice(&dst);
+        let ip_sum = !fold(sum(&p[..IP_HEADER]));
+        p[10..12].copy_from_slice(&ip_sum.to_be_bytes());
+
+        let seg_len = len - IP_HEADER as u32;
+        let t = &mut p[IP_HEADER..];
+        if proto == PROTO_TCP {
+            t[0..2].copy_from_slice(&pkt.sport.to_be_bytes());
+            t[2..4].copy_from_slice(&pkt.dport.to_be_bytes());
+            t[4..8].copy_from_slice(&pkt.seq.0.to_be_bytes());
+            t[8..12].copy_from_slice(&pkt.ack.0.to_be_bytes());
+            t[12] = 5 << 4; // data offset: no options
+            t[13] = pkt.flags;
+            t[14..16].copy_from_slice(&(pkt.wnd.min(u16::MAX as u32) as u16).to_be_bytes());
+        } else {
+            let dport = if pkt.kind == Kind::AccControl { ACC_PORT } else { pkt.dport };
+            t[0..2].copy_from_slice(&pkt.sport.to_be_bytes());
+            t[2..4].copy_from_slice(&dport.to_be_bytes());
+            t[4..6].copy_from_slice(&(seg_len as u16).to_be_bytes());
+            if let (Kind::AccControl, Some(acc)) = (pkt.kind, pkt.acc) {
+                // The payload is whatever fits of the layout; the rest stays zero.
+                let room = (seg_len as usize - 8).min(ACC_PAYLOAD);
+                t[8..8 + room].copy_from_slice(&acc_payload(&acc)[..room]);
+                f.prefix_len += room;
+            }
+        }
+        // The zeros after the prefix add nothing to the sum, but the pseudo-header counts
+        // the whole segment length.
+        let seg = &f.prefix[IP_HEADER..f.prefix_len];
+        let pseudo = sum(&src) + sum(&dst) + proto as u32 + seg_len;
+        let mut l4_sum = !fold(pseudo + sum(seg));
+        if proto == PROTO_UDP && l4_sum == 0 {
+            l4_sum = 0xffff; // zero means "no checksum" in UDP (RFC 768)
+        }
+        let at = IP_HEADER + if proto == PROTO_TCP { 16 } else { 6 };
+        f.prefix[at..at + 2].copy_from_slice(&l4_sum.to_be_bytes());
+        f
+    }
+
+    /// Bytes on the wire (the IPv4 total length).
+    pub(crate) fn len(&self) -> u32 {
+        self.len
+    }
+
+    /// Appends the first `caplen` (at most [`Frame::len`]) bytes of the frame to `buf`.
+    pub(crate) fn append_to(&self, buf: &mut Vec<u8>, caplen: u32) {
+        let caplen = caplen.min(self.len) as usize;
+        buf.extend_from_slice(&self.prefix[..self.prefix_len.min(caplen)]);
+        buf.resize(buf.len() + caplen.saturating_sub(self.prefix_len), 0);
+    }
+}
+
+/// ACC control payload: cwnd, ssthresh, srtt in microseconds (big-endian u32 each), a
+/// flags byte (bit 0: slow start), three zero bytes.
+fn acc_payload(acc: &AccState) -> [u8; ACC_PAYLOAD] {
+    let mut b = [0; ACC_PAYLOAD];
+    b[0..4].copy_from_slice(&acc.cwnd.to_be_bytes());
+    b[4..8].copy_from_slice(&acc.ssthresh.to_be_bytes());
+    b[8..12].copy_from_slice(&acc.srtt_us.to_be_bytes());
+    b[12] = acc.slow_start as u8;
+    b
+}
+
+/// Sum of big-endian 16-bit words (odd trailing byte padded with zero), unfolded.
+fn sum(bytes: &[u8]) -> u32 {
+    bytes.chunks(2).map(|w| u32::from(w[0]) << 8 | u32::from(*w.get(1).unwrap_or(&0))).sum()
+}
+
+/// Folds carries into 16 bits: the one's-complement sum (RFC 1071).
+fn fold(mut s: u32) -> u16 {
+    while s > 0xffff {
+        s = (s & 0xffff) + (s >> 16);
+    }
+    s as u16
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::flags;
+    use crate::net::Ecn;
+    use crate::sim::SimTime;
+    use crate::tcp::seq::Seq;
+
+    fn pkt(kind: Kind) -> Packet {
+        Packet {
+            kind,
+            flow: 0,
+            src: 3,
+            dst: 300,
+            sport: 5000,
+            dport: 6000,
+            ttl: 61,
+            ecn: Ecn::Ce,
+            flags: flags::ACK | flags::CWR,
+            seq: Seq(0xdead_beef),
+            ack: Seq(7),
+            wnd: 100_000,
+            payload: 1000,
+            size: 1040,
+            sent_at: SimTime::ZERO,
+            acc: None,
+        }
+    }
+
+    fn bytes(p: &Packet) -> Vec<u8> {
+        let f = Frame::encode(p, 42);
+        let mut b = Vec::new();
+        f.append_to(&mut b, u32::MAX);
+        b
+    }
+
+    /// True when the transport checksum over the pseudo-header and `b[20..]` verifies.
+    fn l4_ok(b: &[u8]) -> bool {
+        let pseudo = sum(&b[12..20]) + b[9] as u32 + (b.len() - 20) as u32;
+        fold(pseudo + sum(&b[20..])) == 0xffff
+    }
+
+    #[test]
+    fn addresses_skip_zero_and_broadcast_octets() {
+        assert_eq!(node_addr(0), [10, 0, 0, 1]);
+        assert_eq!(node_addr(253), [10, 0, 0, 254]);
+        assert_eq!(node_addr(254), [10, 0, 1, 1]);
+        assert_eq!(node_addr(254 * 256), [10, 1, 0, 1]);
+    }
+
+    #[test]
+    fn tcp_segment_headers() {
+        let b = bytes(&pkt(Kind::TcpData));
+        assert_eq!(b.len(), 1040);
+        assert_eq!(fold(sum(&b[..20])), 0xffff, "IPv4 header checksum");
+        assert!(l4_ok(&b), "TCP checksum");
+        assert_eq!(u16::from_be_bytes([b[2], b[3]]), 1040);
+        assert_eq!(b[1], 0b11, "DSCP 0, ECN CE");
+        assert_eq!((b[6], b[8], b[9]), (0x40, 61, 6));
+        assert_eq!(&b[12..16], &[10, 0, 0, 4]);
+        assert_eq!(&b[16..20], &[10, 0, 1, 47]);
+        assert_eq!(&b[24..28], &0xdead_beefu32.to_be_bytes());
+        assert_eq!((b[32], b[33]), (0x50, flags::ACK | flags::CWR));
+        assert_eq!(&b[34..36], &[0xff, 0xff], "window saturates");
+        assert!(b[40..].iter().all(|&x| x == 0));
+    }
+
+    #[test]
+    fn spoofed_ack_is_cs1_and_keeps_ecn() {
+        let mut p = pkt(Kind::SpoofedAck);
+        p.ecn = Ecn::Ect0;
+        p.size = 40;
+        let b = bytes(&p);
+        assert_eq!(b[1] >> 2, DSCP_SPOOFED_ACK);
+        assert_eq!(b[1] & 3, Ecn::Ect0 as u8);
+        assert_eq!(fold(sum(&b[..20])), 0xffff);
+        assert!(l4_ok(&b));
+    }
+
+    #[test]
+    fn udp_datagram_and_acc_control() {
+        let mut p = pkt(Kind::Udp);
+        p.size = 229; // odd length
+        let b = bytes(&p);
+        assert_eq!(b.len(), 229);
+        assert_eq!(u16::from_be_bytes([b[24], b[25]]), 209, "UDP length");
+        assert_eq!(&b[22..24], &6000u16.to_be_bytes());
+        assert!(l4_ok(&b), "UDP checksum");
+
+        let mut c = pkt(Kind::AccControl);
+        c.size = 28 + 16;
+        c.acc = Some(AccState { cwnd: 0x0102_0304, ssthresh: 9, srtt_us: 1, slow_start: true });
+        let b = bytes(&c);
+        assert_eq!(b[1], DSCP_ACC_CONTROL << 2 | 3);
+        assert_eq!(&b[22..24], &ACC_PORT.to_be_bytes());
+        assert_eq!(&b[28..41], &[1, 2, 3, 4, 0, 0, 0, 9, 0, 0, 0, 1, 1]);
+        assert_eq!(fold(sum(&b[..20])), 0xffff);
+        assert!(l4_ok(&b));
+
+        // A shorter datagram carries the part of the layout that fits.
+        c.size = 28 + 6;
+        let b = bytes(&c);
+        assert_eq!(&b[28..], &[1, 2, 3, 4, 0, 0]);
+        assert!(l4_ok(&b));
+    }
+
+    #[test]
+    fn lengths_are_clamped_to_what_ipv4_can_say() {
+        let mut p = pkt(Kind::TcpAck);
+        p.size = 10;
+        assert_eq!(Frame::encode(&p, 0).len(), 40);
+        p.size = 70_000;
+        assert_eq!(Frame::encode(&p, 0).len(), 65_535);
+    }
+
+    #[test]
+    fn truncated_capture_keeps_full_length_checksum() {
+        let f = Frame::encode(&pkt(Kind::TcpData), 1);
+        let mut b = Vec::new();
+        f.append_to(&mut b, 30);
+        assert_eq!(b.len(), 30);
+        f.append_to(&mut b, 2000);
+        assert_eq!(b.len(), 30 + 1040);
+        assert!(l4_ok(&b[30..]));
+    }
+}

@@ -1,0 +1,52 @@
+//! Traces of simulated traffic that Wireshark and tshark read.
+//!
+//! [`PcapWriter`] writes classic pcap (nanosecond-resolution magic `0xa1b23c4d`) or pcapng
+//! (one interface description block per interface, `if_tsresol` = 9), timestamps taken
+//! from simulated time.
+//!
+//! # Frames
+//!
+//! The link type is LINKTYPE_RAW (101): every frame is an IPv4 packet with no link-layer
+//! header, since the simulator models none. Each packet becomes:
+//!
+//! - IPv4: no options, DSCP 0 (but see below) with the packet's ECN codepoint, total
+//!   length `pkt.size` (raised to the header size or lowered to 65535 if out of range),
+//!   identification from a per-writer counter, DF set, the packet's TTL, a correct header
+//!   checksum, addresses from [`node_addr`].
+//! - TCP (every kind but `Udp` and `AccControl`): ports, 32-bit seq and ack, data offset 5
+//!   (no options), the flags byte straight from `pkt.flags`, window `min(pkt.wnd, 65535)`
+//!   (no window scaling), urgent pointer 0, a correct checksum.
+//! - UDP: ports, length, a correct checksum.
+//!
+//! Payload bytes are zeros, except in ACC control messages. Checksums cover the full
+//! payload even when `snaplen` cuts the captured frame short; the original length is
+//! always the total length. The ACC state block that ACC data packets carry (`pkt.acc`)
+//! is a simulator field with no header to live in, and is left out of data frames.
+//!
+//! # Telling router-made packets apart
+//!
+//! The writer marks packets that routers make with the IPv4 DSCP, keeping their ECN bits:
+//!
+//! - Spoofed ACKs (`Kind::SpoofedAck`) are ordinary TCP ACKs with DSCP CS1 (8); Wireshark
+//!   filter `ip.dsfield.dscp == 8`. Their addresses and ports are the packet's own, so a
+//!   spoofed ACK that names the receiver as source joins its TCP stream and tshark's
+//!   analysis counts it as a duplicate ACK, as the sender does.
+//! - ACC control messages (`Kind::AccControl`) are UDP datagrams with DSCP CS2 (16), from
+//!   the packet's source (the router) and source port to UDP port [`ACC_PORT`] (7777);
+//!   filter `ip.dsfield.dscp == 16` or `udp.dstport == 7777`. When the packet carries an
+//!   ACC state block, the payload begins with as much of this 16-byte layout as fits,
+//!   zeros after it:
+//!
+//!   | bytes | field                                 |
+//!   |-------|---------------------------------------|
+//!   | 0-3   | cwnd, bytes (big-endian u32)          |
+//!   | 4-7   | ssthresh, bytes (big-endian u32)      |
+//!   | 8-11  | srtt, microseconds (big-endian u32)   |
+//!   | 12    | flags: bit 0 set in slow start        |
+//!   | 13-15 | zero                                  |
+
+mod frame;
+mod pcap;
+
+pub use frame::{node_addr, ACC_PORT, DSCP_ACC_CONTROL, DSCP_SPOOFED_ACK};
+pub use pcap::{PcapFormat, PcapWriter};
