@@ -596,7 +596,7 @@ mod tests {
         let mut out = Vec::new();
         let mut acked = grow_to(&mut s, 10, &mut out);
         out.clear();
-        let mut echo = |s: &mut TcpSender, a: u32, out: &mut Vec<Packet>| {
+        let echo = |s: &mut TcpSender, a: u32, out: &mut Vec<Packet>| {
             let mut p = ack(s, a);
             p.flags |= flags::ECE;
             s.on_ack(&p, t(1000 + a as u64), out);

@@ -162,6 +162,7 @@ mod tests {
             size: 1040,
             sent_at: SimTime::ZERO,
             acc: None,
+            tunnel: 0,
         }
     }
 

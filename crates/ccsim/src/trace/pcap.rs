@@ -175,6 +175,7 @@ mod tests {
             size,
             sent_at: SimTime::ZERO,
             acc: None,
+            tunnel: 0,
         }
     }
 
