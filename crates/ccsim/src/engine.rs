@@ -6,7 +6,8 @@
 //! already scheduled, so restarting the timer on every ACK costs no heap operation.
 
 use crate::app::{UdpSource, UdpStats};
-use crate::net::{Kind, LinkId, LinkStats, Network, NodeId, NodeKind, NodeStats, Packet};
+use crate::net::frr::{self, Backup, Frr, FrrStats};
+use crate::net::{Kind, LinkId, LinkStats, Network, NodeId, NodeKind, NodeStats, Packet, Routes};
 use crate::queue::QueueStats;
 use crate::sim::{Dur, EventQueue, Rng, SimTime};
 use crate::stats::{counters, Series, SeriesSpec, SeriesTarget};
@@ -32,6 +33,14 @@ pub enum Event {
     Sample(u32),
     LinkDown(LinkId),
     LinkUp(LinkId),
+    /// The router at the head of a failed link notices the failure.
+    FrrDetect { link: LinkId, generation: u32 },
+    /// The hold-down timer of a repair expires.
+    FrrHoldDown { link: LinkId, generation: u32 },
+    /// A router installs the tables of reconvergence `round`.
+    RouterConverge { node: NodeId, round: u32 },
+    /// The last router has converged: repairs give way to the new tables.
+    ConvergenceDone { round: u32 },
 }
 
 counters! {
@@ -41,6 +50,9 @@ counters! {
         pub forward_dropped: u64,
         /// Reverse-direction packets (ACKs) lost anywhere in the network.
         pub reverse_dropped: u64,
+        /// Fast retransmits of a segment that had in fact arrived at the receiver or was still
+        /// in the network when it was retransmitted.
+        pub false_fast_retransmits: u64,
     }
 }
 
@@ -119,6 +131,7 @@ pub struct Snapshot {
     pub receivers: Vec<ReceiverStats>,
     pub udp: Vec<UdpStats>,
     pub flow_net: Vec<FlowNetStats>,
+    pub frr: FrrStats,
 }
 
 pub struct Simulation {
@@ -135,6 +148,8 @@ pub struct Simulation {
     series_last: Vec<u64>,
     pub baseline: Snapshot,
     pub events_processed: u64,
+    /// IP fast reroute, when the scenario enables it.
+    pub frr: Option<Frr>,
     events: EventQueue<Event>,
     outbox: Vec<Packet>,
 }
@@ -162,6 +177,7 @@ impl Simulation {
             series,
             baseline: Snapshot::default(),
             events_processed: 0,
+            frr: None,
             events: EventQueue::default(),
             outbox: Vec::with_capacity(64),
         };
@@ -217,20 +233,43 @@ impl Simulation {
             Event::Sample(i) => self.on_sample(i),
             Event::LinkDown(l) => self.set_link(l, false),
             Event::LinkUp(l) => self.set_link(l, true),
+            Event::FrrDetect { link, generation } => self.on_frr_detect(link, generation),
+            Event::FrrHoldDown { link, generation } => self.on_frr_hold_down(link, generation),
+            Event::RouterConverge { node, round } => self.on_router_converge(node, round),
+            Event::ConvergenceDone { round } => self.on_convergence_done(round),
         }
     }
 
     // ---- forwarding ----
 
     /// A host or router hands `pkt` to the link toward its destination.
-    fn forward(&mut self, node: NodeId, pkt: Packet) {
-        match self.net.routes.next_hop(node, pkt.dst) {
-            Some(link) => self.enqueue(link, pkt),
-            None => {
-                self.net.nodes[node as usize].stats.no_route += 1;
-                self.count_drop(&pkt);
+    fn forward(&mut self, node: NodeId, mut pkt: Packet) {
+        if let Some(f) = &self.frr {
+            if pkt.tunnel != 0 {
+                match frr::tunnel_next(&f.cfg.repair_paths[pkt.tunnel as usize - 1], &self.net.links, node) {
+                    Some(link) => return self.enqueue(link, pkt),
+                    None => pkt.tunnel = 0, // end of the repair path: routed normally from here
+                }
             }
         }
+        let Some(mut link) = self.net.routes.next_hop(node, pkt.dst) else {
+            self.net.nodes[node as usize].stats.no_route += 1;
+            self.count_drop(&pkt);
+            return;
+        };
+        if let Some(f) = &self.frr {
+            if let Some(backup) = f.repair(node, link).and_then(|r| r.backup_for(pkt.dst)) {
+                link = match backup {
+                    Backup::Alternate(l) => l,
+                    Backup::Tunnel(i) => {
+                        pkt.tunnel = i + 1;
+                        f.cfg.repair_paths[i as usize].hops[0]
+                    }
+                };
+                self.net.nodes[node as usize].stats.backup_forwarded += 1;
+            }
+        }
+        self.enqueue(link, pkt);
     }
 
     fn enqueue(&mut self, link: LinkId, pkt: Packet) {
@@ -323,9 +362,16 @@ impl Simulation {
                 self.arm_delack(fi);
                 self.send_all(fi, &mut out, false);
             }
-            (Transport::Tcp { tx, .. }, Kind::TcpAck | Kind::SpoofedAck) => {
+            (Transport::Tcp { tx, rx }, Kind::TcpAck | Kind::SpoofedAck) => {
                 if !f.stopped {
+                    let fast_retransmits = tx.stats.fast_retransmits;
                     tx.on_ack(&pkt, now, &mut out);
+                    if tx.stats.fast_retransmits > fast_retransmits {
+                        let una = tx.snd_una();
+                        if rx.has_received(una, 1) || self.data_in_network(fi, una) {
+                            self.flows[fi as usize].net.false_fast_retransmits += 1;
+                        }
+                    }
                     self.arm_rto(fi);
                     self.send_all(fi, &mut out, true);
                 }
@@ -461,6 +507,103 @@ impl Simulation {
         for p in &lost {
             self.count_drop(p);
         }
+        let Some(f) = &mut self.frr else { return };
+        if self.net.nodes[self.net.links[link as usize].from as usize].kind != NodeKind::Router {
+            return;
+        }
+        if up {
+            let head = self.net.links[link as usize].from as usize;
+            let before = f.active[head].len();
+            f.active[head].retain(|r| r.link != link);
+            if f.active[head].len() < before {
+                // Repaired before the hold-down expired: transient, traffic returns at once.
+                f.stats.transient_repairs += 1;
+            } else if f.routed_around[link as usize] {
+                self.start_reconvergence();
+            }
+        } else {
+            f.generation[link as usize] = f.generation[link as usize].wrapping_add(1);
+            let generation = f.generation[link as usize];
+            self.events.schedule(now + f.cfg.detection_delay, Event::FrrDetect { link, generation });
+        }
+    }
+
+    fn on_frr_detect(&mut self, link: LinkId, generation: u32) {
+        let now = self.now;
+        let Some(f) = &mut self.frr else { return };
+        if f.generation[link as usize] != generation || self.net.links[link as usize].up {
+            return;
+        }
+        let head = self.net.links[link as usize].from;
+        let n = self.net.nodes.len();
+        let backups = self
+            .net
+            .destinations
+            .iter()
+            .filter(|&&d| self.net.routes.next_hop(head, d) == Some(link))
+            .filter_map(|&d| frr::choose_backup(&f.cfg, n, &self.net.links, link, d).map(|b| (d, b)))
+            .collect();
+        f.active[head as usize].push(frr::ActiveRepair { link, generation, backups });
+        f.stats.detections += 1;
+        self.events.schedule(now + f.cfg.hold_down, Event::FrrHoldDown { link, generation });
+    }
+
+    fn on_frr_hold_down(&mut self, link: LinkId, generation: u32) {
+        let Some(f) = &self.frr else { return };
+        let head = self.net.links[link as usize].from as usize;
+        if f.active[head].iter().any(|r| r.link == link && r.generation == generation) {
+            self.start_reconvergence();
+        }
+    }
+
+    /// Every router installs shortest paths over the links now up, each after its own
+    /// delay; routers with a repair in force wait for the last one (`ConvergenceDone`).
+    fn start_reconvergence(&mut self) {
+        let now = self.now;
+        let Some(f) = &mut self.frr else { return };
+        f.round += 1;
+        let round = f.round;
+        for (i, l) in self.net.links.iter().enumerate() {
+            f.routed_around[i] = !l.up;
+        }
+        f.pending = Some((Routes::compute(self.net.nodes.len(), &self.net.links, &self.net.destinations), round));
+        let mut last = now;
+        for (i, node) in self.net.nodes.iter().enumerate() {
+            if node.kind != NodeKind::Router {
+                continue;
+            }
+            let at = now + f.cfg.reconvergence_delay[i];
+            last = last.max(at);
+            if f.active[i].is_empty() {
+                self.events.schedule(at, Event::RouterConverge { node: i as NodeId, round });
+            }
+        }
+        self.events.schedule(last, Event::ConvergenceDone { round });
+    }
+
+    fn on_router_converge(&mut self, node: NodeId, round: u32) {
+        let Some(f) = &self.frr else { return };
+        if let Some((routes, r)) = &f.pending {
+            if *r == round {
+                self.net.routes.install_row(routes, node);
+            }
+        }
+    }
+
+    fn on_convergence_done(&mut self, round: u32) {
+        let Some(f) = &mut self.frr else { return };
+        let Some((routes, r)) = f.pending.take() else { return };
+        if r != round {
+            f.pending = Some((routes, r));
+            return;
+        }
+        for (i, repairs) in f.active.iter_mut().enumerate() {
+            if !repairs.is_empty() {
+                repairs.clear();
+                self.net.routes.install_row(&routes, i as NodeId);
+            }
+        }
+        f.stats.reconvergences += 1;
     }
 
     // ---- statistics ----
@@ -495,6 +638,7 @@ impl Simulation {
             }
             s.flow_net.push(f.net);
         }
+        s.frr = self.frr.as_ref().map(|f| f.stats).unwrap_or_default();
         s
     }
 
@@ -541,6 +685,12 @@ impl Simulation {
     fn rate_since_last(&mut self, i: u32, total: u64, interval_ns: u64) -> f64 {
         let last = std::mem::replace(&mut self.series_last[i as usize], total);
         if self.now == SimTime::ZERO { 0.0 } else { (total - last) as f64 * 8.0 / (interval_ns as f64 * 1e-9) }
+    }
+
+    /// Whether a data packet of flow `fi` starting at `seq` is queued or on a link.
+    fn data_in_network(&self, fi: FlowIdx, seq: crate::tcp::Seq) -> bool {
+        let hit = |p: &Packet| p.flow == fi && p.kind == Kind::TcpData && p.seq == seq;
+        self.net.links.iter().any(|l| l.queue.iter().any(hit) || l.in_flight().any(hit))
     }
 
     /// Packets of flow `fi` still queued, being transmitted, propagating, or waiting in the

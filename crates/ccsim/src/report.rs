@@ -17,6 +17,8 @@ pub struct Report {
     pub measured_s: f64,
     pub events_processed: u64,
     pub totals: Totals,
+    /// IP fast reroute counters (zero when it is off).
+    pub ipfrr: IpFrrReport,
     pub flows: Vec<FlowReport>,
     pub queues: Vec<QueueReport>,
     pub links: Vec<LinkReport>,
@@ -38,6 +40,13 @@ pub struct Totals {
 }
 
 #[derive(Clone, Debug, Serialize)]
+pub struct IpFrrReport {
+    pub detections: u64,
+    pub transient_repairs: u64,
+    pub reconvergences: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
 pub struct FlowReport {
     pub flow: String,
     pub group: String,
@@ -54,6 +63,8 @@ pub struct FlowReport {
     pub new_bytes_sent: u64,
     pub retransmitted_packets: u64,
     pub fast_retransmits: u64,
+    /// Fast retransmits of segments that had in fact arrived or were still in the network.
+    pub false_fast_retransmits: u64,
     pub timeouts: u64,
     pub window_reductions: u64,
     /// Mean size of a window reduction, in segments.
@@ -119,6 +130,7 @@ pub struct NodeReport {
     pub forwarded: u64,
     pub ttl_expired: u64,
     pub no_route: u64,
+    pub backup_forwarded: u64,
 }
 
 fn ratio(a: f64, b: f64) -> f64 {
@@ -158,6 +170,7 @@ impl Report {
                 new_bytes_sent: bytes - s.retransmitted_bytes,
                 retransmitted_packets: s.retransmitted_packets,
                 fast_retransmits: s.fast_retransmits,
+                false_fast_retransmits: n.false_fast_retransmits,
                 timeouts: s.timeouts,
                 window_reductions: s.window_reductions,
                 mean_window_reduction_segments: ratio(s.window_reduction_bytes as f64 / mss, s.window_reductions as f64),
@@ -229,6 +242,7 @@ impl Report {
                     forwarded: s.forwarded,
                     ttl_expired: s.ttl_expired,
                     no_route: s.no_route,
+                    backup_forwarded: s.backup_forwarded,
                 }
             })
             .collect();
@@ -253,6 +267,10 @@ impl Report {
             measured_s: measured,
             events_processed: sim.events_processed,
             totals,
+            ipfrr: {
+                let f = now.frr.delta(&base.frr);
+                IpFrrReport { detections: f.detections, transient_repairs: f.transient_repairs, reconvergences: f.reconvergences }
+            },
             flows,
             queues,
             links,

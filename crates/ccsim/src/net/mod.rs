@@ -1,6 +1,7 @@
 //! The network: nodes (hosts and routers), unidirectional links with their egress queues,
 //! and routing tables.
 
+pub mod frr;
 pub mod link;
 pub mod packet;
 pub mod routing;
@@ -26,6 +27,8 @@ counters! {
         pub ttl_expired: u64,
         /// Packets discarded for want of a route.
         pub no_route: u64,
+        /// Packets a router sent over an IP fast-reroute backup (alternate or tunnel).
+        pub backup_forwarded: u64,
     }
 }
 

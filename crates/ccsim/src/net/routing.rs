@@ -86,6 +86,12 @@ impl Routes {
         (l != NO_ROUTE).then_some(l)
     }
 
+    /// Replaces `node`'s table with its table in `other` (computed for the same destinations).
+    pub fn install_row(&mut self, other: &Routes, node: NodeId) {
+        let row = node as usize * self.columns..(node as usize + 1) * self.columns;
+        self.table[row.clone()].copy_from_slice(&other.table[row]);
+    }
+
     /// The sequence of links from `src` to `dst`, or None if there is no loop-free path.
     pub fn path(&self, links: &[Link], src: NodeId, dst: NodeId) -> Option<Vec<LinkId>> {
         let mut path = Vec::new();

@@ -2,7 +2,8 @@
 //! Errors are `(field path, message)`; `load` adds the file name.
 
 use super::expand_names;
-use super::schema::{DelayedAck, FlowSpec, LinkSpec, QueueSpec, Scenario, SeriesSpecToml};
+use super::schema::{DelayedAck, FlowSpec, IpFrrSpec, LinkSpec, QueueSpec, Scenario, SeriesSpecToml};
+use crate::net::frr::{Frr, FrrConfig, RepairPath};
 use crate::app::{Period, UdpPattern, UdpSource};
 use crate::engine::{Flow, Simulation, Transport};
 use crate::net::{Link, LinkId, Network, Node, NodeId, NodeKind, NodeStats, Routes};
@@ -133,9 +134,59 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, BuildError>
         add_series(&mut series, s, &format!("series[{i}]"), &groups, &flows, &link_ids)?;
     }
 
+    let frr = match &sc.ipfrr {
+        Some(spec) => Some(make_frr(spec, &net, &ids, &link_ids, seed)?),
+        None => None,
+    };
     let name = sc.name.clone().unwrap_or_else(|| "scenario".into());
     let warmup = SimTime::from_secs_f64(sc.warmup.0);
-    Ok(Simulation::new(name, seed, net, flows, stop, warmup, series, link_events))
+    let mut sim = Simulation::new(name, seed, net, flows, stop, warmup, series, link_events);
+    sim.frr = frr;
+    Ok(sim)
+}
+
+fn make_frr(spec: &IpFrrSpec, net: &Network, ids: &HashMap<String, NodeId>, link_ids: &HashMap<String, LinkId>, seed: u64) -> Result<Frr, BuildError> {
+    let p = "ipfrr";
+    if let Some(m) = spec.reconvergence_delay.as_ref().and_then(|d| d.check()) {
+        return fail(format!("{p}.reconvergence_delay"), m);
+    }
+    let reconvergence_delay = net
+        .nodes
+        .iter()
+        .map(|n| spec.reconvergence_delay.map_or(Dur::ZERO, |d| d.draw(&mut Rng::stream(seed, &format!("reconvergence/{}", n.name)))))
+        .collect();
+    let mut repair_paths = Vec::new();
+    for (i, rp) in spec.repair_paths.iter().enumerate() {
+        let path = format!("{p}.repair_paths[{i}]");
+        let &link = link_ids.get(&rp.link).ok_or_else(|| (format!("{path}.link"), format!("unknown link {:?} (links are named \"A->B\")", rp.link)))?;
+        let head = &net.nodes[net.links[link as usize].from as usize].name;
+        if rp.path.len() < 2 || &rp.path[0] != head {
+            return fail(format!("{path}.path"), format!("must start at the link's head {head:?} and name at least one more node"));
+        }
+        let mut hops = Vec::new();
+        for w in rp.path.windows(2) {
+            let name = format!("{}->{}", w[0], w[1]);
+            for n in w {
+                if !ids.contains_key(n) {
+                    return fail(format!("{path}.path"), format!("unknown node {n:?}"));
+                }
+            }
+            let &l = link_ids.get(&name).ok_or_else(|| (format!("{path}.path"), format!("no link {name:?}")))?;
+            if l == link {
+                return fail(format!("{path}.path"), "the repair path uses the link it protects");
+            }
+            hops.push(l);
+        }
+        repair_paths.push(RepairPath { link, hops });
+    }
+    let cfg = FrrConfig {
+        detection_delay: spec.detection_delay.map_or(Dur::ZERO, |d| d.dur()),
+        hold_down: spec.hold_down.map_or(Dur::from_secs(10), |d| d.dur()),
+        reconvergence_delay,
+        lfa: spec.lfa.unwrap_or(true),
+        repair_paths,
+    };
+    Ok(Frr::new(cfg, net.nodes.len(), net.links.len()))
 }
 
 /// Pairs two expanded name lists: element-wise if equally long, or one against many.

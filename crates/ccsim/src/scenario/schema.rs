@@ -31,6 +31,38 @@ pub struct Scenario {
     pub failures: Vec<FailureSpec>,
     #[serde(default)]
     pub series: Vec<SeriesSpecToml>,
+    /// IP fast reroute at every router; absent: failed links are never routed around.
+    #[serde(default)]
+    pub ipfrr: Option<IpFrrSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IpFrrSpec {
+    /// Time for the router at the head of a failed link to notice (default 0).
+    #[serde(default)]
+    pub detection_delay: Option<Duration>,
+    /// Hold-down timer started at detection (default 10 s).
+    #[serde(default)]
+    pub hold_down: Option<Duration>,
+    /// Delay of each router's table update in a reconvergence, drawn per router (default 0).
+    #[serde(default)]
+    pub reconvergence_delay: Option<TimeDist>,
+    /// Compute loop-free alternates (RFC 5286) from the topology (default true).
+    #[serde(default)]
+    pub lfa: Option<bool>,
+    /// Explicit repair paths, used instead of an alternate for their link.
+    #[serde(default)]
+    pub repair_paths: Vec<RepairPathSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepairPathSpec {
+    /// The protected link, "A->C".
+    pub link: String,
+    /// The detour's nodes from the link's head, e.g. ["A", "B", "D", "C"].
+    pub path: Vec<String>,
 }
 
 fn zero() -> Duration {
