@@ -8,9 +8,11 @@
 
 pub mod droptail;
 pub mod fifo;
+pub mod red;
 
 pub use droptail::TailDrop;
 pub use fifo::{EgressQueue, Limit, QueueStats};
+pub use red::{Red, RedParams, RedState};
 
 use crate::sim::{Rng, SimTime};
 
@@ -65,17 +67,20 @@ pub trait Aqm {
 #[derive(Clone, Debug)]
 pub enum Discipline {
     TailDrop(TailDrop),
+    Red(Red),
 }
 
 impl Discipline {
     pub fn as_aqm(&mut self) -> &mut dyn Aqm {
         match self {
             Discipline::TailDrop(d) => d,
+            Discipline::Red(d) => d,
         }
     }
     pub fn probe(&self) -> Probe {
         match self {
             Discipline::TailDrop(d) => d.probe(),
+            Discipline::Red(d) => d.probe(),
         }
     }
 }
