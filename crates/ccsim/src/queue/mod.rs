@@ -6,10 +6,12 @@
 //! router's [`SignalPolicy`](crate::signal::SignalPolicy). This is the split of Linux's
 //! `red.h` (`DONT_MARK` / `PROB_MARK` / `HARD_MARK`) and `sch_red.c`.
 
+pub mod adaptive;
 pub mod droptail;
 pub mod fifo;
 pub mod red;
 
+pub use adaptive::{AdaptiveRed, AredVariant};
 pub use droptail::TailDrop;
 pub use fifo::{EgressQueue, Limit, QueueStats};
 pub use red::{Red, RedParams, RedState};
@@ -68,6 +70,7 @@ pub trait Aqm {
 pub enum Discipline {
     TailDrop(TailDrop),
     Red(Red),
+    AdaptiveRed(AdaptiveRed),
 }
 
 impl Discipline {
@@ -75,12 +78,14 @@ impl Discipline {
         match self {
             Discipline::TailDrop(d) => d,
             Discipline::Red(d) => d,
+            Discipline::AdaptiveRed(d) => d,
         }
     }
     pub fn probe(&self) -> Probe {
         match self {
             Discipline::TailDrop(d) => d.probe(),
             Discipline::Red(d) => d.probe(),
+            Discipline::AdaptiveRed(d) => d.probe(),
         }
     }
 }

@@ -111,6 +111,10 @@ impl Red {
     pub fn state(&self) -> &RedState {
         &self.state
     }
+    /// For the variants that choose `max_p` before [`decide`](Self::decide).
+    pub(super) fn set_max_p(&mut self, max_p: f64) {
+        self.state.max_p = max_p;
+    }
 
     /// The queue in the unit of the thresholds.
     pub fn queue_len(&self, occ: Occupancy) -> f64 {
