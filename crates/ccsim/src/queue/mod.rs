@@ -10,11 +10,13 @@ pub mod adaptive;
 pub mod droptail;
 pub mod fifo;
 pub mod red;
+pub mod rtred;
 
 pub use adaptive::{AdaptiveRed, AredVariant};
 pub use droptail::TailDrop;
 pub use fifo::{EgressQueue, Limit, QueueStats};
 pub use red::{Red, RedParams, RedState};
+pub use rtred::Rtred;
 
 use crate::sim::{Rng, SimTime};
 
@@ -71,6 +73,7 @@ pub enum Discipline {
     TailDrop(TailDrop),
     Red(Red),
     AdaptiveRed(AdaptiveRed),
+    Rtred(Rtred),
 }
 
 impl Discipline {
@@ -79,6 +82,7 @@ impl Discipline {
             Discipline::TailDrop(d) => d,
             Discipline::Red(d) => d,
             Discipline::AdaptiveRed(d) => d,
+            Discipline::Rtred(d) => d,
         }
     }
     pub fn probe(&self) -> Probe {
@@ -86,6 +90,7 @@ impl Discipline {
             Discipline::TailDrop(d) => d.probe(),
             Discipline::Red(d) => d.probe(),
             Discipline::AdaptiveRed(d) => d.probe(),
+            Discipline::Rtred(d) => d.probe(),
         }
     }
 }
