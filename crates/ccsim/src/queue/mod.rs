@@ -6,11 +6,17 @@
 //! router's [`SignalPolicy`](crate::signal::SignalPolicy). This is the split of Linux's
 //! `red.h` (`DONT_MARK` / `PROB_MARK` / `HARD_MARK`) and `sch_red.c`.
 
+pub mod adaptive;
 pub mod droptail;
 pub mod fifo;
+pub mod red;
+pub mod rtred;
 
+pub use adaptive::{AdaptiveRed, AredVariant};
 pub use droptail::TailDrop;
 pub use fifo::{EgressQueue, Limit, QueueStats};
+pub use red::{Red, RedParams, RedState};
+pub use rtred::Rtred;
 
 use crate::sim::{Rng, SimTime};
 
@@ -65,17 +71,26 @@ pub trait Aqm {
 #[derive(Clone, Debug)]
 pub enum Discipline {
     TailDrop(TailDrop),
+    Red(Red),
+    AdaptiveRed(AdaptiveRed),
+    Rtred(Rtred),
 }
 
 impl Discipline {
     pub fn as_aqm(&mut self) -> &mut dyn Aqm {
         match self {
             Discipline::TailDrop(d) => d,
+            Discipline::Red(d) => d,
+            Discipline::AdaptiveRed(d) => d,
+            Discipline::Rtred(d) => d,
         }
     }
     pub fn probe(&self) -> Probe {
         match self {
             Discipline::TailDrop(d) => d.probe(),
+            Discipline::Red(d) => d.probe(),
+            Discipline::AdaptiveRed(d) => d.probe(),
+            Discipline::Rtred(d) => d.probe(),
         }
     }
 }

@@ -1,0 +1,281 @@
+//! Adaptive RED: [`Red`] whose `max_p` follows the average queue, in two named variants.
+//! The average is updated first, then `max_p` adapts to it, then RED decides with the new
+//! `max_p` (the order of ns-2's `red.cc`, where adaptation runs inside the estimator).
+//!
+//! **Floyd, Gummadi & Shenker 2001** ("Adaptive RED: an algorithm for increasing the
+//! robustness of RED's active queue management", Fig. 3; ns-2 `adaptive_ 1`): once per
+//! `interval`, with `d = max_th - min_th`,
+//! if `avg > min_th + 0.6 d` and `max_p < 0.5`: `max_p += min(0.01, max_p / 4)`;
+//! else if `avg < min_th + 0.4 d` and `max_p > 0.01`: `max_p *= 0.9`;
+//! the result is clamped to `[0.01, 0.5]` (DESIGN.md; the paper's guards alone let one step
+//! overshoot, e.g. 0.495 -> 0.505). The interval is checked lazily on arrivals: the first
+//! arrival at or after the next due time adapts, and the next due time is one interval
+//! later. Unlike ns-2, which re-checks on every arrival until `max_p` actually changes, an
+//! evaluation that leaves `max_p` alone still waits a full interval, as the paper's "every
+//! interval seconds" says. The paper's automatic `w_q` and thresholds are not applied: the
+//! scenario gives them.
+//!
+//! **Feng, Kandlur, Saha & Shin 1999** ("A self-configuring RED gateway", INFOCOM): when
+//! `avg` *enters* the region below `min_th`, `max_p /= 3`; when it *enters* the region at or
+//! above `max_th`, `max_p *= 2`. The regions are RED's own (`avg < min_th`, `avg >= max_th`);
+//! moving between them and the band in between is what counts as entering, so staying in a
+//! region changes nothing and every fresh entry acts once. The paper and ns-2 call the divisor
+//! alpha (3) and the multiplier beta (2); the RTRED paper swaps the names, so the fields here
+//! say what they do. Neither bounds `max_p`; here it stays in `[0.001, 1]`: at most 1 because
+//! it is a probability, at least 0.001 so that a long run of dips below `min_th` cannot drive
+//! it to zero, from which doubling could never recover. The region starts as "below" (the
+//! initial `avg` is 0), so the first arrival does not count as an entry.
+
+use super::red::{Red, RedParams};
+use super::{Aqm, Occupancy, Probe, Verdict};
+use crate::sim::{Dur, Rng, SimTime};
+
+/// Bounds on `max_p` for Floyd/Gummadi/Shenker.
+const FGS_MAX_P: (f64, f64) = (0.01, 0.5);
+/// Bounds on `max_p` for Feng et al.
+const FENG_MAX_P: (f64, f64) = (0.001, 1.0);
+
+/// Which adaptation rule drives `max_p`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AredVariant {
+    /// Additive increase, multiplicative decrease toward a target band, once per `interval`.
+    FloydGummadiShenker { interval: Dur },
+    /// Multiply on entering the region above `max_th`, divide on entering the one below
+    /// `min_th`.
+    Feng { multiply_above: f64, divide_below: f64 },
+}
+
+impl AredVariant {
+    /// The published defaults: a 0.5 s interval.
+    pub fn floyd_gummadi_shenker() -> AredVariant {
+        AredVariant::FloydGummadiShenker { interval: Dur::from_millis(500) }
+    }
+    /// The published defaults: multiply by 2, divide by 3.
+    pub fn feng() -> AredVariant {
+        AredVariant::Feng { multiply_above: 2.0, divide_below: 3.0 }
+    }
+}
+
+/// Where `avg` sits relative to RED's thresholds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Region {
+    Below,
+    Between,
+    Above,
+}
+
+#[derive(Clone, Debug)]
+pub struct AdaptiveRed {
+    red: Red,
+    variant: AredVariant,
+    /// Floyd/Gummadi/Shenker: the next arrival at or after this time adapts.
+    next_due: SimTime,
+    /// Feng: the region of `avg` at the last arrival.
+    region: Region,
+}
+
+impl AdaptiveRed {
+    /// `params.max_p` is the starting `max_p`.
+    pub fn new(params: RedParams, variant: AredVariant) -> Result<AdaptiveRed, String> {
+        if let AredVariant::Feng { multiply_above, divide_below } = variant {
+            if !(multiply_above > 1.0 && divide_below > 1.0) {
+                return Err(format!(
+                    "Feng's multiply_above ({multiply_above}) and divide_below ({divide_below}) must exceed 1"
+                ));
+            }
+        }
+        let next_due = match variant {
+            AredVariant::FloydGummadiShenker { interval } => SimTime::ZERO + interval,
+            AredVariant::Feng { .. } => SimTime::ZERO,
+        };
+        Ok(AdaptiveRed { red: Red::new(params)?, variant, next_due, region: Region::Below })
+    }
+
+    pub fn red(&self) -> &Red {
+        &self.red
+    }
+
+    /// The new `max_p` for the current `avg`, if this arrival adapts it.
+    fn adapt(&mut self, now: SimTime) -> Option<f64> {
+        let (p, avg, max_p) = (self.red.params(), self.red.state().avg, self.red.state().max_p);
+        match self.variant {
+            AredVariant::FloydGummadiShenker { interval } => {
+                if now < self.next_due {
+                    return None;
+                }
+                self.next_due = now + interval;
+                let d = p.max_th - p.min_th;
+                let (low, high) = FGS_MAX_P;
+                if avg > p.min_th + 0.6 * d && max_p < high {
+                    Some((max_p + (max_p / 4.0).min(0.01)).min(high))
+                } else if avg < p.min_th + 0.4 * d && max_p > low {
+                    Some((max_p * 0.9).max(low))
+                } else {
+                    None
+                }
+            }
+            AredVariant::Feng { multiply_above, divide_below } => {
+                let region = match avg {
+                    a if a < p.min_th => Region::Below,
+                    a if a >= p.max_th => Region::Above,
+                    _ => Region::Between,
+                };
+                let entered = region != std::mem::replace(&mut self.region, region);
+                let (low, high) = FENG_MAX_P;
+                match region {
+                    Region::Below if entered => Some((max_p / divide_below).max(low)),
+                    Region::Above if entered => Some((max_p * multiply_above).min(high)),
+                    _ => None,
+                }
+            }
+        }
+    }
+}
+
+impl Aqm for AdaptiveRed {
+    fn on_arrival(&mut self, occ: Occupancy, pkt_bytes: u32, now: SimTime, rng: &mut Rng) -> Verdict {
+        self.red.update_avg(occ, now);
+        if let Some(max_p) = self.adapt(now) {
+            self.red.set_max_p(max_p);
+        }
+        self.red.decide(pkt_bytes, rng)
+    }
+    fn on_departure(&mut self, occ: Occupancy, now: SimTime) {
+        self.red.on_departure(occ, now);
+    }
+    fn probe(&self) -> Probe {
+        self.red.probe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::red::tests::{at_ms, occ};
+    use super::*;
+
+    /// min_th 5, max_th 15 (FGS target band [9, 11]); w_q = 1 so avg is the queue found.
+    fn ared(max_p: f64, variant: AredVariant) -> AdaptiveRed {
+        let params = RedParams { w_q: 1.0, ..RedParams::new(5.0, 15.0, max_p, 10_000_000, 1000) };
+        AdaptiveRed::new(params, variant).unwrap()
+    }
+
+    /// Feeds one arrival finding `q` packets at `ms` and returns the `max_p` in force after it.
+    fn feed(a: &mut AdaptiveRed, q: u32, ms: u64) -> f64 {
+        let mut rng = Rng::from_seed(ms);
+        a.on_arrival(occ(q), 1000, at_ms(ms), &mut rng);
+        a.probe().max_p
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
+    #[test]
+    fn fgs_increases_additively_above_the_target_band() {
+        let mut a = ared(0.1, AredVariant::floyd_gummadi_shenker());
+        assert!(close(feed(&mut a, 12, 500), 0.11), "step min(0.01, max_p / 4) = 0.01");
+        let mut a = ared(0.02, AredVariant::floyd_gummadi_shenker());
+        assert!(close(feed(&mut a, 14, 500), 0.025), "step min(0.01, max_p / 4) = 0.005");
+    }
+
+    #[test]
+    fn fgs_decreases_multiplicatively_below_the_target_band() {
+        let mut a = ared(0.1, AredVariant::floyd_gummadi_shenker());
+        assert!(close(feed(&mut a, 8, 500), 0.09));
+        assert!(close(feed(&mut a, 0, 1000), 0.081));
+    }
+
+    #[test]
+    fn fgs_leaves_max_p_alone_inside_the_band() {
+        let mut a = ared(0.1, AredVariant::floyd_gummadi_shenker());
+        for (i, q) in [9, 10, 11].into_iter().enumerate() {
+            assert_eq!(feed(&mut a, q, 500 * (i as u64 + 1)), 0.1);
+        }
+    }
+
+    #[test]
+    fn fgs_adapts_at_most_once_per_interval() {
+        let mut a = ared(0.1, AredVariant::floyd_gummadi_shenker());
+        assert_eq!(feed(&mut a, 14, 0), 0.1, "not before the first interval");
+        assert_eq!(feed(&mut a, 14, 499), 0.1);
+        assert!(close(feed(&mut a, 14, 700), 0.11));
+        assert!(close(feed(&mut a, 14, 800), 0.11));
+        assert!(close(feed(&mut a, 14, 1199), 0.11), "next due at 1200 ms");
+        assert!(close(feed(&mut a, 14, 1200), 0.12));
+        // An evaluation inside the band still uses up its interval.
+        assert!(close(feed(&mut a, 10, 1700), 0.12));
+        assert!(close(feed(&mut a, 14, 1800), 0.12));
+        assert!(close(feed(&mut a, 14, 2200), 0.13));
+    }
+
+    #[test]
+    fn fgs_keeps_max_p_within_its_bounds() {
+        let mut a = ared(0.48, AredVariant::floyd_gummadi_shenker());
+        let ups: Vec<f64> = (1..=4).map(|i| feed(&mut a, 14, 500 * i)).collect();
+        assert!(close(ups[0], 0.49) && close(ups[1], 0.5) && ups[2] == 0.5 && ups[3] == 0.5, "{ups:?}");
+        let mut a = ared(0.0105, AredVariant::floyd_gummadi_shenker());
+        assert_eq!(feed(&mut a, 0, 500), 0.01);
+        assert_eq!(feed(&mut a, 0, 1000), 0.01);
+        // Long runs at either extreme stay inside.
+        let mut a = ared(0.1, AredVariant::floyd_gummadi_shenker());
+        for i in 1..200 {
+            let m = feed(&mut a, if i < 100 { 14 } else { 0 }, 500 * i);
+            assert!((0.01..=0.5).contains(&m), "{m}");
+        }
+        assert_eq!(a.probe().max_p, 0.01);
+    }
+
+    #[test]
+    fn feng_acts_once_per_entry_into_a_region() {
+        let mut a = ared(0.1, AredVariant::feng());
+        assert_eq!(feed(&mut a, 2, 0), 0.1, "starting below min_th is not an entry");
+        assert_eq!(feed(&mut a, 10, 1), 0.1, "the band changes nothing");
+        assert!(close(feed(&mut a, 15, 2), 0.2), "entering avg >= max_th doubles");
+        assert!(close(feed(&mut a, 20, 3), 0.2), "staying above does not");
+        assert!(close(feed(&mut a, 10, 4), 0.2));
+        assert!(close(feed(&mut a, 16, 5), 0.4), "a fresh entry doubles again");
+        assert!(close(feed(&mut a, 4, 6), 0.4 / 3.0), "entering avg < min_th divides by 3");
+        assert!(close(feed(&mut a, 0, 7), 0.4 / 3.0));
+        assert!(close(feed(&mut a, 30, 8), 0.8 / 3.0), "below straight to above");
+        assert!(close(feed(&mut a, 1, 9), 0.8 / 9.0), "above straight to below");
+    }
+
+    #[test]
+    fn feng_keeps_max_p_within_its_bounds() {
+        let mut a = ared(0.4, AredVariant::feng());
+        assert!(close(feed(&mut a, 20, 0), 0.8));
+        assert!(close(feed(&mut a, 0, 1), 0.8 / 3.0));
+        assert!(close(feed(&mut a, 20, 2), 1.6 / 3.0));
+        feed(&mut a, 10, 3);
+        feed(&mut a, 20, 4);
+        assert_eq!(a.probe().max_p, 1.0, "1.07 capped to 1");
+        for i in 0..40 {
+            feed(&mut a, 10, 5 + 2 * i);
+            let m = feed(&mut a, 0, 6 + 2 * i);
+            assert!(m >= 0.001, "{m}");
+        }
+        assert_eq!(a.probe().max_p, 0.001);
+        assert_eq!(feed(&mut a, 20, 100), 0.002, "and can recover");
+    }
+
+    #[test]
+    fn decisions_use_the_adapted_max_p() {
+        // Doubled to 0.2, then divided by 3; avg 10 then gives p_b = max_p * (10 - 5) / 10,
+        // read at count 0 where p_a = p_b.
+        let mut a = ared(0.1, AredVariant::feng());
+        feed(&mut a, 15, 0);
+        feed(&mut a, 0, 1);
+        assert!(close(a.probe().max_p, 0.2 / 3.0));
+        feed(&mut a, 10, 2);
+        assert!(close(a.probe().prob, 0.2 / 3.0 * 0.5), "{}", a.probe().prob);
+    }
+
+    #[test]
+    fn feng_factors_must_move_max_p_the_right_way() {
+        let params = RedParams::new(5.0, 15.0, 0.1, 10_000_000, 1000);
+        let bad = AredVariant::Feng { multiply_above: 0.5, divide_below: 3.0 };
+        assert!(AdaptiveRed::new(params.clone(), bad).unwrap_err().contains("multiply_above"));
+        let bad = RedParams { max_th: 1.0, ..params };
+        assert!(AdaptiveRed::new(bad, AredVariant::feng()).is_err());
+    }
+}

@@ -1,0 +1,429 @@
+//! RED: Random Early Detection (Floyd & Jacobson, "Random Early Detection Gateways for
+//! Congestion Avoidance", IEEE/ACM ToN 1(4), 1993), shaped like Linux `include/net/red.h`:
+//! configuration ([`RedParams`]) and mutable state ([`RedState`]) are separate, and the
+//! algorithm returns a [`Verdict`] that the router's signalling policy turns into a drop or
+//! a mark. There is no counters struct: the FIFO already counts signals by kind.
+//!
+//! Per arriving packet (F&J Fig. 2, the RTRED paper's equations (1)-(3)):
+//!
+//! - `avg <- (1 - w_q) avg + w_q q`, `q` the queue the packet finds (packets, or bytes /
+//!   `mean_pkt_bytes` in byte mode). If it finds the queue empty, idle since `t0`, `avg` first
+//!   decays as `avg <- (1 - w_q)^m avg`, `m = (now - t0) / s`, `s` the transmission time of a
+//!   mean-size packet. `m` is fractional: F&J ask for a linear function of the idle time;
+//!   ns-2 truncates it to an integer, which forgets idle periods shorter than one packet time.
+//!   As in ns-2 the arrival's own sample (`q = 0`) follows the decay.
+//! - `avg < min_th`: admit, `count = -1`, so the first packet past `min_th` has `count = 0`.
+//! - `min_th <= avg < max_th`: `count += 1`, `p_b = max_p (avg - min_th) / (max_th - min_th)`
+//!   (byte mode: `p_b *= size / mean_pkt_bytes`; F&J divide by the maximum packet size, ns-2
+//!   by the mean), `p_a = p_b / (1 - count p_b)`, at most 1; signal with probability `p_a`,
+//!   then `count = 0`. As in F&J's Fig. 2 and ns-2, `count` includes the arriving packet, so
+//!   at a fixed `avg` the gap between signals is uniform on `1..=1/p_b - 1` and the signal
+//!   rate is `2 p_b` (F&J's Section 7 analysis counts only earlier packets, which gives
+//!   `1..=1/p_b` and `2 p_b / (1 + p_b)`; the pseudo-code is what implementations follow).
+//! - `avg >= max_th`: forced signal, `count = 0`. Gentle RED (Floyd 2000, "Recommendation on
+//!   using the gentle variant of RED") instead takes `p_b = max_p + (1 - max_p)(avg - max_th)
+//!   / max_th` up to `2 max_th` with the same count rule, and forces only beyond.
+//! - `wait` is ns-2's `wait_` (`red.cc`, `modify_p`): no signal while `count p_b < 1`, then
+//!   `p_a = p_b / (2 - count p_b)` while `count p_b < 2`, then 1; gaps become uniform on
+//!   `1/p_b..=2/p_b - 1`.
+//!
+//! Not taken from ns-2: its "no signal while the queue holds at most one packet" rule and its
+//! skipping of the first packet after `avg` crosses `min_th` (neither is in the paper).
+
+use super::{Aqm, Occupancy, Probe, Verdict};
+use crate::sim::{Rng, SimTime};
+
+/// RED's configuration. Thresholds are in packets (of `mean_pkt_bytes` in byte mode).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RedParams {
+    pub min_th: f64,
+    pub max_th: f64,
+    /// Probability at `avg = max_th`; the starting value when a variant adapts it.
+    pub max_p: f64,
+    /// EWMA weight of each sample.
+    pub w_q: f64,
+    pub gentle: bool,
+    /// Queue measured in bytes, `p_b` scaled by packet size.
+    pub byte_mode: bool,
+    /// ns-2's `wait_` spacing between signals.
+    pub wait: bool,
+    /// Rate of the link the queue feeds, bit/s (idle-time correction).
+    pub link_bps: u64,
+    /// Mean packet size on the wire, bytes (idle-time correction and byte mode).
+    pub mean_pkt_bytes: u32,
+}
+
+impl RedParams {
+    /// F&J's RED with their recommended `w_q = 0.002`; gentle, byte mode and wait off.
+    pub fn new(min_th: f64, max_th: f64, max_p: f64, link_bps: u64, mean_pkt_bytes: u32) -> RedParams {
+        let (gentle, byte_mode, wait) = (false, false, false);
+        RedParams { min_th, max_th, max_p, w_q: 0.002, gentle, byte_mode, wait, link_bps, mean_pkt_bytes }
+    }
+
+    /// Rejects parameters the algorithm cannot run with, naming the field.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.min_th >= 0.0 && self.min_th < self.max_th && self.max_th.is_finite()) {
+            return Err(format!("RED needs 0 <= min_th < max_th (min_th = {}, max_th = {})", self.min_th, self.max_th));
+        }
+        if !(self.max_p > 0.0 && self.max_p <= 1.0) {
+            return Err(format!("RED max_p must be in (0, 1] (max_p = {})", self.max_p));
+        }
+        if !(self.w_q > 0.0 && self.w_q <= 1.0) {
+            return Err(format!("RED w_q must be in (0, 1] (w_q = {})", self.w_q));
+        }
+        if self.link_bps == 0 || self.mean_pkt_bytes == 0 {
+            return Err("RED link_bps and mean_pkt_bytes must be positive".into());
+        }
+        Ok(())
+    }
+}
+
+/// RED's mutable state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RedState {
+    /// Average queue, in the unit of the thresholds.
+    pub avg: f64,
+    /// Arrivals since the last signal (-1 while `avg < min_th`).
+    pub count: i64,
+    /// When the queue was last seen empty; only read while it is still empty.
+    pub idle_since: SimTime,
+    /// The `max_p` in force (changed by Adaptive RED and RTRED).
+    pub max_p: f64,
+    /// The signal probability computed for the last arrival.
+    pub prob: f64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Red {
+    params: RedParams,
+    state: RedState,
+}
+
+impl Red {
+    pub fn new(params: RedParams) -> Result<Red, String> {
+        params.validate()?;
+        let state = RedState { avg: 0.0, count: -1, idle_since: SimTime::ZERO, max_p: params.max_p, prob: 0.0 };
+        Ok(Red { params, state })
+    }
+    pub fn params(&self) -> &RedParams {
+        &self.params
+    }
+    pub fn state(&self) -> &RedState {
+        &self.state
+    }
+    /// For the variants that choose `max_p` before [`decide`](Self::decide).
+    pub(super) fn set_max_p(&mut self, max_p: f64) {
+        self.state.max_p = max_p;
+    }
+
+    /// The queue in the unit of the thresholds.
+    pub fn queue_len(&self, occ: Occupancy) -> f64 {
+        if self.params.byte_mode {
+            occ.bytes as f64 / self.params.mean_pkt_bytes as f64
+        } else {
+            occ.packets as f64
+        }
+    }
+
+    /// Updates `avg` for a packet arriving to `occ` (idle decay, then the EWMA sample).
+    pub fn update_avg(&mut self, occ: Occupancy, now: SimTime) {
+        let q = self.queue_len(occ);
+        let (p, s) = (&self.params, &mut self.state);
+        if occ.packets == 0 {
+            let pkt_time = p.mean_pkt_bytes as f64 * 8.0 / p.link_bps as f64;
+            let m = (now - s.idle_since).as_secs_f64() / pkt_time;
+            s.avg *= (1.0 - p.w_q).powf(m);
+            // If this packet is not queued the queue stays idle from now on.
+            s.idle_since = now;
+        }
+        s.avg = (1.0 - p.w_q) * s.avg + p.w_q * q;
+    }
+
+    /// RED's decision at the current `avg` and `max_p` for a packet of `pkt_bytes`.
+    pub fn decide(&mut self, pkt_bytes: u32, rng: &mut Rng) -> Verdict {
+        let (p, s) = (&self.params, &mut self.state);
+        if s.avg < p.min_th {
+            s.count = -1;
+            s.prob = 0.0;
+            return Verdict::Admit;
+        }
+        let p_b = if s.avg < p.max_th {
+            s.max_p * (s.avg - p.min_th) / (p.max_th - p.min_th)
+        } else if p.gentle && s.avg < 2.0 * p.max_th {
+            s.max_p + (1.0 - s.max_p) * (s.avg - p.max_th) / p.max_th
+        } else {
+            s.count = 0;
+            s.prob = 1.0;
+            return Verdict::Forced;
+        };
+        let p_b = if p.byte_mode { p_b * pkt_bytes as f64 / p.mean_pkt_bytes as f64 } else { p_b };
+        s.count += 1;
+        s.prob = spread(p_b, s.count, p.wait);
+        if rng.bernoulli(s.prob) {
+            s.count = 0;
+            Verdict::Early
+        } else {
+            Verdict::Admit
+        }
+    }
+}
+
+/// `p_a` from `p_b`: grows with `count` so that signals are evenly spaced, not geometric.
+fn spread(p_b: f64, count: i64, wait: bool) -> f64 {
+    let c = count as f64 * p_b;
+    let p_a = match (wait, c) {
+        (false, c) if c < 1.0 => p_b / (1.0 - c),
+        (true, c) if c < 1.0 => 0.0,
+        (true, c) if c < 2.0 => p_b / (2.0 - c),
+        _ => 1.0,
+    };
+    p_a.min(1.0)
+}
+
+impl Aqm for Red {
+    fn on_arrival(&mut self, occ: Occupancy, pkt_bytes: u32, now: SimTime, rng: &mut Rng) -> Verdict {
+        self.update_avg(occ, now);
+        self.decide(pkt_bytes, rng)
+    }
+    fn on_departure(&mut self, occ: Occupancy, now: SimTime) {
+        if occ.packets == 0 {
+            self.state.idle_since = now;
+        }
+    }
+    fn probe(&self) -> Probe {
+        Probe { avg: self.state.avg, max_p: self.state.max_p, prob: self.state.prob }
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+
+    /// An occupancy of `packets` packets of 1000 bytes.
+    pub fn occ(packets: u32) -> Occupancy {
+        Occupancy { packets, bytes: packets as u64 * 1000 }
+    }
+    pub fn at_ms(ms: u64) -> SimTime {
+        SimTime(ms * 1_000_000)
+    }
+
+    /// min_th 5, max_th 15, w_q = 1 so that avg is the queue the packet finds.
+    fn instant(max_p: f64) -> Red {
+        Red::new(RedParams { w_q: 1.0, ..RedParams::new(5.0, 15.0, max_p, 10_000_000, 1000) }).unwrap()
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
+    #[test]
+    fn average_is_the_ewma_of_the_queue_seen_by_arrivals() {
+        let mut red = Red::new(RedParams { w_q: 0.5, ..RedParams::new(50.0, 60.0, 0.1, 10_000_000, 1000) }).unwrap();
+        let mut rng = Rng::from_seed(1);
+        for q in [2, 4, 8, 8] {
+            red.on_arrival(occ(q), 1000, SimTime::ZERO, &mut rng);
+        }
+        // 0 -> 1 -> 2.5 -> 5.25 -> 6.625
+        assert!(close(red.state().avg, 6.625), "{}", red.state().avg);
+        assert_eq!(red.state().count, -1);
+    }
+
+    #[test]
+    fn below_min_th_admits_and_parks_count() {
+        let mut red = instant(0.1);
+        let mut rng = Rng::from_seed(1);
+        for _ in 0..1000 {
+            assert_eq!(red.on_arrival(occ(4), 1000, SimTime::ZERO, &mut rng), Verdict::Admit);
+        }
+        assert_eq!(red.state().count, -1);
+        assert_eq!(red.probe().prob, 0.0);
+    }
+
+    #[test]
+    fn p_a_follows_equations_2_and_3_with_count_growth() {
+        let mut red = instant(0.1);
+        let mut rng = Rng::from_seed(7);
+        red.on_arrival(occ(0), 1000, SimTime::ZERO, &mut rng);
+        let p_b = 0.1 * (12.0 - 5.0) / (15.0 - 5.0);
+        let (mut count, mut signals) = (-1i64, 0);
+        for _ in 0..10_000 {
+            let v = red.on_arrival(occ(12), 1000, SimTime::ZERO, &mut rng);
+            count += 1;
+            let c = count as f64 * p_b;
+            let p_a = if c < 1.0 { (p_b / (1.0 - c)).min(1.0) } else { 1.0 };
+            assert!(close(red.probe().prob, p_a), "count {count}: {} vs {p_a}", red.probe().prob);
+            if v == Verdict::Early {
+                signals += 1;
+                count = 0;
+            }
+            assert_eq!(red.state().count, count, "count resets to 0 after a signal only");
+        }
+        assert!(signals > 1000);
+    }
+
+    #[test]
+    fn spread_values() {
+        // Equation (3), p_b = 0.05.
+        assert!(close(spread(0.05, 0, false), 0.05));
+        assert!(close(spread(0.05, 10, false), 0.1));
+        assert!(close(spread(0.05, 18, false), 0.5));
+        assert!(spread(0.05, 19, false) > 1.0 - 1e-9);
+        assert_eq!(spread(0.05, 25, false), 1.0);
+        // ns-2 wait_, p_b = 0.1.
+        assert_eq!(spread(0.1, 9, true), 0.0);
+        assert!(close(spread(0.1, 10, true), 0.1));
+        assert!(close(spread(0.1, 15, true), 0.2));
+        assert_eq!(spread(0.1, 20, true), 1.0);
+        // A byte-mode p_b above 1 is still a probability.
+        assert_eq!(spread(1.5, 0, false), 1.0);
+    }
+
+    #[test]
+    fn idle_time_decays_the_average_per_mean_packet_time() {
+        // 125-byte packets at 1 Mb/s take 1 ms.
+        let w = 0.1;
+        let mut red = Red::new(RedParams { w_q: w, ..RedParams::new(50.0, 60.0, 0.1, 1_000_000, 125) }).unwrap();
+        let mut rng = Rng::from_seed(1);
+        red.state.avg = 8.0;
+        red.on_departure(occ(0), at_ms(1000));
+        red.on_arrival(occ(0), 125, at_ms(1010), &mut rng);
+        // Ten packet times of decay, then the arrival's own sample of 0.
+        let expected = 8.0 * (1.0 - w).powi(10) * (1.0 - w);
+        assert!(close(red.state().avg, expected), "{} vs {expected}", red.state().avg);
+
+        // m is fractional: 2.5 ms idle.
+        red.state.avg = 8.0;
+        red.on_departure(occ(0), at_ms(2000));
+        red.on_arrival(occ(0), 125, SimTime(2_002_500_000), &mut rng);
+        let expected = 8.0 * (1.0 - w).powf(2.5) * (1.0 - w);
+        assert!(close(red.state().avg, expected), "{} vs {expected}", red.state().avg);
+    }
+
+    #[test]
+    fn idle_decay_only_for_arrivals_to_an_empty_queue() {
+        let w = 0.1;
+        let mut red = Red::new(RedParams { w_q: w, ..RedParams::new(50.0, 60.0, 0.1, 1_000_000, 125) }).unwrap();
+        let mut rng = Rng::from_seed(1);
+        red.state.avg = 8.0;
+        red.on_departure(occ(0), at_ms(0));
+        red.on_departure(occ(3), at_ms(5)); // busy again: no new idle period
+        red.on_arrival(occ(3), 125, at_ms(20), &mut rng);
+        assert!(close(red.state().avg, 0.9 * 8.0 + 0.1 * 3.0));
+
+        // An arrival to an empty queue that is not queued leaves it idle from that instant.
+        red.state.avg = 8.0;
+        red.on_departure(occ(0), at_ms(100));
+        red.on_arrival(occ(0), 125, at_ms(104), &mut rng);
+        red.on_arrival(occ(0), 125, at_ms(110), &mut rng);
+        let expected = 8.0 * (1.0 - w).powi(4 + 1 + 6 + 1);
+        assert!(close(red.state().avg, expected), "{} vs {expected}", red.state().avg);
+    }
+
+    #[test]
+    fn above_max_th_forces_unless_gentle() {
+        let mut red = instant(0.1);
+        let mut rng = Rng::from_seed(1);
+        red.on_arrival(occ(12), 1000, SimTime::ZERO, &mut rng);
+        for q in [15, 16, 40] {
+            assert_eq!(red.on_arrival(occ(q), 1000, SimTime::ZERO, &mut rng), Verdict::Forced);
+            assert_eq!(red.state().count, 0);
+            assert_eq!(red.probe().prob, 1.0);
+        }
+    }
+
+    #[test]
+    fn gentle_slope_from_max_p_at_max_th_to_one_at_twice_max_th() {
+        let params = RedParams { w_q: 1.0, gentle: true, ..RedParams::new(4.0, 10.0, 0.1, 10_000_000, 1000) };
+        let mut rng = Rng::from_seed(1);
+        // p_b = max_p + (1 - max_p)(avg - max_th) / max_th, read at count 0 (p_a = p_b).
+        for (q, p_b) in [(10, 0.1), (15, 0.1 + 0.9 * 0.5), (19, 0.1 + 0.9 * 0.9)] {
+            let mut red = Red::new(params.clone()).unwrap();
+            red.on_arrival(occ(q), 1000, SimTime::ZERO, &mut rng);
+            assert!(close(red.probe().prob, p_b), "q {q}: {} vs {p_b}", red.probe().prob);
+        }
+        let mut red = Red::new(params).unwrap();
+        assert_eq!(red.on_arrival(occ(20), 1000, SimTime::ZERO, &mut rng), Verdict::Forced);
+        assert_eq!(red.on_arrival(occ(35), 1000, SimTime::ZERO, &mut rng), Verdict::Forced);
+    }
+
+    #[test]
+    fn byte_mode_measures_bytes_and_scales_p_b_by_size() {
+        let params = RedParams { w_q: 1.0, byte_mode: true, ..RedParams::new(5.0, 15.0, 0.1, 10_000_000, 500) };
+        let mut rng = Rng::from_seed(1);
+        // 5000 bytes = 10 mean-size packets: p_b = 0.05 for a mean-size packet.
+        let found = Occupancy { packets: 3, bytes: 5000 };
+        for (size, p_b) in [(500, 0.05), (1000, 0.1), (250, 0.025)] {
+            let mut red = Red::new(params.clone()).unwrap();
+            red.on_arrival(found, size, SimTime::ZERO, &mut rng);
+            assert!(close(red.state().avg, 10.0));
+            assert!(close(red.probe().prob, p_b), "size {size}: {}", red.probe().prob);
+        }
+    }
+
+    /// Gaps between signals at a fixed avg, in arrivals.
+    fn gaps(red: &mut Red, arrivals: usize, seed: u64) -> Vec<usize> {
+        let mut rng = Rng::from_seed(seed);
+        let (mut gaps, mut since) = (Vec::new(), 0);
+        for _ in 0..arrivals {
+            since += 1;
+            if red.on_arrival(occ(10), 1000, SimTime::ZERO, &mut rng) == Verdict::Early {
+                gaps.push(since);
+                since = 0;
+            }
+        }
+        gaps.remove(0); // the first gap starts from count = -1
+        gaps
+    }
+
+    /// Checks that gaps are uniform on lo..=hi: the range, the mean, and each value's share.
+    fn assert_uniform(gaps: &[usize], lo: usize, hi: usize) {
+        assert_eq!(*gaps.iter().min().unwrap(), lo);
+        assert_eq!(*gaps.iter().max().unwrap(), hi);
+        let n = gaps.len() as f64;
+        let mean = gaps.iter().sum::<usize>() as f64 / n;
+        let expected = (lo + hi) as f64 / 2.0;
+        assert!((mean / expected - 1.0).abs() < 0.01, "mean gap {mean} vs {expected}");
+        let share = n / (hi - lo + 1) as f64;
+        for g in lo..=hi {
+            let seen = gaps.iter().filter(|x| **x == g).count() as f64;
+            assert!((seen / share - 1.0).abs() < 0.15, "gap {g}: {seen} vs {share}");
+        }
+    }
+
+    #[test]
+    fn signals_are_uniformly_spaced_at_a_fixed_average() {
+        // avg 10 between 5 and 15 with max_p 0.1: p_b = 0.05. Gaps are uniform on 1..=19, so
+        // the rate is 1/10 = 2 p_b, where independent coin flips would give geometric gaps.
+        let gaps = gaps(&mut instant(0.1), 600_000, 3);
+        assert_uniform(&gaps, 1, 19);
+        let rate = gaps.len() as f64 / gaps.iter().sum::<usize>() as f64;
+        assert!((rate / 0.1 - 1.0).abs() < 0.01, "rate {rate}");
+    }
+
+    #[test]
+    fn wait_spaces_signals_between_one_and_two_over_p_b() {
+        let mut red = instant(0.1);
+        red.params.wait = true;
+        assert_uniform(&gaps(&mut red, 1_000_000, 4), 20, 39);
+    }
+
+    #[test]
+    fn invalid_parameters_are_rejected_with_the_field_named() {
+        let ok = RedParams::new(5.0, 15.0, 0.1, 1_000_000, 500);
+        assert!(Red::new(ok.clone()).is_ok());
+        let cases = [
+            (RedParams { min_th: 20.0, ..ok.clone() }, "min_th"),
+            (RedParams { max_th: 5.0, ..ok.clone() }, "max_th"),
+            (RedParams { max_p: 0.0, ..ok.clone() }, "max_p"),
+            (RedParams { max_p: 1.5, ..ok.clone() }, "max_p"),
+            (RedParams { w_q: 0.0, ..ok.clone() }, "w_q"),
+            (RedParams { w_q: f64::NAN, ..ok.clone() }, "w_q"),
+            (RedParams { link_bps: 0, ..ok.clone() }, "link_bps"),
+            (RedParams { mean_pkt_bytes: 0, ..ok }, "mean_pkt_bytes"),
+        ];
+        for (params, field) in cases {
+            let err = Red::new(params).unwrap_err();
+            assert!(err.contains(field), "{err}");
+        }
+    }
+}
