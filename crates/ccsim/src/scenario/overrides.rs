@@ -3,7 +3,7 @@
 //! A path is dot-separated; an array element is chosen by index (`flows.0.count` or
 //! `flows[0].count`) or by its `name` (`flows.g1.count`). The value is read as a TOML value
 //! (`10`, `0.5`, `true`, `"text"`, `[1, 2]`) and taken as a plain string if it is not one
-//! (`100Mbps`).
+//! (`100Mbps`). An empty value (`key.path=`) removes the key.
 
 use toml::Value;
 
@@ -11,7 +11,7 @@ use toml::Value;
 pub fn apply(root: &mut Value, spec: &str) -> Result<(), String> {
     let (path, raw) = spec.split_once('=').ok_or_else(|| format!("override {spec:?} is not of the form key.path=value"))?;
     let path = path.trim().replace('[', ".").replace(']', "");
-    let value = parse_value(raw.trim());
+    let value = (!raw.trim().is_empty()).then(|| parse_value(raw.trim()));
     let keys: Vec<&str> = path.split('.').filter(|k| !k.is_empty()).collect();
     if keys.is_empty() {
         return Err(format!("override {spec:?} has an empty key path"));
@@ -23,7 +23,10 @@ pub fn apply(root: &mut Value, spec: &str) -> Result<(), String> {
         at = match at {
             Value::Table(t) => {
                 if last {
-                    t.insert(key.to_string(), value);
+                    match value {
+                        Some(v) => t.insert(key.to_string(), v),
+                        None => t.remove(*key),
+                    };
                     return Ok(());
                 }
                 t.entry(key.to_string()).or_insert_with(|| Value::Table(Default::default()))
@@ -37,11 +40,19 @@ pub fn apply(root: &mut Value, spec: &str) -> Result<(), String> {
                         .ok_or_else(|| format!("override {spec:?}: no element named {key:?} in {here}"))?,
                 };
                 let len = a.len();
-                let elem = a.get_mut(idx).ok_or_else(|| format!("override {spec:?}: index {idx} out of range for {here} ({len} elements)"))?;
+                if idx >= len {
+                    return Err(format!("override {spec:?}: index {idx} out of range for {here} ({len} elements)"));
+                }
                 if last {
-                    *elem = value;
+                    match value {
+                        Some(v) => a[idx] = v,
+                        None => {
+                            a.remove(idx);
+                        }
+                    }
                     return Ok(());
                 }
+                let elem = &mut a[idx];
                 elem
             }
             _ => return Err(format!("override {spec:?}: {here} is not a table or an array")),
@@ -76,6 +87,8 @@ mod tests {
         assert_eq!(d["flows"][1]["count"].as_integer(), Some(3));
         assert_eq!(d["flows"][0]["tcp"]["mss"].as_integer(), Some(512));
         assert_eq!(d["duration"].as_str(), Some("20s"));
+        apply(&mut d, "flows.0.count=").unwrap();
+        assert!(d["flows"][0].get("count").is_none(), "an empty value removes the key");
     }
 
     #[test]

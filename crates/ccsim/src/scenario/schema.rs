@@ -84,7 +84,8 @@ pub struct LinkSpec {
     #[serde(default)]
     pub to: Option<String>,
     pub rate: Rate,
-    pub delay: Duration,
+    /// Propagation delay; a distribution draws one value per link (both directions).
+    pub delay: TimeDist,
     #[serde(default = "one_u32")]
     pub cost: u32,
     /// Probability that a packet is lost on the wire.
@@ -105,9 +106,42 @@ fn one_u32() -> u32 {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
-    /// `droptail` (default).
+    /// `droptail` (default), `red`, `ared` (Adaptive RED) or `rtred`.
     #[serde(default)]
     pub discipline: Option<String>,
+    /// RED family: thresholds in packets (mean-size packets in byte mode).
+    #[serde(default)]
+    pub min_th: Option<f64>,
+    #[serde(default)]
+    pub max_th: Option<f64>,
+    /// RED family: maximum early-signal probability (the initial value for ARED and RTRED).
+    #[serde(default)]
+    pub max_p: Option<f64>,
+    /// RED family: EWMA weight of the average queue (default 0.002).
+    #[serde(default)]
+    pub w_q: Option<f64>,
+    /// RED family: gentle slope from max_p to 1 between max_th and 2 max_th (default false).
+    #[serde(default)]
+    pub gentle: Option<bool>,
+    /// RED family: ns-2's `wait_` spacing between signals (default false).
+    #[serde(default)]
+    pub wait: Option<bool>,
+    /// RED family: queue measured in bytes, probability scaled by packet size (default false).
+    #[serde(default)]
+    pub byte_mode: Option<bool>,
+    /// RED family: mean packet size on the wire, bytes, for idle-time decay and byte mode
+    /// (default 1000).
+    #[serde(default)]
+    pub mean_packet_size: Option<u32>,
+    /// ARED: `fgs` (Floyd, Gummadi, Shenker 2001; default) or `feng` (Feng et al. 1999).
+    #[serde(default)]
+    pub adapt: Option<String>,
+    /// ARED `fgs`: adaptation interval (default 0.5 s).
+    #[serde(default)]
+    pub interval: Option<Duration>,
+    /// RTRED: the risk threshold on the actual queue, packets.
+    #[serde(default)]
+    pub risk_th: Option<f64>,
     /// Buffer limit in packets (default 100).
     #[serde(default)]
     pub limit: Option<u32>,

@@ -20,7 +20,7 @@ impl SimTime {
         SimTime(Dur::from_secs_f64(s).0)
     }
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        self.0 as f64 / 1e9
     }
     pub fn as_nanos(self) -> u64 {
         self.0
@@ -55,7 +55,7 @@ impl Dur {
         }
     }
     pub fn as_secs_f64(self) -> f64 {
-        self.0 as f64 * 1e-9
+        self.0 as f64 / 1e9
     }
     pub fn as_nanos(self) -> u64 {
         self.0
