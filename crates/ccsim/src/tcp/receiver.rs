@@ -84,6 +84,10 @@ impl TcpReceiver {
     pub fn delack_deadline(&self) -> Option<SimTime> {
         self.delack_deadline
     }
+    /// DAS: the TTL of the last in-order packet (None until one arrives or with DAS off).
+    pub fn last_in_order_ttl(&self) -> Option<u8> {
+        self.last_in_order_ttl
+    }
     /// Whether `seq..seq+len` has been received (in order or buffered).
     pub fn has_received(&self, seq: Seq, len: u32) -> bool {
         let end = seq + len;
@@ -327,5 +331,72 @@ mod tests {
         r.on_data(&at(0), SimTime::ZERO, &mut out);
         assert_eq!(r.rcv_nxt(), Seq(isn.wrapping_add(3 * MSS)));
         assert_eq!(r.stats.delivered_bytes, 3 * MSS as u64);
+    }
+
+    // The DAS paper's Fig. 5/6: pkt_0..pkt_4 travel the backup path (TTL 61), pkt_5 and
+    // later the primary (TTL 62); everything before pkt_0 arrived in order over the backup.
+    // Segment k here is pkt_(k - 10), so pkt_0 is segment 10.
+    const BACKUP: u8 = 61;
+    const PRIMARY: u8 = 62;
+
+    fn das_receiver_after_backup_prefix() -> TcpReceiver {
+        let mut r = receiver(ReceiverConfig { das: true, ..ReceiverConfig::default() });
+        let prefix: Vec<(u32, u8)> = (0..10).map(|i| (i, BACKUP)).collect();
+        acks(&mut r, &prefix);
+        r
+    }
+
+    #[test]
+    fn das_fig6a_path_switch_sends_no_duplicate_ack() {
+        let mut r = das_receiver_after_backup_prefix();
+        let sent = acks(&mut r, &[(15, PRIMARY), (16, PRIMARY), (17, PRIMARY), (10, BACKUP), (11, BACKUP), (12, BACKUP), (13, BACKUP), (14, BACKUP)]);
+        // ack_k acknowledges pkt_k, i.e. asks for segment k + 11.
+        assert_eq!(sent, vec![11, 12, 13, 14, 18]);
+        assert_eq!(r.stats.dupacks_sent, 0);
+        assert_eq!(r.stats.dupacks_suppressed, 3);
+    }
+
+    #[test]
+    fn das_fig6b_loss_on_the_backup_path_still_gets_duplicate_acks() {
+        let mut r = das_receiver_after_backup_prefix();
+        // pkt_1 is lost on the backup path.
+        let sent = acks(&mut r, &[(15, PRIMARY), (16, PRIMARY), (17, PRIMARY), (10, BACKUP), (12, BACKUP), (13, BACKUP), (14, BACKUP)]);
+        assert_eq!(sent, vec![11, 11, 11, 11], "ack_0, then three duplicates of ack_0");
+        assert_eq!(r.stats.dupacks_sent, 3);
+    }
+
+    #[test]
+    fn das_fig6c_pseudocode_keeps_suppressing_after_a_primary_path_loss() {
+        // pkt_5 is lost on the primary path. The paper says the receiver "will go back to
+        // normal" once the delayed packets are in and send ack_5 duplicates; its pseudocode,
+        // which this receiver follows exactly, does not: last_in_order_ttl stays at the
+        // backup TTL, so every later primary packet (higher TTL) is suppressed, and the loss
+        // is left to the retransmission timeout.
+        let mut r = das_receiver_after_backup_prefix();
+        let sent = acks(&mut r, &[(16, PRIMARY), (17, PRIMARY), (10, BACKUP), (11, BACKUP), (12, BACKUP), (13, BACKUP), (14, BACKUP), (18, PRIMARY), (19, PRIMARY), (20, PRIMARY)]);
+        assert_eq!(sent, vec![11, 12, 13, 14, 15]);
+        assert_eq!(r.stats.dupacks_suppressed, 5);
+        // Without DAS the same arrivals give ack_5 duplicates (and the two earlier ones).
+        let mut plain = receiver(ReceiverConfig::default());
+        acks(&mut plain, &(0..10).map(|i| (i, BACKUP)).collect::<Vec<_>>());
+        let sent = acks(&mut plain, &[(16, PRIMARY), (17, PRIMARY), (10, BACKUP), (11, BACKUP), (12, BACKUP), (13, BACKUP), (14, BACKUP), (18, PRIMARY), (19, PRIMARY), (20, PRIMARY)]);
+        assert_eq!(sent, vec![10, 10, 11, 12, 13, 14, 15, 15, 15, 15]);
+    }
+
+    #[test]
+    fn das_equal_ttl_with_suppression_on_sends_the_duplicate_and_clears_the_flag() {
+        // Pseudocode lines 9-10.
+        let mut r = das_receiver_after_backup_prefix();
+        let sent = acks(&mut r, &[(12, PRIMARY), (13, BACKUP), (14, BACKUP)]);
+        assert_eq!(sent, vec![10, 10], "the first is suppressed, equal-TTL ones are not");
+        assert!(!r.dup_ack_suppress);
+    }
+
+    #[test]
+    fn das_with_delayed_acks_suppresses_only_duplicates() {
+        let cfg = ReceiverConfig { das: true, delayed_ack: Some(Dur::from_millis(100)), ..ReceiverConfig::default() };
+        let mut r = receiver(cfg);
+        assert_eq!(acks(&mut r, &[(0, BACKUP), (1, BACKUP)]), vec![2]);
+        assert_eq!(acks(&mut r, &[(3, PRIMARY), (2, BACKUP)]), vec![4], "suppressed duplicate, then the gap-filling ACK at once");
     }
 }
