@@ -1,0 +1,99 @@
+//! RED and ECN end to end: the closed-form drop rate of RED at its steady-state average,
+//! and RFC 3168 behaviour through an ECN-marking RED router.
+
+mod common;
+use common::*;
+
+fn dumbbell(queue: &str, flows: &str, duration: &str) -> String {
+    format!(
+        r#"
+duration = "{duration}"
+warmup = "20s"
+hosts = ["S{{1..20}}", "D{{1..20}}"]
+routers = ["R1", "R2"]
+[[links]]
+between = ["S{{1..20}}", "R1"]
+rate = "100Mbps"
+delay = {{ uniform = ["1ms", "10ms"] }}
+[[links]]
+between = ["R1", "R2"]
+rate = "10Mbps"
+delay = "20ms"
+queue = {queue}
+[[links]]
+between = ["R2", "D{{1..20}}"]
+rate = "100Mbps"
+delay = "1ms"
+{flows}
+[[series]]
+kind = "queue_avg"
+link = "R1->R2"
+interval = "10ms"
+"#
+    )
+}
+
+/// Expected fraction of arrivals signalled by RED's count rule at a fixed p_b: with
+/// p_a = p_b / (1 - count p_b), P(no signal in the first k arrivals) = (1 - (k+1) p_b) / (1 - p_b),
+/// and the signal rate is 1 / E[gap].
+fn signal_rate(p_b: f64) -> f64 {
+    if p_b <= 0.0 {
+        return 0.0;
+    }
+    let mut mean_gap = 0.0;
+    let mut k = 0.0;
+    loop {
+        let survive = (1.0 - (k + 1.0) * p_b) / (1.0 - p_b);
+        if survive <= 0.0 {
+            break;
+        }
+        mean_gap += survive;
+        k += 1.0;
+    }
+    1.0 / (mean_gap + 1.0)
+}
+
+#[test]
+fn red_steady_state_average_and_drop_rate_match_the_closed_form() {
+    let (min_th, max_th, max_p) = (20.0, 80.0, 0.1);
+    let queue = format!("{{ discipline = \"red\", limit = 300, min_th = {min_th}, max_th = {max_th}, max_p = {max_p}, mean_packet_size = 1040 }}");
+    let flows = "[[flows]]\nfrom = \"S{1..20}\"\nto = \"D{1..20}\"\nstart = { uniform = [\"0s\", \"1s\"] }\ntcp = { mss = 1000 }";
+    let (_, r) = run(&dumbbell(&queue, flows, "120s"));
+    let q = r.queues.iter().find(|q| q.link == "R1->R2").unwrap();
+    let avg = &r.series[0];
+    let samples: Vec<f64> = avg.t.iter().zip(&avg.value).filter(|(t, _)| **t >= 20.0).map(|(_, v)| *v).collect();
+    let mean_avg = samples.iter().sum::<f64>() / samples.len() as f64;
+    assert!(mean_avg > min_th && mean_avg < max_th, "average queue {mean_avg} outside [{min_th}, {max_th}]");
+    let expected: f64 = samples.iter().map(|a| signal_rate(max_p * ((a - min_th) / (max_th - min_th)).clamp(0.0, 1.0))).sum::<f64>() / samples.len() as f64;
+    let measured = q.drops_early as f64 / q.arrivals as f64;
+    assert_eq!(q.drops_overflow + q.drops_forced, 0, "only early drops in steady state");
+    eprintln!("RED: avg {mean_avg:.2}, measured drop rate {measured:.5}, closed form {expected:.5}");
+    assert!((measured / expected - 1.0).abs() < 0.2, "measured drop rate {measured:.5}, closed form {expected:.5} at avg {mean_avg:.1}");
+}
+
+#[test]
+fn ecn_flows_get_marks_and_halve_without_loss_while_others_get_drops() {
+    let queue = "{ discipline = \"red\", signal = \"ecn\", limit = 300, min_th = 20, max_th = 80, max_p = 0.1, mean_packet_size = 1040 }";
+    let flows = "[[flows]]\nname = \"ecn\"\nfrom = \"S{1..10}\"\nto = \"D{1..10}\"\nstart = { uniform = [\"0s\", \"1s\"] }\ntcp = { ecn = true }\n\
+                 [[flows]]\nname = \"plain\"\nfrom = \"S{11..20}\"\nto = \"D{11..20}\"\nstart = { uniform = [\"0s\", \"1s\"] }";
+    let (sim, r) = run(&dumbbell(queue, flows, "60s"));
+    let q = r.queues.iter().find(|q| q.link == "R1->R2").unwrap();
+    assert!(q.marks_early > 0 && q.drops_early > 0, "marks for ECT packets, drops for the others: {q:?}");
+    assert_eq!(q.drops_overflow, 0);
+    for f in r.flows.iter().filter(|f| f.group == "ecn") {
+        assert!(f.ecn_reductions > 0, "{} never reduced on ECE", f.flow);
+        assert_eq!(f.retransmitted_packets, 0, "{} lost packets although every early signal is a mark", f.flow);
+    }
+    for f in r.flows.iter().filter(|f| f.group == "plain") {
+        assert_eq!(f.ecn_reductions, 0);
+        assert!(f.fast_retransmits > 0, "{} was signalled by drops", f.flow);
+    }
+    // The receiver saw CE marks and the sender reduced at most once per window: never more
+    // reductions than marked packets, and at most one per round trip.
+    for (i, f) in sim.flows.iter().enumerate().take(10) {
+        let (tx, rx) = (f.sender().unwrap(), f.receiver().unwrap());
+        assert!(rx.stats.ce_received >= tx.stats.ecn_reductions, "flow {i}");
+        let rtt = r.flows[i].mean_rtt_ms / 1e3;
+        assert!((tx.stats.ecn_reductions as f64) <= 60.0 / rtt, "flow {i}: more than one reduction per round trip");
+    }
+}
