@@ -230,3 +230,23 @@ def test_to_pandas(res):
     frames = res.to_pandas()
     assert set(frames) == {"flows", "queues", "links", "nodes", "series"}
     assert len(frames["flows"]) == 10
+
+
+def test_run_until_releases_the_gil():
+    import threading
+    import time
+
+    # About a second of work: 1000 s of the dumbbell (tens of millions of events).
+    sim = ccsim.Simulation(DUMBBELL.read_text(), "dumbbell.toml", ["duration=1000s"], None)
+    worker = threading.Thread(target=sim.run_until, args=(math.inf,))
+    ticks = 0
+    started = time.perf_counter()
+    worker.start()
+    while worker.is_alive():
+        ticks += 1
+        time.sleep(0.005)
+    elapsed = time.perf_counter() - started
+    assert sim.now == 1000.0
+    # With the GIL held for the whole run this thread would hardly get to run at all.
+    if elapsed > 0.3:
+        assert ticks >= 20, (ticks, elapsed)
