@@ -19,6 +19,12 @@ create_exception!(
     "A problem with a scenario, located by file and field path.\n\nAttributes: `origin` (the file, or \"<string>\"), `path` (the field path such as `links[2].rate`, empty for whole-file problems) and `message`. `str()` gives `origin: path: message`."
 );
 
+/// Seconds, correctly rounded (`SimTime::as_secs_f64` multiplies by 1e-9, which is not exact:
+/// 1000 s would read 1000.0000000000001).
+fn secs(t: SimTime) -> f64 {
+    t.as_nanos() as f64 / 1e9
+}
+
 fn scenario_error(py: Python<'_>, e: ccsim::scenario::ScenarioError) -> PyErr {
     let err = ScenarioError::new_err(e.to_string());
     let value = err.value(py);
@@ -64,7 +70,7 @@ impl Simulation {
         if seconds.is_nan() {
             return Err(PyValueError::new_err("run_until: time is NaN"));
         }
-        let t = if seconds >= self.sim.stop_at.as_secs_f64() { self.sim.stop_at } else { SimTime::from_secs_f64(seconds) };
+        let t = if seconds >= secs(self.sim.stop_at) { self.sim.stop_at } else { SimTime::from_secs_f64(seconds) };
         let sim = &mut self.sim;
         py.detach(move || sim.run_until(t));
         Ok(())
@@ -73,13 +79,13 @@ impl Simulation {
     /// Current simulated time, seconds.
     #[getter]
     fn now(&self) -> f64 {
-        self.sim.now.as_secs_f64()
+        secs(self.sim.now)
     }
 
     /// The scenario's stop time (its duration), seconds.
     #[getter]
     fn stop_time(&self) -> f64 {
-        self.sim.stop_at.as_secs_f64()
+        secs(self.sim.stop_at)
     }
 
     /// Events handled so far.
