@@ -1,0 +1,120 @@
+//! Python bindings of ccsim: a scenario goes in, a JSON report comes out.
+//!
+//! This crate holds no simulation logic. It builds a [`ccsim::engine::Simulation`] from
+//! scenario text, runs it in steps with the GIL released, and hands back
+//! [`ccsim::report::Report`] as JSON; everything else (results tables, CLI, progress) lives in
+//! the Python package `ccsim`.
+
+use ccsim::engine;
+use ccsim::report::Report;
+use ccsim::sim::SimTime;
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+create_exception!(
+    ccsim,
+    ScenarioError,
+    PyValueError,
+    "A problem with a scenario, located by file and field path.\n\nAttributes: `origin` (the file, or \"<string>\"), `path` (the field path such as `links[2].rate`, empty for whole-file problems) and `message`. `str()` gives `origin: path: message`."
+);
+
+/// Seconds, correctly rounded (`SimTime::as_secs_f64` multiplies by 1e-9, which is not exact:
+/// 1000 s would read 1000.0000000000001).
+fn secs(t: SimTime) -> f64 {
+    t.as_nanos() as f64 / 1e9
+}
+
+fn scenario_error(py: Python<'_>, e: ccsim::scenario::ScenarioError) -> PyErr {
+    let err = ScenarioError::new_err(e.to_string());
+    let value = err.value(py);
+    let set = || -> PyResult<()> {
+        value.setattr("origin", &e.origin)?;
+        value.setattr("path", &e.path)?;
+        value.setattr("message", &e.message)?;
+        Ok(())
+    };
+    match set() {
+        Ok(()) => err,
+        Err(other) => other,
+    }
+}
+
+/// A simulation built from a scenario, run forward in steps.
+///
+/// `Simulation(text, origin, overrides, seed)`: `text` is the scenario (TOML), `origin` the
+/// name used in error messages (a file name or "<string>"), `overrides` a list of
+/// `key.path=value` strings, `seed` an integer that replaces the scenario's seed, or None.
+#[pyclass(module = "ccsim._core")]
+struct Simulation {
+    sim: engine::Simulation,
+}
+
+#[pymethods]
+impl Simulation {
+    #[new]
+    #[pyo3(signature = (text, origin = "<string>", overrides = Vec::new(), seed = None))]
+    fn new(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>, seed: Option<u64>) -> PyResult<Simulation> {
+        let text = text.to_owned();
+        let origin_owned = origin.to_owned();
+        let built = py.detach(move || ccsim::scenario::load(&text, &origin_owned, &overrides, seed));
+        match built {
+            Ok(sim) => Ok(Simulation { sim }),
+            Err(e) => Err(scenario_error(py, e)),
+        }
+    }
+
+    /// Runs until simulated time `seconds` (or the stop time, whichever is earlier), with the
+    /// GIL released. `math.inf` runs to the end.
+    fn run_until(&mut self, py: Python<'_>, seconds: f64) -> PyResult<()> {
+        if seconds.is_nan() {
+            return Err(PyValueError::new_err("run_until: time is NaN"));
+        }
+        let t = if seconds >= secs(self.sim.stop_at) { self.sim.stop_at } else { SimTime::from_secs_f64(seconds) };
+        let sim = &mut self.sim;
+        py.detach(move || sim.run_until(t));
+        Ok(())
+    }
+
+    /// Current simulated time, seconds.
+    #[getter]
+    fn now(&self) -> f64 {
+        secs(self.sim.now)
+    }
+
+    /// The scenario's stop time (its duration), seconds.
+    #[getter]
+    fn stop_time(&self) -> f64 {
+        secs(self.sim.stop_at)
+    }
+
+    /// Events handled so far.
+    #[getter]
+    fn events_processed(&self) -> u64 {
+        self.sim.events_processed
+    }
+
+    /// The report (measured from the end of the warm-up to now) as a JSON string.
+    fn report_json(&mut self, py: Python<'_>) -> String {
+        let sim = &mut self.sim;
+        py.detach(move || Report::new(sim).to_json())
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<Simulation {:?} at {:.6} s of {:.6} s>", self.sim.name, self.now(), self.stop_time())
+    }
+}
+
+/// Version of the simulation core.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Simulation>()?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,43 @@
+"""Subcommands of the `ccsim` CLI, one module each.
+
+A module here that defines `register(subparsers)` is picked up by `ccsim.cli`. `register`
+adds its parser with `subparsers.add_parser(NAME, help=..., description=..., epilog=EXAMPLES,
+formatter_class=argparse.RawDescriptionHelpFormatter)` and sets `func=handler`; the handler
+takes the parsed arguments and returns the exit status. Raise `CliError` (or let
+`ccsim.ScenarioError` through) for a problem with the user's input: the CLI prints
+`error: MESSAGE` and exits with status 2. An optional module-level `ORDER` (default 100)
+places the command in `ccsim --help`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from types import ModuleType
+from typing import List
+
+
+class CliError(Exception):
+    """A problem with what the user asked for: printed as `error: ...`, exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """Usage errors print as `error: ...` like every other user error."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(2, f"error: {message}\n")
+
+
+def discover() -> List[ModuleType]:
+    modules = []
+    for info in pkgutil.iter_modules(__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        if hasattr(module, "register"):
+            modules.append(module)
+    modules.sort(key=lambda m: (getattr(m, "ORDER", 100), m.__name__))
+    return modules

@@ -1,0 +1,95 @@
+"""`ccsim run FILE`: run one scenario, print its summary, optionally save its tables."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from . import CliError
+
+ORDER = 10
+
+U64_MAX = 2**64 - 1
+
+DESCRIPTION = """\
+Run one scenario file and print a short summary: totals, goodput per flow group, and the
+queues that dropped or marked packets. Statistics cover the time after the warm-up.
+
+With --json the whole report is printed as one line of JSON instead (the fields are listed
+in docs/results-schema.md). Two runs of the same scenario and seed print identical JSON
+except for the two fields wall_time_s and events_per_second, which measure this machine.
+
+A progress bar appears on stderr when stderr is a terminal and the run takes longer than
+2 s; --quiet turns it off (and the text summary with it; --json output is still printed)."""
+
+EXAMPLES = """\
+examples:
+  ccsim run scenarios/dumbbell.toml
+      run the example dumbbell for its full 30 s
+
+  ccsim run scenarios/dumbbell.toml --set duration=5s --set warmup=1s
+      override fields of the file; a path is dot-separated, array elements are chosen
+      by index (links.1.rate or links[1].rate) or by name (flows.bulk.count=2)
+
+  ccsim run scenarios/dumbbell.toml --set 'links[1].queue={ discipline = "droptail", limit = 50 }'
+      a value is read as TOML, or taken as a plain string (10Mbps) if it is not TOML
+
+  ccsim run scenarios/dumbbell.toml --seed 7 --json > run7.json
+      another seed; the whole report as JSON
+
+  ccsim run scenarios/dumbbell.toml --out results/ --quiet
+      write summary.json and flows/queues/links/nodes/series.parquet into results/
+
+exit status: 0 on success, 2 for a problem with the scenario or the arguments."""
+
+
+def seed_arg(text: str) -> int:
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not 0 <= value <= U64_MAX:
+        raise argparse.ArgumentTypeError(f"{text} is not between 0 and {U64_MAX}")
+    return value
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "run",
+        help="run one scenario and print its summary",
+        description=DESCRIPTION,
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("file", metavar="FILE", help="scenario file (TOML)")
+    p.add_argument(
+        "--set", "-s", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE",
+        help="override a field of the scenario (repeatable)",
+    )
+    p.add_argument("--seed", type=seed_arg, metavar="N", help="seed of every random stream (replaces the file's)")
+    p.add_argument("--json", action="store_true", help="print the whole report as JSON on stdout")
+    p.add_argument("--out", "-o", metavar="DIR", help="write summary.json and the Parquet tables into DIR")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no text summary")
+    p.set_defaults(func=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    from ..runner import run
+
+    results = run(Path(args.file), overrides=args.overrides, seed=args.seed, progress=False if args.quiet else None)
+    if args.out:
+        if Path(args.out).exists() and not Path(args.out).is_dir():
+            raise CliError(f"{args.out}: exists and is not a directory")
+        try:
+            out = results.to_parquet(args.out)
+        except OSError as e:
+            raise CliError(f"{args.out}: cannot write results: {e.strerror or e}") from None
+    if args.json:
+        sys.stdout.write(results.to_json() + "\n")
+    elif not args.quiet:
+        print(results.describe())
+        if args.out:
+            print(f"\nwrote summary.json and flows, queues, links, nodes, series .parquet to {out}/")
+    sys.stdout.flush()
+    return 0

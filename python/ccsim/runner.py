@@ -1,0 +1,94 @@
+"""`ccsim.run`: build a simulation from a scenario, run it (with an optional progress bar),
+and return its `Results`."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from typing import Any, Callable, Optional, Union
+
+from ._core import Simulation
+from ._scenario import check_seed, normalize_overrides, resolve
+from .results import Results
+
+#: A run is advanced in this many steps of simulated time, so that a progress bar can be
+#: drawn and Ctrl-C is noticed; stepping does not change the results.
+STEPS = 200
+
+#: The progress bar appears only once a run has taken this long (wall-clock seconds).
+PROGRESS_DELAY_S = 2.0
+
+Progress = Union[None, bool, Callable[[float, float], Any]]
+
+
+def run(scenario: Any, overrides: Any = None, seed: Optional[int] = None, progress: Progress = None) -> Results:
+    """Runs one scenario and returns its `Results`.
+
+    `scenario`: a path to a TOML file (str or `pathlib.Path`), TOML text, or a dict with the
+    same structure as the file. `overrides`: `key.path=value` strings (as `ccsim run --set`)
+    or a dict `{"key.path": value}`. `seed`: replaces the scenario's seed.
+    `progress`: None shows a progress bar on stderr when stderr is a terminal and the run
+    takes longer than 2 s; True always shows one; False never; a callable is called as
+    `progress(now_s, stop_s)` after each step instead.
+
+    Raises `ccsim.ScenarioError` for any problem with the scenario, the overrides or the seed.
+    """
+    text, origin = resolve(scenario)
+    overrides = normalize_overrides(overrides, origin)
+    seed = check_seed(seed, origin)
+    start = time.perf_counter()
+    sim = Simulation(text, origin, overrides, seed)
+    advance(sim, progress)
+    wall = time.perf_counter() - start
+    summary = json.loads(sim.report_json())
+    summary["wall_time_s"] = wall
+    summary["events_per_second"] = summary["events_processed"] / wall if wall > 0 else 0.0
+    return Results(summary)
+
+
+def advance(sim: Simulation, progress: Progress = None) -> None:
+    """Runs `sim` to its stop time in `STEPS` steps, reporting progress."""
+    stop = sim.stop_time
+    callback = progress if callable(progress) and not isinstance(progress, bool) else None
+    show = progress is True or (progress is None and _stderr_is_terminal())
+    started = time.perf_counter()
+    bar = None
+    try:
+        for i in range(1, STEPS + 1):
+            sim.run_until(math.inf if i == STEPS else stop * i / STEPS)
+            if callback is not None:
+                callback(sim.now, stop)
+            elif show:
+                if bar is None and (progress is True or time.perf_counter() - started >= PROGRESS_DELAY_S):
+                    bar = _bar(stop, sim.now, started)
+                if bar is not None:
+                    bar.update(sim.now - bar.n)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _stderr_is_terminal() -> bool:
+    try:
+        return sys.stderr is not None and sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _bar(stop: float, now: float, started: float):
+    from tqdm import tqdm
+
+    bar = tqdm(
+        total=stop,
+        initial=now,
+        file=sys.stderr,
+        desc="simulating",
+        leave=False,
+        dynamic_ncols=True,
+        bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.4g}/{total:.4g} s [{elapsed}<{remaining}]",
+    )
+    # Count elapsed time from the start of the run, not from when the bar appeared.
+    bar.start_t -= time.perf_counter() - started
+    return bar

@@ -1,0 +1,32 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DUMBBELL = ROOT / "scenarios" / "dumbbell.toml"
+#: The example shortened so that a test run takes milliseconds.
+SHORT = ["duration=3s", "warmup=1s"]
+SHORT_ARGS = ["--set", "duration=3s", "--set", "warmup=1s"]
+
+
+@pytest.fixture
+def dumbbell() -> Path:
+    return DUMBBELL
+
+
+def ccsim_cli(*args, cwd=None, input=None):
+    """Runs `python -m ccsim ARGS` and returns the CompletedProcess (text mode)."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)  # the installed package, not a source tree
+    return subprocess.run(
+        [sys.executable, "-m", "ccsim", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        input=input,
+        env=env,
+        timeout=300,
+    )

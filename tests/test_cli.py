@@ -1,0 +1,194 @@
+"""The `ccsim` command, run as a subprocess like a user would."""
+
+import importlib.metadata
+import json
+
+import pytest
+
+from conftest import DUMBBELL, SHORT_ARGS, ccsim_cli
+
+NONDETERMINISTIC = ("wall_time_s", "events_per_second")
+
+
+def run_json(*extra):
+    p = ccsim_cli("run", DUMBBELL, *SHORT_ARGS, "--json", *extra)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+def strip(text):
+    d = json.loads(text)
+    for k in NONDETERMINISTIC:
+        del d[k]
+    return json.dumps(d)
+
+
+def test_text_summary():
+    p = ccsim_cli("run", DUMBBELL, *SHORT_ARGS)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("dumbbell: seed 1, 3 s simulated (1 s warm-up, 2 s measured)")
+    for word in ("totals", "goodput", "Jain fairness", "flow groups", "bulk", "queues that dropped", "R1->R2"):
+        assert word in p.stdout
+    assert p.stderr == ""  # no progress bar: stderr is not a terminal
+
+
+def test_json_is_the_report_plus_two_fields():
+    d = json.loads(run_json())
+    assert list(d)[-2:] == list(NONDETERMINISTIC)
+    assert d["scenario"] == "dumbbell" and d["duration_s"] == 3.0
+    assert len(d["flows"]) == 10
+    assert d["events_per_second"] > 0
+
+
+def test_json_is_deterministic():
+    a, b = run_json(), run_json()
+    assert strip(a) == strip(b)
+    # ... byte for byte, apart from the two timing fields at the end
+    a_prefix = a[: a.index('"wall_time_s"')]
+    b_prefix = b[: b.index('"wall_time_s"')]
+    assert a_prefix == b_prefix
+
+
+def test_seed_option():
+    a = json.loads(run_json("--seed", "5"))
+    b = json.loads(run_json("--seed", "6"))
+    assert a["seed"] == 5 and b["seed"] == 6
+    assert a["flows"] != b["flows"]
+
+
+def test_cli_matches_api():
+    import ccsim
+
+    api = ccsim.run(DUMBBELL, overrides=["duration=3s", "warmup=1s"])
+    assert strip(run_json()) == strip(api.to_json())
+
+
+def test_out_writes_parquet(tmp_path):
+    out = tmp_path / "res"
+    p = ccsim_cli("run", DUMBBELL, *SHORT_ARGS, "--out", out, "--quiet")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "" and p.stderr == ""
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["scenario"] == "dumbbell"
+
+    import polars as pl
+
+    flows = pl.read_parquet(out / "flows.parquet")
+    assert flows.height == 10 and flows["goodput_bps"].sum() == pytest.approx(summary["totals"]["goodput_bps"])
+    queues = pl.read_parquet(out / "queues.parquet")
+    assert queues.filter(pl.col("link") == "R1->R2")["drops"][0] == summary["totals"]["queue_drops"]
+    assert pl.read_parquet(out / "links.parquet").height == 42
+    assert pl.read_parquet(out / "nodes.parquet").height == 22
+    series = pl.read_parquet(out / "series.parquet")
+    assert series.columns == ["name", "t", "value"] and series["name"].unique().to_list() == ["queue R1->R2"]
+
+
+def test_out_with_duckdb(tmp_path):
+    duckdb = pytest.importorskip("duckdb")
+    out = tmp_path / "res"
+    assert ccsim_cli("run", DUMBBELL, *SHORT_ARGS, "--out", out, "-q").returncode == 0
+    con = duckdb.connect()
+    n, goodput = con.execute(f"select count(*), sum(goodput_bps) from '{out / 'flows.parquet'}'").fetchone()
+    assert n == 10 and goodput > 0
+    drops = con.execute(f"select drops from '{out / 'queues.parquet'}' where link = 'R1->R2'").fetchone()[0]
+    assert drops > 0
+    assert con.execute(f"select count(distinct name) from '{out / 'series.parquet'}'").fetchone()[0] == 1
+
+
+def test_out_with_pandas(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    out = tmp_path / "res"
+    assert ccsim_cli("run", DUMBBELL, *SHORT_ARGS, "--out", out, "-q").returncode == 0
+    flows = pd.read_parquet(out / "flows.parquet")
+    assert len(flows) == 10 and flows["goodput_bps"].gt(0).all()
+    assert len(pd.read_parquet(out / "links.parquet")) == 42
+
+
+def test_out_and_json_together(tmp_path):
+    out = tmp_path / "res"
+    p = ccsim_cli("run", DUMBBELL, *SHORT_ARGS, "--out", out, "--json")
+    assert p.returncode == 0, p.stderr
+    assert strip(p.stdout) == strip((out / "summary.json").read_text())
+
+
+def test_out_text_summary_mentions_directory(tmp_path):
+    p = ccsim_cli("run", DUMBBELL, *SHORT_ARGS, "--out", tmp_path / "r")
+    assert p.returncode == 0 and "wrote" in p.stdout and str(tmp_path / "r") in p.stdout
+
+
+@pytest.fixture
+def bad_files(tmp_path):
+    (tmp_path / "bad.toml").write_text('duration = "1s"\nhosts = [\n')
+    (tmp_path / "binary.toml").write_bytes(b"\xff\xfe\x00")
+    (tmp_path / "unknown.toml").write_text(DUMBBELL.read_text() + '\nbogus = 1\n')
+    (tmp_path / "afile").write_text("x")
+    return tmp_path
+
+
+ERROR_CASES = {
+    "missing file": (["run", "{t}/nope.toml"], "nope.toml: no such file"),
+    "directory": (["run", "{t}"], "is a directory"),
+    "bad TOML": (["run", "{t}/bad.toml"], "bad.toml: line 3: not valid TOML"),
+    "not UTF-8": (["run", "{t}/binary.toml"], "not UTF-8"),
+    "unknown field": (["run", "{t}/unknown.toml"], "bogus: unknown field `bogus`"),
+    "unknown field by override": (["run", str(DUMBBELL), "--set", "links.1.bogus=1"], "links[1].bogus: unknown field"),
+    "override without =": (["run", str(DUMBBELL), "--set", "duration"], "is not of the form key.path=value"),
+    "override index": (["run", str(DUMBBELL), "--set", "flows.3.count=1"], "index 3 out of range"),
+    "override bad value": (["run", str(DUMBBELL), "--set", "links.1.rate=fast"], 'links[1].rate: invalid rate "fast"'),
+    "seed not a number": (["run", str(DUMBBELL), "--seed", "abc"], "--seed: 'abc' is not an integer"),
+    "seed negative": (["run", str(DUMBBELL), "--seed=-1"], "--seed: -1 is not between"),
+    "seed too large": (["run", str(DUMBBELL), "--seed", str(2**64)], "is not between 0 and"),
+    "out is a file": (["run", str(DUMBBELL), *SHORT_ARGS, "--out", "{t}/afile"], "afile: exists and is not a directory"),
+    "unknown option": (["run", str(DUMBBELL), "--frobnicate"], "unrecognized arguments"),
+    "unknown command": (["frobnicate"], "invalid choice"),
+}
+
+
+@pytest.mark.parametrize("case", list(ERROR_CASES))
+def test_user_errors_exit_2_without_traceback(case, bad_files):
+    args, expected = ERROR_CASES[case]
+    p = ccsim_cli(*[a.format(t=bad_files) for a in args])
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert "Traceback" not in p.stderr
+    assert p.stdout == ""
+    assert any(line.startswith("error: ") for line in p.stderr.splitlines()), p.stderr
+    assert expected in p.stderr
+
+
+def test_no_command_prints_help():
+    p = ccsim_cli()
+    assert p.returncode == 2 and "run" in p.stderr and "examples:" in p.stderr
+
+
+def test_help_has_examples():
+    top = ccsim_cli("--help")
+    assert top.returncode == 0 and "examples:" in top.stdout and "run" in top.stdout
+    run = ccsim_cli("run", "--help")
+    assert run.returncode == 0
+    for text in ("examples:", "--set", "--seed", "--json", "--out", "--quiet", "wall_time_s"):
+        assert text in run.stdout
+
+
+def test_version_option():
+    import ccsim
+
+    p = ccsim_cli("--version")
+    assert p.returncode == 0 and p.stdout.strip() == f"ccsim {ccsim.__version__}"
+
+
+def test_console_script_is_declared():
+    try:
+        scripts = importlib.metadata.entry_points(group="console_scripts")
+    except TypeError:  # Python 3.9
+        scripts = importlib.metadata.entry_points()["console_scripts"]
+    ours = [e for e in scripts if e.name == "ccsim"]
+    assert ours and ours[0].value == "ccsim.cli:main"
+
+
+def test_main_returns_status(capsys):
+    from ccsim.cli import main
+
+    assert main(["run", str(DUMBBELL), *SHORT_ARGS, "--quiet"]) == 0
+    assert main(["run", "no-such-file.toml"]) == 2
+    assert capsys.readouterr().err == "error: no-such-file.toml: no such file\n"
