@@ -34,6 +34,7 @@ pub enum UdpPattern {
 }
 
 counters! {
+    /// Payload bytes, like TCP's counters (headers are not counted).
     pub struct UdpStats {
         pub packets_sent: u64,
         pub bytes_sent: u64,
@@ -75,7 +76,7 @@ impl UdpSource {
     /// Sends one datagram at `now` and returns when the next one is due.
     pub fn send(&mut self, now: SimTime, out: &mut Vec<Packet>) -> SimTime {
         self.stats.packets_sent += 1;
-        self.stats.bytes_sent += (self.payload + UDP_IP_HEADER) as u64;
+        self.stats.bytes_sent += self.payload as u64;
         out.push(Packet {
             kind: Kind::Udp,
             flow: self.ends.flow,
@@ -113,7 +114,7 @@ impl UdpSource {
 
     pub fn receive(&mut self, pkt: &Packet) {
         self.stats.packets_received += 1;
-        self.stats.bytes_received += pkt.size as u64;
+        self.stats.bytes_received += pkt.payload as u64;
     }
 }
 
@@ -146,7 +147,7 @@ mod tests {
             t = s.send(t, &mut out);
             out.clear();
         }
-        let rate = s.stats.bytes_sent as f64 * 8.0 / 2000.0;
+        let rate = s.stats.packets_sent as f64 * 1000.0 * 8.0 / 2000.0;
         assert!((rate / 500_000.0 - 1.0).abs() < 0.05, "{rate}");
     }
 
@@ -159,7 +160,7 @@ mod tests {
             t = s.send(t, &mut out);
             out.clear();
         }
-        let rate = s.stats.bytes_sent as f64 * 8.0 / 1000.0;
+        let rate = s.stats.packets_sent as f64 * 1000.0 * 8.0 / 1000.0;
         assert!((rate / 1_000_000.0 - 1.0).abs() < 0.02, "{rate}");
     }
 }

@@ -45,7 +45,7 @@ pub fn load(text: &str, origin: &str, overrides: &[String], seed: Option<u64>) -
     let scenario: schema::Scenario = serde_path_to_error::deserialize(root).map_err(|e| {
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
-        err(&path, e.into_inner().to_string())
+        err(&path, e.into_inner().message().trim().replace('\n', "; "))
     })?;
     build::build(&scenario, seed).map_err(|(path, message)| err(&path, message))
 }
