@@ -1,0 +1,73 @@
+"""`ccsim reproduce PAPER|all`: rerun a paper's experiments and write a report that puts the
+paper's published numbers beside ours."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from . import CliError
+
+ORDER = 20
+
+EXAMPLES = """\
+papers:
+  rtred     RTRED: a third drop level for TCP-RED (Table II, Figs. 4-11)
+  das       DAS: duplicate-ACK suppression in IP fast reroute (Figs. 2 and 4)
+  all       every paper, plus one combined report (report.md and report.html)
+
+examples:
+  ccsim reproduce rtred --quick
+      a small version (fewer replications) in a few seconds, into ccsim-results/rtred/
+
+  ccsim reproduce all --quick --out results/
+      every paper, combined report in results/report.html
+
+  ccsim reproduce das --workers 2
+      the full version on two processes
+
+  ccsim reproduce all --scheduler tcp://10.0.0.5:8786
+      the full version on a Dask cluster
+
+Each paper's folder holds report.md, report.html, the PNG figures and the Parquet run stores;
+rerunning into the same folder reuses finished runs."""
+
+
+def register(subparsers) -> None:
+    from ..experiments import PAPERS
+
+    p = subparsers.add_parser(
+        "reproduce",
+        help="reproduce a paper's experiments and compare with its published numbers",
+        description=__doc__,
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("paper", choices=[*PAPERS, "all"], metavar="PAPER", help="one of: " + ", ".join([*PAPERS, "all"]))
+    p.add_argument("--quick", action="store_true", help="fewer replications and points: minutes instead of longer")
+    p.add_argument("--out", type=Path, default=Path("ccsim-results"), help="output folder (default: ccsim-results)")
+    p.add_argument("--workers", type=int, default=None, help="local processes (default: every core)")
+    p.add_argument("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from ..experiments import Options, reproduce, reproduce_all
+
+    if args.workers is not None and args.workers < 1:
+        raise CliError("--workers must be at least 1")
+    if args.out.exists() and not args.out.is_dir():
+        raise CliError(f"--out {args.out} exists and is not a folder")
+    opt = Options(out=args.out, quick=args.quick, workers=args.workers, scheduler=args.scheduler, progress=False if args.quiet else None)
+    if args.paper == "all":
+        path = reproduce_all(opt)
+    else:
+        opt.out = args.out / args.paper
+        rep, seconds = reproduce(args.paper, opt)
+        path = opt.out / "report.md"
+        for c in rep.claims:
+            print(f"[{c.verdict}] {c.text}\n    {c.evidence}")
+        print(f"({seconds:.1f} s)")
+    print(f"report: {path} (and report.html beside it)")
+    return 0

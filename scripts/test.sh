@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs what the tests need and runs every test: the Rust core (cargo test) and the
+# Python package (pytest). This is the README's test command; .ci/run calls it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# tshark checks our pcap files; those tests skip with a reason if it cannot be installed.
+if ! command -v tshark >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+    echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections 2>/dev/null || true
+    if ! { DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark; } >/dev/null 2>&1; then
+        echo "note: tshark could not be installed; the pcap checks will be skipped"
+    fi
+fi
+
+python3 -m pip install --quiet --disable-pip-version-check ".[test,dask]"
+cargo test -p ccsim --quiet
+python3 -m pytest tests -q
