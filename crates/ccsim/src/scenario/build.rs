@@ -11,7 +11,7 @@ use crate::queue::{fifo::MAX_AREAS, AdaptiveRed, AredVariant, Discipline, Egress
 use crate::signal::SignalPolicy;
 use crate::sim::{Dur, Rng, SimTime};
 use crate::stats::{SeriesSpec, SeriesTarget};
-use crate::tcp::{Endpoints, ReceiverConfig, SenderConfig, TcpReceiver, TcpSender, Variant};
+use crate::tcp::{Endpoints, PartialAckTimer, ReceiverConfig, SenderConfig, TcpReceiver, TcpSender, Variant};
 use std::collections::HashMap;
 
 pub type BuildError = (String, String);
@@ -438,6 +438,11 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8) -> Resul
         }
         cfg.initial_rto = r.dur();
     }
+    cfg.partial_ack_timer = match t.partial_ack_timer.as_deref().unwrap_or("impatient") {
+        "impatient" => PartialAckTimer::Impatient,
+        "slow-but-steady" => PartialAckTimer::SlowButSteady,
+        other => return fail(format!("{tp}.partial_ack_timer"), format!("unknown timer rule {other:?} (expected \"impatient\" or \"slow-but-steady\")")),
+    };
     cfg.ecn = t.ecn.unwrap_or(false);
     cfg.isn = t.isn.unwrap_or(0);
     let mut rcfg = ReceiverConfig { ttl, das: t.das.unwrap_or(false), ..ReceiverConfig::default() };

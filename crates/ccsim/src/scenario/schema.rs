@@ -215,6 +215,10 @@ pub struct TcpSpec {
     pub delayed_ack: Option<DelayedAck>,
     #[serde(default)]
     pub ecn: Option<bool>,
+    /// NewReno's timer during recovery: `impatient` (RFC 6582, default) or
+    /// `slow-but-steady` (restart on every partial ACK, as ns-2).
+    #[serde(default)]
+    pub partial_ack_timer: Option<String>,
     /// Duplicate-ACK suppression at the receiver.
     #[serde(default)]
     pub das: Option<bool>,

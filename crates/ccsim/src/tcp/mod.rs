@@ -27,6 +27,17 @@ pub enum Variant {
     NewReno,
 }
 
+/// When NewReno restarts the retransmission timer during fast recovery (RFC 6582 section 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PartialAckTimer {
+    /// Only on the first partial ACK (RFC 6582's rule): a window with many losses falls
+    /// back to a timeout.
+    Impatient,
+    /// On every partial ACK, as ns-2's NewReno does: one hole is repaired per round trip
+    /// however many there are.
+    SlowButSteady,
+}
+
 /// Sender parameters. Defaults follow the RFCs, with ns-2's initial window of one segment.
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
@@ -43,6 +54,7 @@ pub struct SenderConfig {
     /// Clock granularity G of RFC 6298.
     pub clock_granularity: Dur,
     pub dupack_threshold: u32,
+    pub partial_ack_timer: PartialAckTimer,
     /// Initial sequence number.
     pub isn: u32,
     /// Set ECT on data packets and react to ECE (RFC 3168).
@@ -67,6 +79,7 @@ impl Default for SenderConfig {
             initial_rto: Dur::from_secs(1),
             clock_granularity: Dur::from_millis(1),
             dupack_threshold: 3,
+            partial_ack_timer: PartialAckTimer::Impatient,
             isn: 0,
             ecn: false,
             acc: false,

@@ -10,7 +10,7 @@
 //! the 32-bit wrapping sequence numbers exist only on the wire.
 
 use super::rto::RtoEstimator;
-use super::{Endpoints, SenderConfig, Variant};
+use super::{Endpoints, PartialAckTimer, SenderConfig, Variant};
 use crate::net::packet::{flags, AccState, Ecn, Kind, Packet, TCP_IP_HEADER};
 use crate::sim::{Dur, SimTime};
 use crate::stats::counters;
@@ -221,8 +221,7 @@ impl TcpSender {
                 self.cwnd = (self.cwnd as u64).saturating_sub(acked) as u32 + add_back;
                 self.cwnd = self.cwnd.max(self.cfg.mss);
                 self.partial_acks += 1;
-                // Reset the timer only on the first partial ACK ("impatient" variant).
-                restart_timer = self.partial_acks == 1;
+                restart_timer = self.partial_acks == 1 || self.cfg.partial_ack_timer == PartialAckTimer::SlowButSteady;
             }
         } else {
             self.dupacks = 0;
@@ -519,6 +518,24 @@ mod tests {
         s.on_ack(&ack(&s, recover.0), t(400), &mut out);
         assert!(!s.in_recovery());
         assert!(s.cwnd() <= s.ssthresh());
+    }
+
+    #[test]
+    fn partial_ack_timer_variants() {
+        for (variant, restarted) in [(PartialAckTimer::Impatient, false), (PartialAckTimer::SlowButSteady, true)] {
+            let cfg = SenderConfig { mss: MSS, partial_ack_timer: variant, ..SenderConfig::default() };
+            let mut s = TcpSender::new(cfg, ends(), 1 << 30);
+            let mut out = Vec::new();
+            let acked = grow_to(&mut s, 10, &mut out);
+            for i in 0..3 {
+                s.on_ack(&ack(&s, acked), t(200 + i), &mut out);
+            }
+            s.on_ack(&ack(&s, acked + MSS), t(300), &mut out);
+            let first = s.rto_deadline().unwrap();
+            assert_eq!(first, t(300) + s.rto(), "the first partial ACK always restarts the timer");
+            s.on_ack(&ack(&s, acked + 2 * MSS), t(350), &mut out);
+            assert_eq!(s.rto_deadline().unwrap() != first, restarted, "{variant:?}");
+        }
     }
 
     #[test]
