@@ -9,6 +9,7 @@ use crate::app::{UdpSource, UdpStats};
 use crate::net::frr::{self, Backup, Frr, FrrStats};
 use crate::net::{Kind, LinkId, LinkStats, Network, NodeId, NodeKind, NodeStats, Packet, Routes};
 use crate::queue::QueueStats;
+use crate::router::acc::{Acc, AccStats};
 use crate::sim::{Dur, EventQueue, Rng, SimTime};
 use crate::stats::{counters, Series, SeriesSpec, SeriesTarget};
 use crate::tcp::{ReceiverStats, SenderStats, TcpReceiver, TcpSender};
@@ -132,6 +133,8 @@ pub struct Snapshot {
     pub udp: Vec<UdpStats>,
     pub flow_net: Vec<FlowNetStats>,
     pub frr: FrrStats,
+    /// ACC counters by node (empty when ACC is off).
+    pub acc: Vec<AccStats>,
 }
 
 pub struct Simulation {
@@ -150,6 +153,8 @@ pub struct Simulation {
     pub events_processed: u64,
     /// IP fast reroute, when the scenario enables it.
     pub frr: Option<Frr>,
+    /// Active congestion control, when some queue runs it.
+    pub acc: Option<Acc>,
     events: EventQueue<Event>,
     outbox: Vec<Packet>,
 }
@@ -178,6 +183,7 @@ impl Simulation {
             baseline: Snapshot::default(),
             events_processed: 0,
             frr: None,
+            acc: None,
             events: EventQueue::default(),
             outbox: Vec::with_capacity(64),
         };
@@ -283,6 +289,9 @@ impl Simulation {
         let (verdict, action) = l.queue.classify(&pkt, now);
         if !l.queue.commit(pkt, verdict, action, now) {
             self.count_drop(&pkt);
+            if let Some(ctl) = self.acc.as_mut().and_then(|a| a.on_drop(link, &pkt, now, &self.net)) {
+                self.forward(ctl.src, ctl);
+            }
             return;
         }
         if let Some(done) = l.start_next(now) {
@@ -323,6 +332,12 @@ impl Simulation {
             self.deliver(pkt);
             return;
         }
+        if let Some(acc) = &mut self.acc {
+            if acc.filter(node, &pkt, self.now) {
+                self.count_drop(&pkt);
+                return;
+            }
+        }
         let n = &mut self.net.nodes[node as usize];
         if n.kind == NodeKind::Host {
             n.stats.no_route += 1;
@@ -340,6 +355,11 @@ impl Simulation {
     }
 
     fn count_drop(&mut self, pkt: &Packet) {
+        if let Some(acc) = &mut self.acc {
+            if acc.count_lost_control(pkt) {
+                return;
+            }
+        }
         if let Some(f) = self.flows.get_mut(pkt.flow as usize) {
             if pkt.is_reverse() {
                 f.net.reverse_dropped += 1;
@@ -376,6 +396,7 @@ impl Simulation {
                     self.send_all(fi, &mut out, true);
                 }
             }
+            (Transport::Tcp { tx, .. }, Kind::AccControl) if !f.stopped => tx.on_acc_control(&pkt, now),
             (Transport::Udp(src), Kind::Udp) => src.receive(&pkt),
             _ => {}
         }
@@ -639,6 +660,10 @@ impl Simulation {
             s.flow_net.push(f.net);
         }
         s.frr = self.frr.as_ref().map(|f| f.stats).unwrap_or_default();
+        if let Some(acc) = &mut self.acc {
+            acc.settle(self.now);
+            s.acc = acc.stats.clone();
+        }
         s
     }
 
@@ -694,12 +719,13 @@ impl Simulation {
     }
 
     /// Packets of flow `fi` still queued, being transmitted, propagating, or waiting in the
-    /// sender's jitter buffer: (forward, reverse).
+    /// sender's jitter buffer: (forward, reverse). ACC control messages are the routers'
+    /// packets and are not counted.
     pub fn packets_in_network(&self, fi: FlowIdx) -> (u64, u64) {
         let mut fwd = 0;
         let mut rev = 0;
         let mut count = |p: &Packet| {
-            if p.flow == fi {
+            if p.flow == fi && p.kind != Kind::AccControl {
                 if p.is_reverse() { rev += 1 } else { fwd += 1 }
             }
         };

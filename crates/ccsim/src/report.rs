@@ -19,6 +19,8 @@ pub struct Report {
     pub totals: Totals,
     /// IP fast reroute counters (zero when it is off).
     pub ipfrr: IpFrrReport,
+    /// ACC counters of every router (empty when no queue runs ACC).
+    pub acc: Vec<AccRouterReport>,
     pub flows: Vec<FlowReport>,
     pub queues: Vec<QueueReport>,
     pub links: Vec<LinkReport>,
@@ -47,6 +49,26 @@ pub struct IpFrrReport {
 }
 
 #[derive(Clone, Debug, Serialize)]
+pub struct AccRouterReport {
+    pub router: String,
+    /// ACC flows' data packets dropped by this router's ACC queues.
+    pub acc_drops: u64,
+    /// Of those, drops of flows below the queue's RTT floor.
+    pub below_rtt_floor: u64,
+    pub controls_sent: u64,
+    /// Controls this router sent that were lost in the network.
+    pub controls_lost: u64,
+    pub filters_installed: u64,
+    pub filters_removed_count: u64,
+    pub filters_removed_behaviour: u64,
+    pub filters_removed_timeout: u64,
+    pub filters_replaced: u64,
+    /// Filters still in place at the end.
+    pub filters_active: u64,
+    pub packets_filtered: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
 pub struct FlowReport {
     pub flow: String,
     pub group: String,
@@ -70,6 +92,17 @@ pub struct FlowReport {
     /// Mean size of a window reduction, in segments.
     pub mean_window_reduction_segments: f64,
     pub ecn_reductions: u64,
+    /// Window closes the sender decided (fast retransmit, timeout, ECN echo): count, mean
+    /// size in segments, and rate per second of measurement.
+    pub endpoint_closes: u64,
+    pub endpoint_close_mean_segments: f64,
+    pub endpoint_closes_per_s: f64,
+    /// Window closes an ACC router asked for, likewise.
+    pub acc_closes: u64,
+    pub acc_close_mean_segments: f64,
+    pub acc_closes_per_s: f64,
+    /// ACC control messages that reached the sender, obeyed or not.
+    pub acc_controls_received: u64,
     pub mean_rtt_ms: f64,
     /// In-order payload bytes delivered to the receiving application (UDP: bytes received).
     pub delivered_bytes: u64,
@@ -175,6 +208,13 @@ impl Report {
                 window_reductions: s.window_reductions,
                 mean_window_reduction_segments: ratio(s.window_reduction_bytes as f64 / mss, s.window_reductions as f64),
                 ecn_reductions: s.ecn_reductions,
+                endpoint_closes: s.window_reductions - s.acc_reductions,
+                endpoint_close_mean_segments: ratio((s.window_reduction_bytes - s.acc_reduction_bytes) as f64 / mss, (s.window_reductions - s.acc_reductions) as f64),
+                endpoint_closes_per_s: ratio((s.window_reductions - s.acc_reductions) as f64, measured),
+                acc_closes: s.acc_reductions,
+                acc_close_mean_segments: ratio(s.acc_reduction_bytes as f64 / mss, s.acc_reductions as f64),
+                acc_closes_per_s: ratio(s.acc_reductions as f64, measured),
+                acc_controls_received: s.acc_controls,
                 mean_rtt_ms: ratio(s.rtt_sum_ns as f64 * 1e-6, s.rtt_samples as f64),
                 delivered_bytes: delivered,
                 goodput_bps: ratio(delivered as f64 * 8.0, measured),
@@ -247,6 +287,31 @@ impl Report {
             })
             .collect();
 
+        let acc = match &sim.acc {
+            None => Vec::new(),
+            Some(acc) => (0..sim.net.nodes.len())
+                .filter(|&i| sim.net.nodes[i].kind == NodeKind::Router)
+                .map(|i| {
+                    // The baseline of a run without warm-up predates ACC's installation.
+                    let s = base.acc.get(i).map_or(now.acc[i], |b| now.acc[i].delta(b));
+                    AccRouterReport {
+                        router: node_name(i as u32),
+                        acc_drops: s.acc_drops,
+                        below_rtt_floor: s.below_rtt_floor,
+                        controls_sent: s.controls_sent,
+                        controls_lost: s.controls_lost,
+                        filters_installed: s.filters_installed,
+                        filters_removed_count: s.filters_removed_count,
+                        filters_removed_behaviour: s.filters_removed_behaviour,
+                        filters_removed_timeout: s.filters_removed_timeout,
+                        filters_replaced: s.filters_replaced,
+                        filters_active: acc.filters_at(i as u32) as u64,
+                        packets_filtered: s.packets_filtered,
+                    }
+                })
+                .collect(),
+        };
+
         let tcp_goodputs: Vec<f64> = flows.iter().filter(|f| f.transport == "tcp").map(|f| f.goodput_bps).collect();
         let totals = Totals {
             goodput_bps: flows.iter().map(|f| f.goodput_bps).sum(),
@@ -271,6 +336,7 @@ impl Report {
                 let f = now.frr.delta(&base.frr);
                 IpFrrReport { detections: f.detections, transient_repairs: f.transient_repairs, reconvergences: f.reconvergences }
             },
+            acc,
             flows,
             queues,
             links,

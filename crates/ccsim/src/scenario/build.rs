@@ -8,6 +8,7 @@ use crate::app::{Period, UdpPattern, UdpSource};
 use crate::engine::{Flow, Simulation, Transport};
 use crate::net::{Link, LinkId, Network, Node, NodeId, NodeKind, NodeStats, Routes};
 use crate::queue::{fifo::MAX_AREAS, AdaptiveRed, AredVariant, Discipline, EgressQueue, Limit, Red, RedParams, Rtred, TailDrop};
+use crate::router::acc::{Acc, MonitorConfig};
 use crate::signal::SignalPolicy;
 use crate::sim::{Dur, Rng, SimTime};
 use crate::stats::{SeriesSpec, SeriesTarget};
@@ -54,8 +55,9 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, BuildError>
         ids.get(name).copied().ok_or_else(|| (path.to_string(), format!("unknown node {name:?}")))
     };
 
+    let mut acc_monitors = Vec::new();
     for (i, spec) in sc.links.iter().enumerate() {
-        add_links(&mut net, spec, &format!("links[{i}]"), &node, seed)?;
+        add_links(&mut net, &mut acc_monitors, spec, &format!("links[{i}]"), &node, seed)?;
     }
     let mut link_ids: HashMap<String, LinkId> = HashMap::new();
     for (i, l) in net.links.iter().enumerate() {
@@ -140,8 +142,12 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, BuildError>
     };
     let name = sc.name.clone().unwrap_or_else(|| "scenario".into());
     let warmup = SimTime::from_secs_f64(sc.warmup.0);
+    let n_nodes = net.nodes.len();
     let mut sim = Simulation::new(name, seed, net, flows, stop, warmup, series, link_events);
     sim.frr = frr;
+    if acc_monitors.iter().any(Option::is_some) {
+        sim.acc = Some(Acc::new(acc_monitors, n_nodes));
+    }
     Ok(sim)
 }
 
@@ -203,7 +209,8 @@ fn expand(path: &str, pattern: &str) -> Result<Vec<String>, BuildError> {
     expand_names(pattern).or_else(|m| fail(path, m))
 }
 
-fn add_links(net: &mut Network, spec: &LinkSpec, path: &str, node: &dyn Fn(&str, &str) -> Result<NodeId, BuildError>, seed: u64) -> Result<(), BuildError> {
+/// Adds the links of `spec` to `net`, and the ACC monitor of each (or None) to `acc`.
+fn add_links(net: &mut Network, acc: &mut Vec<Option<MonitorConfig>>, spec: &LinkSpec, path: &str, node: &dyn Fn(&str, &str) -> Result<NodeId, BuildError>, seed: u64) -> Result<(), BuildError> {
     let (pairs, duplex) = match (&spec.between, &spec.from, &spec.to) {
         (Some([a, b]), None, None) => (pair_up(&format!("{path}.between"), &expand(path, a)?, &expand(path, b)?)?, true),
         (None, Some(a), Some(b)) => (pair_up(path, &expand(path, a)?, &expand(path, b)?)?, false),
@@ -235,11 +242,32 @@ fn add_links(net: &mut Network, spec: &LinkSpec, path: &str, node: &dyn Fn(&str,
         for (from, to, q, qfield) in dirs {
             let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
             let queue = make_queue(q.cloned().unwrap_or_default(), &format!("{path}.{qfield}"), spec.rate.0, seed, &name)?;
+            acc.push(acc_monitor(q, &format!("{path}.{qfield}"), &net.nodes[from as usize])?);
             let loss_rng = Rng::stream(seed, &format!("loss/{name}"));
             net.links.push(Link::new(name, from, to, spec.rate.0.round() as u64, delay, spec.cost, spec.loss, queue, loss_rng));
         }
     }
     Ok(())
+}
+
+/// The ACC monitor of a queue at `head`, if the queue runs ACC.
+fn acc_monitor(q: Option<&QueueSpec>, path: &str, head: &Node) -> Result<Option<MonitorConfig>, BuildError> {
+    let Some(q) = q else { return Ok(None) };
+    if !q.acc.unwrap_or(false) {
+        for (field, given) in [("acc_rtt_floor", q.acc_rtt_floor.is_some()), ("acc_filter_timeout", q.acc_filter_timeout.is_some())] {
+            if given {
+                return fail(format!("{path}.{field}"), "only with `acc = true`");
+            }
+        }
+        return Ok(None);
+    }
+    if head.kind != NodeKind::Router {
+        return fail(format!("{path}.acc"), format!("ACC runs in routers, and {:?} is a host", head.name));
+    }
+    if q.acc_filter_timeout.is_some_and(|t| t.0 <= 0.0) {
+        return fail(format!("{path}.acc_filter_timeout"), "must be positive");
+    }
+    Ok(Some(MonitorConfig { rtt_floor: q.acc_rtt_floor.map_or(Dur::ZERO, |d| d.dur()), filter_timeout: q.acc_filter_timeout.map(|d| d.dur()) }))
 }
 
 fn make_queue(q: QueueSpec, path: &str, rate_bps: f64, seed: u64, link: &str) -> Result<EgressQueue, BuildError> {
@@ -444,6 +472,7 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8) -> Resul
         other => return fail(format!("{tp}.partial_ack_timer"), format!("unknown timer rule {other:?} (expected \"impatient\" or \"slow-but-steady\")")),
     };
     cfg.ecn = t.ecn.unwrap_or(false);
+    cfg.acc = t.acc.unwrap_or(false);
     cfg.isn = t.isn.unwrap_or(0);
     let mut rcfg = ReceiverConfig { ttl, das: t.das.unwrap_or(false), ..ReceiverConfig::default() };
     if let Some(w) = t.rwnd {

@@ -154,6 +154,16 @@ pub struct QueueSpec {
     /// Boundaries (packets) of the drop-area histogram, ascending.
     #[serde(default)]
     pub drop_areas: Option<Vec<u32>>,
+    /// Active congestion control: a drop of an ACC flow's packet sends the sender a control
+    /// and filters the flow upstream (default false; routers only).
+    #[serde(default)]
+    pub acc: Option<bool>,
+    /// ACC: flows whose carried srtt is below this get no control (default: none).
+    #[serde(default)]
+    pub acc_rtt_floor: Option<Duration>,
+    /// ACC: how long a filter works (default: two of the flow's carried RTTs).
+    #[serde(default)]
+    pub acc_filter_timeout: Option<Duration>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -222,6 +232,9 @@ pub struct TcpSpec {
     /// Duplicate-ACK suppression at the receiver.
     #[serde(default)]
     pub das: Option<bool>,
+    /// ACC/TCP: carry the congestion state in data packets and obey ACC controls.
+    #[serde(default)]
+    pub acc: Option<bool>,
     #[serde(default)]
     pub isn: Option<u32>,
 }

@@ -1,6 +1,7 @@
 //! The TCP sender: slow start and congestion avoidance (RFC 5681), fast retransmit and fast
 //! recovery in the Reno (RFC 5681) or NewReno (RFC 6582) flavour, RTO per RFC 6298 with
-//! Karn's rule, and the ECN sender side of RFC 3168.
+//! Karn's rule, the ECN sender side of RFC 3168, and the endpoint side of ACC/TCP (Faber,
+//! "Experience with Active Congestion Control", Sections 1 and 3.1).
 //!
 //! It is a pure state machine: inputs are ACKs, timer expiries and the start of the
 //! application; outputs are packets pushed to an outbox and a retransmission deadline that
@@ -26,11 +27,17 @@ counters! {
         pub retransmitted_bytes: u64,
         pub fast_retransmits: u64,
         pub timeouts: u64,
-        /// Congestion-window reductions (fast retransmit, timeout, ECN echo).
+        /// Congestion-window reductions (fast retransmit, timeout, ECN echo, ACC control).
         pub window_reductions: u64,
         /// Sum of the bytes each reduction took off the window.
         pub window_reduction_bytes: u64,
         pub ecn_reductions: u64,
+        /// ACC control messages received, obeyed or not.
+        pub acc_controls: u64,
+        /// Reductions an ACC router asked for (a subset of `window_reductions`), and their
+        /// bytes.
+        pub acc_reductions: u64,
+        pub acc_reduction_bytes: u64,
         pub rtt_samples: u64,
         pub rtt_sum_ns: u128,
         pub acks_received: u64,
@@ -44,6 +51,8 @@ pub enum ReductionCause {
     FastRetransmit,
     Timeout,
     EcnEcho,
+    /// An ACC control message from a congested router.
+    AccControl,
 }
 
 #[derive(Clone, Debug)]
@@ -57,6 +66,9 @@ pub struct TcpSender {
     max: u64,
     recover: u64,
     ecn_recover: u64,
+    /// `max` when the last ACC control was obeyed (the `recover` of RFC 6582 section 4,
+    /// set as after a timeout: the data below it is being resent by go-back-N).
+    acc_recover: u64,
     cwnd: u32,
     ssthresh: u32,
     dupacks: u32,
@@ -86,6 +98,7 @@ impl TcpSender {
             max: 0,
             recover: 0,
             ecn_recover: 0,
+            acc_recover: 0,
             cwnd: cfg.init_cwnd * cfg.mss,
             ssthresh: cfg.init_ssthresh,
             dupacks: 0,
@@ -257,6 +270,12 @@ impl TcpSender {
         if self.dupacks != self.cfg.dupack_threshold {
             return;
         }
+        // Duplicates of data sent before an obeyed ACC control belong to the congestion
+        // event the control answered, and go-back-N is resending that data already: no fast
+        // retransmit, no second cut (RFC 6582 section 4's rule after a timeout, any variant).
+        if self.una < self.acc_recover {
+            return;
+        }
         // RFC 6582 step 2: only if the cumulative ACK covers more than `recover`
         // (otherwise these duplicates belong to a window already recovered).
         if self.cfg.variant == Variant::NewReno && self.una <= self.recover && self.recover > 0 {
@@ -272,6 +291,36 @@ impl TcpSender {
         self.retransmit_una(now, out);
         self.cwnd = self.ssthresh + self.cfg.dupack_threshold * self.cfg.mss;
         self.note_reduction(now, ReductionCause::FastRetransmit, before.saturating_sub(self.ssthresh));
+    }
+
+    /// An ACC control message (`Kind::AccControl`) from a congested router that dropped the
+    /// segment starting at `pkt.seq`. The sender takes the router's window and threshold
+    /// and, as the paper's endpoint "assum[es] the unsent packets to be negatively
+    /// acknowledged", presumes that segment and everything sent after it lost (the router
+    /// dropped the first, its filter is removing the rest) and resends them by go-back-N as
+    /// the new window allows, as after a timeout but without slow start.
+    ///
+    /// Like any congestion signal a control is obeyed at most once per window of data: not
+    /// for a segment sent before the last reduction's recovery point, and not during fast
+    /// recovery, which already answers this window's congestion. It never opens the window.
+    /// Senders without `cfg.acc` ignore controls.
+    pub fn on_acc_control(&mut self, pkt: &Packet, now: SimTime) {
+        let Some(ctl) = pkt.acc.filter(|_| self.cfg.acc) else { return };
+        self.stats.acc_controls += 1;
+        let dropped = self.offset_of(pkt.seq);
+        let covered = self.recover.max(self.acc_recover).max(self.una);
+        if dropped < covered as i64 || dropped >= self.max as i64 || self.in_recovery || ctl.cwnd >= self.cwnd {
+            return;
+        }
+        let before = self.cwnd;
+        self.cwnd = ctl.cwnd.max(self.cfg.mss);
+        self.ssthresh = ctl.ssthresh.max(2 * self.cfg.mss);
+        self.acc_recover = self.max;
+        self.ecn_recover = self.max;
+        self.nxt = dropped as u64;
+        self.stats.acc_reductions += 1;
+        self.stats.acc_reduction_bytes += (before - self.cwnd) as u64;
+        self.note_reduction(now, ReductionCause::AccControl, before - self.cwnd);
     }
 
     fn ecn_reduce(&mut self, now: SimTime) {
@@ -647,5 +696,135 @@ mod tests {
         s.on_ack(&ack(&s, 2500), t(20), &mut out);
         assert_eq!(s.completed_at, Some(t(20)));
         assert_eq!(s.rto_deadline(), None);
+    }
+
+    fn acc_sender(variant: Variant) -> TcpSender {
+        let cfg = SenderConfig { variant, mss: MSS, acc: true, ..SenderConfig::default() };
+        TcpSender::new(cfg, ends(), 1 << 30)
+    }
+
+    /// A control for the segment at byte offset `dropped`, asking for `segs` segments.
+    fn control(s: &TcpSender, dropped: u32, segs: u32) -> Packet {
+        let mut p = ack(s, 0);
+        p.kind = Kind::AccControl;
+        p.seq = Seq(s.cfg.isn.wrapping_add(dropped));
+        p.acc = Some(AccState { cwnd: segs * MSS, ssthresh: segs * MSS, srtt_us: 100_000, slow_start: false });
+        p
+    }
+
+    #[test]
+    fn acc_control_sets_the_window_and_resends_from_the_dropped_segment() {
+        for variant in [Variant::Reno, Variant::NewReno] {
+            let mut s = acc_sender(variant);
+            let mut out = Vec::new();
+            let acked = grow_to(&mut s, 10, &mut out);
+            assert!(out.iter().all(|p| p.acc.is_some_and(|a| a.cwnd > 0)), "data carries the state");
+            let max = s.snd_max().0;
+            let dropped = acked + 4 * MSS;
+            s.on_acc_control(&control(&s, dropped, 5), t(300));
+            assert_eq!((s.cwnd(), s.ssthresh()), (5 * MSS, 5 * MSS));
+            assert_eq!(s.snd_nxt(), Seq(dropped), "the dropped segment and all after it are presumed unsent");
+            assert_eq!((s.stats.acc_reductions, s.stats.window_reductions), (1, 1));
+            assert_eq!(s.last_reduction.map(|r| r.1), Some(ReductionCause::AccControl));
+            assert_eq!(s.stats.acc_reduction_bytes, s.stats.window_reduction_bytes);
+            // Four segments below the dropped one are still in flight, so one ACK lets the
+            // dropped segment go again, then the next.
+            out.clear();
+            s.on_ack(&ack(&s, acked + MSS), t(310), &mut out);
+            let seqs: Vec<u32> = out.iter().map(|p| p.seq.0).collect();
+            assert_eq!(seqs, vec![dropped, dropped + MSS], "{variant:?}");
+            assert!(dropped + MSS < max);
+            assert_eq!(s.stats.retransmitted_packets, 2);
+        }
+    }
+
+    #[test]
+    fn dupacks_after_an_acc_control_do_not_cut_the_window_again() {
+        for variant in [Variant::Reno, Variant::NewReno] {
+            let mut s = acc_sender(variant);
+            let mut out = Vec::new();
+            let acked = grow_to(&mut s, 10, &mut out);
+            s.on_acc_control(&control(&s, acked, 5), t(300));
+            let max = s.snd_max().0;
+            for i in 0..6 {
+                s.on_ack(&ack(&s, acked), t(310 + i), &mut out);
+            }
+            assert_eq!(s.stats.fast_retransmits, 0, "{variant:?}: go-back-N resends the hole");
+            assert_eq!((s.stats.window_reductions, s.cwnd(), s.ssthresh()), (1, 5 * MSS, 5 * MSS), "{variant:?}");
+            // Once the data sent before the control is acknowledged, a new loss is a new
+            // congestion event and TCP answers it as usual.
+            s.on_ack(&ack(&s, max), t(400), &mut out);
+            let una = s.snd_una().0;
+            for i in 0..3 {
+                s.on_ack(&ack(&s, una), t(500 + i), &mut out);
+            }
+            assert_eq!((s.stats.fast_retransmits, s.stats.window_reductions), (1, 2), "{variant:?}");
+            assert_eq!(s.last_reduction.map(|r| r.1), Some(ReductionCause::FastRetransmit));
+        }
+    }
+
+    #[test]
+    fn acc_control_is_obeyed_at_most_once_per_window() {
+        let mut s = acc_sender(Variant::NewReno);
+        let mut out = Vec::new();
+        let acked = grow_to(&mut s, 10, &mut out);
+        s.on_acc_control(&control(&s, acked + MSS, 5), t(300));
+        s.on_acc_control(&control(&s, acked + 2 * MSS, 2), t(301));
+        assert_eq!((s.stats.acc_controls, s.stats.acc_reductions, s.cwnd()), (2, 1, 5 * MSS), "same window");
+        // Controls that would open the window, or that concern data already acknowledged,
+        // change nothing.
+        let max = s.snd_max().0;
+        s.on_ack(&ack(&s, max), t(400), &mut out);
+        s.on_acc_control(&control(&s, s.snd_max().0 - MSS, 50), t(401));
+        s.on_acc_control(&control(&s, acked, 2), t(402));
+        assert_eq!(s.stats.acc_reductions, 1);
+        // During the sender's own fast recovery the window's congestion is already
+        // answered, even for data sent in recovery (above `recover`).
+        let (una, recover) = (s.snd_una().0, s.snd_max().0);
+        for i in 0..10 {
+            s.on_ack(&ack(&s, una), t(500 + i), &mut out);
+        }
+        assert!(s.in_recovery() && s.snd_max().0 > recover, "recovery sends new data");
+        let cwnd = s.cwnd();
+        s.on_acc_control(&control(&s, recover, 2), t(520));
+        assert_eq!((s.stats.acc_reductions, s.stats.window_reductions, s.cwnd()), (1, 2, cwnd));
+        // A sender without ACC carries no state and ignores controls altogether.
+        let mut plain = sender(Variant::NewReno, 0);
+        let mut out = Vec::new();
+        let acked = grow_to(&mut plain, 10, &mut out);
+        assert!(out.iter().all(|p| p.acc.is_none()));
+        plain.on_acc_control(&control(&plain, acked, 2), t(300));
+        assert_eq!((plain.stats.acc_controls, plain.cwnd()), (0, 10 * MSS));
+    }
+
+    #[test]
+    fn without_controls_an_acc_sender_is_plain_tcp() {
+        // Fail-safe: a sender whose controls are lost sees only ACKs and must behave
+        // exactly like TCP, through fast retransmit, recovery and a timeout.
+        let script = |s: &mut TcpSender| -> Vec<(u32, u32, Vec<Seq>)> {
+            let mut trace = Vec::new();
+            let mut out = Vec::new();
+            let acked = grow_to(s, 12, &mut out);
+            let feed = |s: &mut TcpSender, a: u32, ms: u64, trace: &mut Vec<_>| {
+                let mut out = Vec::new();
+                s.on_ack(&ack(s, a), t(ms), &mut out);
+                trace.push((s.cwnd(), s.ssthresh(), out.iter().map(|p| p.seq).collect()));
+            };
+            for i in 0..4 {
+                feed(s, acked, 300 + i, &mut trace);
+            }
+            feed(s, acked + 3 * MSS, 400, &mut trace);
+            feed(s, s.snd_max().0, 500, &mut trace);
+            let d = s.rto_deadline().unwrap_or(t(600));
+            s.on_timeout(d, &mut out);
+            trace.push((s.cwnd(), s.ssthresh(), out.iter().map(|p| p.seq).collect()));
+            trace
+        };
+        for variant in [Variant::Reno, Variant::NewReno] {
+            let (mut a, mut b) = (acc_sender(variant), sender(variant, 0));
+            assert_eq!(script(&mut a), script(&mut b), "{variant:?}");
+            assert_eq!(a.stats.window_reductions, b.stats.window_reductions);
+            assert!(a.stats.window_reductions >= 1);
+        }
     }
 }

@@ -48,5 +48,5 @@
 mod frame;
 mod pcap;
 
-pub use frame::{node_addr, ACC_PORT, DSCP_ACC_CONTROL, DSCP_SPOOFED_ACK};
+pub use frame::{node_addr, ACC_PAYLOAD, ACC_PORT, DSCP_ACC_CONTROL, DSCP_SPOOFED_ACK};
 pub use pcap::{PcapFormat, PcapWriter};

@@ -1,0 +1,391 @@
+//! ACC/TCP in the routers (Faber, "Experience with Active Congestion Control", Sections 2
+//! and 3.1): a monitor on each egress queue configured with ACC, and packet filters.
+//!
+//! When an ACC queue drops a data packet that carries its sender's state (`pkt.acc`), the
+//! router computes the window TCP would choose, half the carried cwnd and at least two
+//! segments (ssthresh the same), and
+//!
+//! 1. sends it to the sender in a control message: a real packet (`Kind::AccControl`, IPv4,
+//!    UDP and the 16-byte state layout of the pcap writer) routed like any other, so it can
+//!    be queued, delayed or lost. Its `seq` names the dropped segment, so that the sender
+//!    can tell which window of data the control is about;
+//! 2. installs at the previous router on the flow's path a filter that discards the flow's
+//!    data packets until it has discarded what the sender would not have sent (the carried
+//!    cwnd minus the new one, in segments), or a packet shows the sender has reacted, or a
+//!    timeout expires.
+//!
+//! Where the paper is silent:
+//!
+//! - The segment size is the dropped packet's payload (a router sees no MSS option).
+//! - A packet shows the sender has reacted (to the control, or to congestion it detected
+//!   itself) when it carries a smaller cwnd than the dropped packet did: between reductions
+//!   TCP's window only grows. Comparing with the new window instead misses most reactions,
+//!   because congestion avoidance has grown the window a little past it by the time the
+//!   sender, silent until its flight has drained to the new window, sends again.
+//! - At most one control per flow per carried srtt, per queue. A packet that carries no RTT
+//!   estimate yet (srtt 0) gets none: the spacing could not be sized.
+//! - No control when the window is already at two segments: TCP would not close it either.
+//! - An optional per-queue RTT floor (Section 3.2's remedy for low bandwidth-delay
+//!   products): flows whose carried srtt is below it get no control and no filter.
+//! - The previous router comes from the current routes. When the flow's source is attached
+//!   to the congested router there is none, and the congested router filters the flow's
+//!   arriving packets itself, at once. Otherwise the message installing the filter takes the
+//!   propagation delay of the link between the two routers; it is one small packet against
+//!   the data direction, so its queueing and loss are not modelled.
+//! - The filter times out two carried RTTs after it starts working, unless the queue sets
+//!   another timeout. Expired filters are removed when a packet of their flow arrives or
+//!   when statistics are taken, whichever is first; an expired filter does nothing else.
+//! - A new filter for a flow at a router replaces the one there (counted as replaced).
+//! - Filtered packets are counted as drops of their flow where they are filtered, and lost
+//!   controls against the router that sent them.
+
+use crate::net::packet::{AccState, Ecn, FlowId, Kind, NodeId, Packet, UDP_IP_HEADER};
+use crate::net::{LinkId, Network, NodeKind};
+use crate::sim::{Dur, SimTime};
+use crate::stats::counters;
+use crate::tcp::Seq;
+use crate::trace::{ACC_PAYLOAD, ACC_PORT};
+use std::collections::HashMap;
+
+/// The ACC settings of one egress queue.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MonitorConfig {
+    /// Flows whose carried srtt is below this get no control (zero: every flow does).
+    pub rtt_floor: Dur,
+    /// How long a filter works once installed; None: two carried RTTs.
+    pub filter_timeout: Option<Dur>,
+}
+
+counters! {
+    /// ACC counters of one router, as a congested router and as a filtering one.
+    pub struct AccStats {
+        /// Data packets carrying ACC state dropped by the router's ACC queues.
+        pub acc_drops: u64,
+        /// Of those, drops of flows below the RTT floor.
+        pub below_rtt_floor: u64,
+        pub controls_sent: u64,
+        /// Controls this router sent that the network lost.
+        pub controls_lost: u64,
+        /// Filters installed at this router.
+        pub filters_installed: u64,
+        /// Filters removed after discarding their count of packets.
+        pub filters_removed_count: u64,
+        /// Filters removed because a packet showed the sender had reduced its window.
+        pub filters_removed_behaviour: u64,
+        pub filters_removed_timeout: u64,
+        /// Filters replaced by a newer one for the same flow.
+        pub filters_replaced: u64,
+        pub packets_filtered: u64,
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Filter {
+    flow: FlowId,
+    /// When the installing message arrives.
+    from: SimTime,
+    until: SimTime,
+    /// The window the dropped packet carried.
+    carried: u32,
+    /// Packets still to discard.
+    remaining: u32,
+}
+
+/// ACC for a whole network: the monitors, by link, and the filters, by node.
+#[derive(Clone, Debug)]
+pub struct Acc {
+    monitors: Vec<Option<MonitorConfig>>,
+    /// When each (queue, flow) was last sent a control.
+    last_control: HashMap<(LinkId, FlowId), SimTime>,
+    filters: Vec<Vec<Filter>>,
+    /// By node.
+    pub stats: Vec<AccStats>,
+}
+
+impl Acc {
+    /// `monitors[l]` configures link `l`'s queue, or is None where ACC is off.
+    pub fn new(monitors: Vec<Option<MonitorConfig>>, n_nodes: usize) -> Acc {
+        Acc { monitors, last_control: HashMap::new(), filters: vec![Vec::new(); n_nodes], stats: vec![AccStats::default(); n_nodes] }
+    }
+
+    /// Filters in place (or on their way) at `node`.
+    pub fn filters_at(&self, node: NodeId) -> usize {
+        self.filters[node as usize].len()
+    }
+
+    /// `link`'s queue dropped `pkt`. Returns the control message to send, if ACC reacts.
+    pub fn on_drop(&mut self, link: LinkId, pkt: &Packet, now: SimTime, net: &Network) -> Option<Packet> {
+        let cfg = self.monitors[link as usize]?;
+        let state = pkt.acc.filter(|_| pkt.kind == Kind::TcpData)?;
+        let router = net.links[link as usize].from;
+        let stats = &mut self.stats[router as usize];
+        stats.acc_drops += 1;
+        let srtt = Dur::from_micros(state.srtt_us as u64);
+        if srtt < cfg.rtt_floor {
+            stats.below_rtt_floor += 1;
+            return None;
+        }
+        let last = self.last_control.get(&(link, pkt.flow));
+        if srtt == Dur::ZERO || last.is_some_and(|&t| now < t + srtt) {
+            return None;
+        }
+        let seg = pkt.payload.max(1);
+        let cwnd = (state.cwnd / 2).max(2 * seg);
+        if cwnd >= state.cwnd {
+            return None;
+        }
+        stats.controls_sent += 1;
+        self.last_control.insert((link, pkt.flow), now);
+        let remaining = (state.cwnd - cwnd) / seg;
+        if remaining > 0 {
+            let (site, delay) = filter_site(net, link, pkt);
+            let from = now + delay;
+            let until = from + cfg.filter_timeout.unwrap_or(srtt.saturating_mul(2));
+            self.install(site, Filter { flow: pkt.flow, from, until, carried: state.cwnd, remaining });
+        }
+        Some(Packet {
+            kind: Kind::AccControl,
+            flow: pkt.flow,
+            src: router,
+            dst: pkt.src,
+            sport: ACC_PORT,
+            dport: ACC_PORT,
+            ttl: 64,
+            ecn: Ecn::NotEct,
+            flags: 0,
+            seq: pkt.seq,
+            ack: Seq(0),
+            wnd: 0,
+            payload: ACC_PAYLOAD as u32,
+            size: UDP_IP_HEADER + ACC_PAYLOAD as u32,
+            sent_at: now,
+            acc: Some(AccState { cwnd, ssthresh: cwnd, srtt_us: state.srtt_us, slow_start: false }),
+            tunnel: 0,
+        })
+    }
+
+    fn install(&mut self, node: NodeId, filter: Filter) {
+        let (filters, stats) = (&mut self.filters[node as usize], &mut self.stats[node as usize]);
+        stats.filters_installed += 1;
+        match filters.iter_mut().find(|f| f.flow == filter.flow) {
+            Some(old) => {
+                stats.filters_replaced += 1;
+                *old = filter;
+            }
+            None => filters.push(filter),
+        }
+    }
+
+    /// `pkt` arrives at router `node`: true if a filter discards it.
+    pub fn filter(&mut self, node: NodeId, pkt: &Packet, now: SimTime) -> bool {
+        let filters = &mut self.filters[node as usize];
+        if filters.is_empty() {
+            return false;
+        }
+        let (Kind::TcpData, Some(state)) = (pkt.kind, pkt.acc) else { return false };
+        let Some(i) = filters.iter().position(|f| f.flow == pkt.flow && f.from <= now) else { return false };
+        let stats = &mut self.stats[node as usize];
+        let f = &mut filters[i];
+        let (discard, ended) = if now >= f.until {
+            (false, &mut stats.filters_removed_timeout)
+        } else if state.cwnd < f.carried {
+            (false, &mut stats.filters_removed_behaviour)
+        } else {
+            stats.packets_filtered += 1;
+            f.remaining -= 1;
+            if f.remaining > 0 {
+                return true;
+            }
+            (true, &mut stats.filters_removed_count)
+        };
+        *ended += 1;
+        filters.swap_remove(i);
+        discard
+    }
+
+    /// The network lost `pkt`. A control message is the routers' packet, not its flow's:
+    /// it is counted against the router that sent it, and the answer is true.
+    pub fn count_lost_control(&mut self, pkt: &Packet) -> bool {
+        let control = pkt.kind == Kind::AccControl;
+        if control {
+            self.stats[pkt.src as usize].controls_lost += 1;
+        }
+        control
+    }
+
+    /// Removes the filters that have expired by `now` (before statistics are taken).
+    pub fn settle(&mut self, now: SimTime) {
+        for (filters, stats) in self.filters.iter_mut().zip(&mut self.stats) {
+            let before = filters.len();
+            filters.retain(|f| f.until > now);
+            stats.filters_removed_timeout += (before - filters.len()) as u64;
+        }
+    }
+}
+
+/// Where the filter for a drop of `pkt` at `link` goes, and how long the message installing
+/// it takes: the router before the congested one on the flow's path, or the congested router
+/// itself when the flow's source is attached to it.
+fn filter_site(net: &Network, link: LinkId, pkt: &Packet) -> (NodeId, Dur) {
+    let previous = net
+        .routes
+        .path(&net.links, pkt.src, pkt.dst)
+        .and_then(|path| {
+            let i = path.iter().position(|&l| l == link)?;
+            Some(&net.links[path[i.checked_sub(1)?] as usize])
+        })
+        .filter(|l| net.nodes[l.from as usize].kind == NodeKind::Router);
+    match previous {
+        Some(l) => (l.from, l.delay),
+        None => (net.links[link as usize].from, Dur::ZERO),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::{Link, Node, NodeStats};
+    use crate::queue::{Discipline, EgressQueue, Limit, TailDrop};
+    use crate::signal::SignalPolicy;
+    use crate::sim::Rng;
+
+    const MSS: u32 = 1000;
+
+    /// S - R0 - R1 - D with 5 ms links; ACC on R1 -> D (link 2) and on R0 -> R1 (link 1).
+    fn net() -> Network {
+        let mut net = Network::default();
+        for (name, kind) in [("S", NodeKind::Host), ("R0", NodeKind::Router), ("R1", NodeKind::Router), ("D", NodeKind::Host)] {
+            net.nodes.push(Node { name: name.into(), kind, stats: NodeStats::default() });
+        }
+        for (a, b) in [(0, 1), (1, 2), (2, 3), (3, 2), (2, 1), (1, 0)] {
+            let q = EgressQueue::new(Limit::Packets(10), Discipline::TailDrop(TailDrop), SignalPolicy::Drop, Rng::from_seed(1), vec![]);
+            net.links.push(Link::new(format!("{a}->{b}"), a, b, 10_000_000, Dur::from_millis(5), 1, 0.0, q, Rng::from_seed(2)));
+        }
+        net.destinations = vec![0, 3];
+        net.recompute_routes();
+        net
+    }
+
+    fn acc(cfg: MonitorConfig) -> Acc {
+        let mut monitors = vec![None; 6];
+        monitors[1] = Some(cfg);
+        monitors[2] = Some(cfg);
+        Acc::new(monitors, 4)
+    }
+
+    fn data(seq: u32, cwnd_segs: u32, srtt_ms: u32) -> Packet {
+        Packet {
+            kind: Kind::TcpData,
+            flow: 0,
+            src: 0,
+            dst: 3,
+            sport: 1,
+            dport: 2,
+            ttl: 64,
+            ecn: Ecn::NotEct,
+            flags: 0,
+            seq: Seq(seq),
+            ack: Seq(0),
+            wnd: 0,
+            payload: MSS,
+            size: MSS + 40,
+            sent_at: SimTime::ZERO,
+            acc: Some(AccState { cwnd: cwnd_segs * MSS, ssthresh: u32::MAX, srtt_us: srtt_ms * 1000, slow_start: false }),
+            tunnel: 0,
+        }
+    }
+
+    fn ms(t: u64) -> SimTime {
+        SimTime::ZERO + Dur::from_millis(t)
+    }
+
+    #[test]
+    fn control_halves_the_carried_window_and_goes_to_the_sender() {
+        let (net, mut a) = (net(), acc(MonitorConfig::default()));
+        let c = a.on_drop(2, &data(7000, 20, 100), ms(1), &net).expect("a control");
+        assert_eq!((c.kind, c.src, c.dst, c.seq), (Kind::AccControl, 2, 0, Seq(7000)));
+        assert_eq!(c.size, 44);
+        let s = c.acc.unwrap();
+        assert_eq!((s.cwnd, s.ssthresh), (10 * MSS, 10 * MSS));
+        assert!(a.on_drop(2, &data(8000, 3, 100), ms(2), &net).is_none(), "one control per RTT");
+        let c = a.on_drop(2, &data(9000, 3, 100), ms(101), &net).expect("next RTT");
+        assert_eq!(c.acc.unwrap().cwnd, 2 * MSS, "at least two segments");
+        assert!(a.on_drop(2, &data(9000, 2, 100), ms(300), &net).is_none(), "a window of two is not closed");
+        assert!(a.on_drop(0, &data(9000, 20, 100), ms(400), &net).is_none(), "not an ACC queue");
+        let mut plain = data(9000, 20, 100);
+        plain.acc = None;
+        assert!(a.on_drop(2, &plain, ms(500), &net).is_none(), "not an ACC flow");
+        assert_eq!(a.stats[2].controls_sent, 2);
+        assert_eq!(a.stats[2].acc_drops, 4);
+    }
+
+    #[test]
+    fn filter_goes_upstream_after_the_link_delay_and_ends_by_count() {
+        let (net, mut a) = (net(), acc(MonitorConfig::default()));
+        a.on_drop(2, &data(0, 6, 100), ms(10), &net).unwrap();
+        assert_eq!((a.filters_at(1), a.filters_at(2)), (1, 0), "at R0, the router before R1");
+        assert!(!a.filter(1, &data(1000, 6, 100), ms(14)), "not installed before the message arrives");
+        assert!(a.filter(1, &data(2000, 6, 100), ms(15)));
+        let mut other = data(2000, 6, 100);
+        other.flow = 1;
+        assert!(!a.filter(1, &other, ms(15)), "other flows pass");
+        assert!(a.filter(1, &data(3000, 6, 100), ms(16)));
+        assert!(a.filter(1, &data(4000, 6, 100), ms(17)), "the third of 6 - 3 packets");
+        assert_eq!(a.filters_at(1), 0);
+        assert!(!a.filter(1, &data(5000, 6, 100), ms(18)));
+        assert_eq!((a.stats[1].packets_filtered, a.stats[1].filters_removed_count, a.stats[1].filters_installed), (3, 1, 1));
+    }
+
+    #[test]
+    fn filter_ends_when_the_sender_shows_it_reacted() {
+        let (net, mut a) = (net(), acc(MonitorConfig::default()));
+        a.on_drop(2, &data(0, 40, 100), ms(0), &net).unwrap();
+        assert!(a.filter(1, &data(1000, 40, 100), ms(5)));
+        assert!(a.filter(1, &data(2000, 41, 100), ms(6)), "the window grew: no reaction yet");
+        assert!(!a.filter(1, &data(3000, 21, 100), ms(7)), "cwnd 21 < 40: the sender reduced");
+        assert_eq!((a.filters_at(1), a.stats[1].filters_removed_behaviour, a.stats[1].packets_filtered), (0, 1, 2));
+    }
+
+    #[test]
+    fn filter_times_out() {
+        let (net, mut a) = (net(), acc(MonitorConfig { filter_timeout: Some(Dur::from_millis(30)), ..MonitorConfig::default() }));
+        a.on_drop(2, &data(0, 40, 100), ms(0), &net).unwrap();
+        assert!(a.filter(1, &data(1000, 40, 100), ms(34)));
+        assert!(!a.filter(1, &data(2000, 40, 100), ms(35)), "installed at 5 ms, expired at 35 ms");
+        assert_eq!((a.filters_at(1), a.stats[1].filters_removed_timeout), (0, 1));
+        // Default: two carried RTTs; an idle flow's filter is swept when statistics are taken.
+        let mut a = acc(MonitorConfig::default());
+        a.on_drop(2, &data(0, 40, 100), ms(0), &net).unwrap();
+        a.settle(ms(204));
+        assert_eq!(a.filters_at(1), 1);
+        a.settle(ms(205));
+        assert_eq!((a.filters_at(1), a.stats[1].filters_removed_timeout), (0, 1));
+    }
+
+    #[test]
+    fn congested_first_router_filters_itself_at_once() {
+        let (net, mut a) = (net(), acc(MonitorConfig::default()));
+        a.on_drop(1, &data(0, 40, 100), ms(0), &net).unwrap();
+        assert_eq!(a.filters_at(1), 1, "R0 has no router before it on the path");
+        assert!(a.filter(1, &data(1000, 40, 100), ms(0)));
+    }
+
+    #[test]
+    fn newer_filter_replaces_the_old_one() {
+        let (net, mut a) = (net(), acc(MonitorConfig::default()));
+        a.on_drop(2, &data(0, 40, 10), ms(0), &net).unwrap();
+        a.on_drop(2, &data(0, 30, 10), ms(10), &net).unwrap();
+        assert_eq!((a.filters_at(1), a.stats[1].filters_installed, a.stats[1].filters_replaced), (1, 2, 1));
+        assert!(a.filter(1, &data(1000, 35, 10), ms(20)), "measured against the newer drop's 30");
+        assert!(!a.filter(1, &data(1000, 29, 10), ms(21)));
+    }
+
+    #[test]
+    fn flows_below_the_rtt_floor_get_no_control() {
+        let (net, mut a) = (net(), acc(MonitorConfig { rtt_floor: Dur::from_millis(50), ..MonitorConfig::default() }));
+        assert!(a.on_drop(2, &data(0, 40, 49), ms(0), &net).is_none());
+        assert_eq!((a.filters_at(1), a.stats[2].below_rtt_floor), (0, 1));
+        assert!(a.on_drop(2, &data(0, 40, 50), ms(1), &net).is_some());
+        assert!(a.on_drop(2, &data(0, 40, 0), ms(1), &net).is_none(), "no RTT estimate yet");
+    }
+}
