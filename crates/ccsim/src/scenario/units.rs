@@ -112,43 +112,6 @@ pub enum TimeDist {
     Exponential { exponential: Duration },
 }
 
-impl<'de> Deserialize<'de> for TimeDist {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TimeDist, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = TimeDist;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a duration, { uniform = [low, high] } or { exponential = mean }")
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<TimeDist, E> {
-                self.visit_f64(v as f64)
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<TimeDist, E> {
-                self.visit_f64(v as f64)
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<TimeDist, E> {
-                Duration::deserialize(de::value::F64Deserializer::new(v)).map(TimeDist::Fixed)
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<TimeDist, E> {
-                Duration::deserialize(de::value::StrDeserializer::new(v)).map(TimeDist::Fixed)
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<TimeDist, A::Error> {
-                let key: String = map.next_key()?.ok_or_else(|| de::Error::custom("an empty table is not a time distribution"))?;
-                let dist = match key.as_str() {
-                    "uniform" => TimeDist::Uniform { uniform: map.next_value()? },
-                    "exponential" => TimeDist::Exponential { exponential: map.next_value()? },
-                    other => return Err(de::Error::unknown_field(other, &["uniform", "exponential"])),
-                };
-                if let Some(extra) = map.next_key::<String>()? {
-                    return Err(de::Error::custom(format!("unexpected `{extra}`: give one of `uniform` or `exponential`")));
-                }
-                Ok(dist)
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
 /// The table forms of [`TimeDist`].
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
