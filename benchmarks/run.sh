@@ -4,7 +4,8 @@
 # Usage:
 #   benchmarks/run.sh [--n "10 100 1000"] [--sim-time 60] [--seed 1]
 #                     [--tiny] [--timeout 1800] [--sims "ns2 ns3 ccsim"]
-#                     [--ns3-sack 1|0] [--ccsim CMD] [--no-install]
+#                     [--ns3-sack 1|0] [--ccsim CMD] [--csv FILE] [--no-install]
+#                     [--report-only]
 #
 #   --n          flow counts to run (default "10 100 1000")
 #   --sim-time   simulated seconds (default 60)
@@ -16,7 +17,9 @@
 #                a ccsim command is given)
 #   --ns3-sack   1 (default) or 0: SACK in ns-3; see README.md for why 1
 #   --ccsim CMD  same as setting CCSIM_CMD
+#   --csv FILE   where to write the raw results (default results/latest.csv)
 #   --no-install do not try to apt-get install missing packages
+#   --report-only  run nothing; print the table from an existing CSV
 #
 # Installs what is missing (ns2, libns3-dev, g++, pkg-config, time) with
 # apt-get, builds the ns-3 program into benchmarks/build/, runs each
@@ -65,6 +68,8 @@ TIMEOUT=1800
 SIMS=""
 NS3_SACK=1
 INSTALL=1
+REPORT_ONLY=0
+CSV="$RESULTS/latest.csv"
 CCSIM_CMD="${CCSIM_CMD:-}"
 
 while [ $# -gt 0 ]; do
@@ -77,7 +82,9 @@ while [ $# -gt 0 ]; do
         --sims) SIMS="$2"; shift 2 ;;
         --ns3-sack) NS3_SACK="$2"; shift 2 ;;
         --ccsim) CCSIM_CMD="$2"; shift 2 ;;
+        --csv) CSV="$2"; shift 2 ;;
         --no-install) INSTALL=0; shift ;;
+        --report-only) REPORT_ONLY=1; shift ;;
         -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "unknown option: $1 (try --help)" >&2; exit 2 ;;
     esac
@@ -88,6 +95,56 @@ if [ -z "$SIMS" ]; then
 fi
 
 log() { echo "[bench] $*" >&2; }
+
+# ------------------------------------------------------------------ table --
+print_report() {
+    echo
+    echo "DUMBBELL-N, $(awk -F, 'NR==2{print $3" s simulated, seed "$4}' "$CSV") ($(nproc) cores, $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1))"
+    awk -F, '
+    NR == 1 { next }
+    {
+        if ($5 != "ok") {
+            printf "%-7s %6s  %-9s\n", $1, $2, $5; next
+        }
+        printf "%-7s %6s %9.2f %9.1f %12s %9.2f %10s %14s\n", $1, $2, $6, $7, $8, $9/1e6, $10, $13
+    }
+    BEGIN {
+        printf "%-7s %6s %9s %9s %12s %9s %10s %14s\n", "sim", "N", "wall_s", "peak_MiB", "delivered", "Mb/s", "drops", "deliv/wall_s"
+    }' "$CSV"
+
+    if grep -q '^ccsim,.*,ok,' "$CSV"; then
+        echo
+        echo "ccsim compared (speedup = other wall / ccsim wall; memory = other peak / ccsim peak;"
+        echo "goodput and drops = ccsim / other)"
+        awk -F, '
+        NR == 1 { next }
+        $5 == "ok" { wall[$1","$2] = $6; mem[$1","$2] = $7; gp[$1","$2] = $9; dr[$1","$2] = $10; ns[$2] = 1 }
+        END {
+            printf "%6s %-6s %9s %9s %9s %9s\n", "N", "vs", "speedup", "memory", "goodput", "drops"
+            for (n in ns) {
+                c = "ccsim," n
+                if (!(c in wall)) continue
+                for (i = 1; i <= 2; i++) {
+                    o = (i == 1 ? "ns2" : "ns3") "," n
+                    if (!(o in wall)) { printf "%6s %-6s %9s\n", n, substr(o, 1, 3), "n/a"; continue }
+                    sp = (wall[c] > 0) ? sprintf("%.1fx", wall[o] / wall[c]) : "inf"
+                    me = (mem[c] > 0) ? sprintf("%.1fx", mem[o] / mem[c]) : "n/a"
+                    g  = (gp[o] > 0) ? sprintf("%.3f", gp[c] / gp[o]) : "n/a"
+                    d  = (dr[o] > 0) ? sprintf("%.3f", dr[c] / dr[o]) : "n/a"
+                    printf "%6s %-6s %9s %9s %9s %9s\n", n, substr(o, 1, 3), sp, me, g, d
+                }
+            }
+        }' "$CSV" | { IFS= read -r h; echo "$h"; sort -n; }
+    fi
+    echo
+    echo "raw results: $CSV"
+}
+
+if [ "$REPORT_ONLY" -eq 1 ]; then
+    [ -f "$CSV" ] || { echo "no results file $CSV" >&2; exit 1; }
+    print_report
+    exit 0
+fi
 
 # ---------------------------------------------------------------- install --
 install_missing() {
@@ -145,10 +202,9 @@ build_ns3() {
 }
 
 # -------------------------------------------------------------------- run --
-mkdir -p "$RESULTS"
+mkdir -p "$(dirname "$CSV")"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
-CSV="$RESULTS/latest.csv"
 echo "simulator,n_flows,sim_time_s,seed,status,wall_s,peak_mib,delivered_packets,goodput_bps,bottleneck_drops,bottleneck_early_drops,bottleneck_forced_drops,delivered_per_wall_s" > "$CSV"
 
 # command line for simulator $1 with N=$2
@@ -210,44 +266,4 @@ for n in $NS_LIST; do
     done
 done
 
-# ------------------------------------------------------------------ table --
-echo
-echo "DUMBBELL-N, ${SIM_TIME} s simulated, seed $SEED ($(nproc) cores, $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1))"
-awk -F, '
-NR == 1 { next }
-{
-    if ($5 != "ok") {
-        printf "%-7s %6s  %-9s\n", $1, $2, $5; next
-    }
-    printf "%-7s %6s %9.2f %9.1f %12s %9.2f %10s %14s\n", $1, $2, $6, $7, $8, $9/1e6, $10, $13
-}
-BEGIN {
-    printf "%-7s %6s %9s %9s %12s %9s %10s %14s\n", "sim", "N", "wall_s", "peak_MiB", "delivered", "Mb/s", "drops", "deliv/wall_s"
-}' "$CSV"
-
-if grep -q '^ccsim,.*,ok,' "$CSV"; then
-    echo
-    echo "ccsim compared (speedup = other wall / ccsim wall; memory = other peak / ccsim peak;"
-    echo "goodput and drops = ccsim / other)"
-    awk -F, '
-    NR == 1 { next }
-    $5 == "ok" { wall[$1","$2] = $6; mem[$1","$2] = $7; gp[$1","$2] = $9; dr[$1","$2] = $10; ns[$2] = 1 }
-    END {
-        printf "%6s %-6s %9s %9s %9s %9s\n", "N", "vs", "speedup", "memory", "goodput", "drops"
-        for (n in ns) {
-            c = "ccsim," n
-            if (!(c in wall)) continue
-            for (i = 1; i <= 2; i++) {
-                o = (i == 1 ? "ns2" : "ns3") "," n
-                if (!(o in wall)) { printf "%6s %-6s %9s\n", n, substr(o, 1, 3), "n/a"; continue }
-                sp = (wall[c] > 0) ? sprintf("%.1fx", wall[o] / wall[c]) : "inf"
-                me = (mem[c] > 0) ? sprintf("%.1fx", mem[o] / mem[c]) : "n/a"
-                g  = (gp[o] > 0) ? sprintf("%.3f", gp[c] / gp[o]) : "n/a"
-                d  = (dr[o] > 0) ? sprintf("%.3f", dr[c] / dr[o]) : "n/a"
-                printf "%6s %-6s %9s %9s %9s %9s\n", n, substr(o, 1, 3), sp, me, g, d
-            }
-        }
-    }' "$CSV" | { IFS= read -r h; echo "$h"; sort -n; }
-fi
-echo
-echo "raw results: $CSV"
+print_report
