@@ -17,6 +17,7 @@
 #   n_flows=N
 #   sim_time_s=...
 #   delivered_packets=...   in-order data packets delivered to the sinks
+#   acked_packets=...       data packets cumulatively ACKed at the senders
 #   goodput_bps=...         in-order payload bits delivered / sim time
 #   bottleneck_drops=...    all drops (early+forced+overflow) at R1->R2
 #   bottleneck_early_drops=...   RED early (probabilistic) drops
