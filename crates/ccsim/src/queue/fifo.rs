@@ -77,12 +77,15 @@ pub struct EgressQueue {
 impl EgressQueue {
     pub fn new(limit: Limit, discipline: Discipline, policy: SignalPolicy, rng: Rng, area_bounds: Vec<u32>) -> EgressQueue {
         assert!(area_bounds.len() < MAX_AREAS);
+        // Start small: a queue allocates only when it reaches a new maximum length, which
+        // stops happening once it has seen its peak; preallocating every buffer's full limit
+        // would cost hundreds of megabytes in networks of thousands of links.
         let cap = match limit {
-            Limit::Packets(n) => (n as usize).min(1 << 16),
-            Limit::Bytes(b) => ((b / 500) as usize).min(1 << 16),
+            Limit::Packets(n) => (n as usize).min(64),
+            Limit::Bytes(b) => ((b / 1500) as usize).clamp(1, 64),
         };
         EgressQueue {
-            buf: VecDeque::with_capacity(cap + 1),
+            buf: VecDeque::with_capacity(cap),
             bytes: 0,
             limit,
             discipline,
