@@ -36,6 +36,13 @@ def run(scenario: Any, overrides: Any = None, seed: Optional[int] = None, progre
     Raises `ccsim.ScenarioError` for any problem with the scenario, the overrides or the seed.
     """
     text, origin = resolve(scenario)
+    return run_text(text, origin, overrides, seed, progress)
+
+
+def run_text(text: str, origin: str, overrides: Any = None, seed: Optional[int] = None, progress: Progress = None) -> Results:
+    """`run` for scenario text already read; `origin` names it in error messages (a file
+    name, `<string>`, `<dict>`). Sweeps send the text to their workers, which may not see
+    the file."""
     overrides = normalize_overrides(overrides, origin)
     seed = check_seed(seed, origin)
     start = time.perf_counter()
