@@ -38,11 +38,21 @@ def summarise(values: Iterable[float]) -> tuple[float, float, int]:
     return m, h, len(vals)
 
 
+def num(x: float, digits: int = 3) -> str:
+    """`x` with about `digits` significant digits, never in exponent notation."""
+    import math
+
+    if x != x or x == 0:
+        return "-" if x != x else "0"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(x))))
+    return f"{x:,.{decimals}f}"
+
+
 def pm(mean: float, half: float, digits: int = 3) -> str:
-    """`mean ± half` with `digits` significant digits."""
-    if half != half:  # NaN: a single replication
-        return f"{mean:.{digits}g}"
-    return f"{mean:.{digits}g} ± {half:.2g}"
+    """`mean ± half`, the mean with `digits` significant digits (no half-width for n = 1)."""
+    if half != half:
+        return num(mean, digits)
+    return f"{num(mean, digits)} ± {num(half, 2)}"
 
 
 def compare(a: list[float], b: list[float], lower_is_better: bool) -> str:

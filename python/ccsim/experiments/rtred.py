@@ -198,6 +198,9 @@ def verdicts(rep: Report, per) -> None:
     check("RTRED makes the sources propagate fewer packets (fewer retransmissions)", "propagated", True, ["RED", "ARED"])
     rep.text("A verdict 'yes' needs our 95% confidence intervals to separate; 'yes, within noise' means the "
              "means point the paper's way but the intervals overlap.")
+    rep.text("ARED-Feng gives exactly RED's numbers wherever the average queue stays between min_th and max_th "
+             "after its first rise: Feng et al. change max_p only when the average enters the region below min_th "
+             "or above max_th.")
 
 
 def summary_json(per) -> dict:
