@@ -19,6 +19,8 @@ examples:
   ccsim run scenarios/dumbbell.toml --set duration=10s --set flows.bulk.count=2 --seed 7
   ccsim run scenarios/dumbbell.toml --json | jq .totals
   ccsim run scenarios/dumbbell.toml --out results/ --quiet
+  ccsim sweep scenarios/sweep_dumbbell.toml
+  ccsim plot results/sweep_dumbbell --x links.1.queue.limit --y totals.goodput_bps
 
 'ccsim COMMAND --help' describes each command.
 """

@@ -14,6 +14,7 @@ See `docs/sweeps.md` for the store's layout and the columns of its tables.
 from __future__ import annotations
 
 import datetime
+import functools
 import hashlib
 import itertools
 import json
@@ -273,6 +274,7 @@ class Plan:
         return {
             "format": FORMAT,
             "version": __version__,
+            "build": build_fingerprint(),
             "scenario": self.text,
             "origin": self.origin,
             "grid": self.grid,
@@ -467,12 +469,12 @@ class Store:
         if plan.keep_flows:
             self.flows_dir.mkdir(parents=True, exist_ok=True)
         old = self.read_definition()
-        from . import __version__
-
-        if old is not None and old.get("version") != __version__ and any(self.run_path(k).exists() for k in plan.unique):
+        build = build_fingerprint()
+        if old is not None and old.get("build") not in (None, build) and any(self.run_path(k).exists() for k in plan.unique):
             warnings.warn(
-                f"{self.out}: runs made by ccsim {old.get('version')} are reused by ccsim {__version__}; "
-                "use a new directory to rerun them",
+                f"{self.out}: the runs already there were made by another build of ccsim "
+                f"({old.get('version')}, build {str(old.get('build'))[:12]}; this is build {build[:12]}) "
+                "and are reused as they are; use a new directory to run everything again",
                 stacklevel=3,
             )
         # The combined tables describe the previous definition until this one finishes.
@@ -539,11 +541,11 @@ class Store:
         _atomic_write_parquet(_row_frame(plan, key, result), self.run_path(key))
 
     def finish(self, plan: Plan, started: str) -> Tuple["pl.DataFrame", Optional["pl.DataFrame"]]:
-        runs = collect_runs(self.out, _runs_of(plan.definition()), plan.parameters, plan.kinds, plan.metric_names)
+        runs = collect_runs(self.out, plan.runs, plan.parameters, plan.kinds, plan.metric_names)
         _atomic_write_parquet(runs, self.out / "runs.parquet")
         flows = None
         if plan.keep_flows:
-            flows = collect_flows(self.out, _runs_of(plan.definition()))
+            flows = collect_flows(self.out, plan.runs)
             _atomic_write_parquet(flows, self.out / "flows.parquet")
         counts = {
             "runs": runs.height,
@@ -675,6 +677,39 @@ def _terminate(pool) -> None:
         p.join(timeout=5)
 
 
+@functools.lru_cache(maxsize=1)
+def build_fingerprint() -> str:
+    """A SHA-256 of the installed ccsim package (its Python files and compiled core): two
+    processes with the same fingerprint run the same simulator. Recorded in sweep.json and
+    compared with the Dask workers'."""
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.suffix in (".py", ".so", ".pyd") and "__pycache__" not in path.parts and path.is_file():
+            h.update(path.relative_to(root).as_posix().encode())
+            h.update(b"\0")
+            h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def _check_workers(client) -> None:
+    """Warns when Dask workers run another build of ccsim than this process."""
+    try:
+        theirs = client.run(build_fingerprint)
+    except Exception as e:  # a worker without ccsim: the runs will fail and say so
+        warnings.warn(f"could not check that the Dask workers run the same build of ccsim as this process "
+                      f"(their results may differ): {_message(e)}", stacklevel=4)
+        return
+    mine = build_fingerprint()
+    other = sorted(w for w, f in theirs.items() if f != mine)
+    if other:
+        warnings.warn(
+            f"{len(other)} of {len(theirs)} Dask workers ({', '.join(other[:3])}{', ...' if len(other) > 3 else ''}) "
+            "run another build of ccsim than this process: their results may differ",
+            stacklevel=4,
+        )
+
+
 def _dask_client(scheduler: Any):
     try:
         from distributed import Client
@@ -682,10 +717,12 @@ def _dask_client(scheduler: Any):
         raise ImportError("a sweep on a Dask cluster needs dask.distributed: pip install 'dask[distributed]'") from None
     if isinstance(scheduler, Client):
         return scheduler, False
-    if isinstance(scheduler, str):
-        return Client(scheduler), True
-    if hasattr(scheduler, "scheduler_address"):  # LocalCluster, SSHCluster, ...
-        return Client(scheduler), True
+    if isinstance(scheduler, str) or hasattr(scheduler, "scheduler_address"):  # an address, or LocalCluster, ...
+        try:
+            return Client(scheduler), True
+        except OSError as e:
+            where = scheduler if isinstance(scheduler, str) else scheduler.scheduler_address
+            raise ConnectionError(f"cannot connect to the Dask scheduler at {where}: {e}") from None
     raise TypeError(f"scheduler must be an address ('tcp://host:8786'), a distributed.Client or a cluster, not {type(scheduler).__name__}")
 
 
@@ -695,6 +732,7 @@ def _execute_dask(tasks: List[Task], scheduler: Any, done: Callable[[Task, Dict[
     client, own = _dask_client(scheduler)
     futures = {}
     try:
+        _check_workers(client)
         token = uuid.uuid4().hex[:8]
         for t in tasks:
             f = client.submit(run_one, t, key=f"ccsim-run-{t.run_key}-{token}", pure=False)

@@ -8,6 +8,7 @@ import math
 import numbers
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
@@ -250,6 +251,10 @@ def _point_label(row: Dict[str, Any], parameters: List[str]) -> str:
     return f"point {row['point']}" + (f" ({values})" if values else "")
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
 def main(args: argparse.Namespace) -> int:
     from ..sweeps import sweep
 
@@ -259,22 +264,29 @@ def main(args: argparse.Namespace) -> int:
         raise CliError(f"{out}: exists and is not a directory")
     started = time.perf_counter()
     try:
-        result = sweep(
-            spec.scenario,
-            grid=spec.grid or None,
-            points=spec.points or None,
-            replications=spec.replications,
-            base_seed=spec.seed,
-            out=out,
-            workers=args.workers,
-            scheduler=args.scheduler,
-            progress=False if args.quiet else None,
-            keep_flows=spec.keep_flows,
-        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("default")
+            warnings.showwarning = _show_warning
+            result = sweep(
+                spec.scenario,
+                grid=spec.grid or None,
+                points=spec.points or None,
+                replications=spec.replications,
+                base_seed=spec.seed,
+                out=out,
+                workers=args.workers,
+                scheduler=args.scheduler,
+                progress=False if args.quiet else None,
+                keep_flows=spec.keep_flows,
+            )
     except ValueError as e:
         raise CliError(f"{spec.path}: {e}") from None
+    except ConnectionError as e:
+        raise CliError(f"--scheduler: {e}") from None
     except OSError as e:
-        raise CliError(f"{out}: cannot write the results: {e.strerror or e}") from None
+        if e.filename:
+            raise CliError(f"{e.filename}: {e.strerror or e}") from None
+        raise CliError(f"{out}: {e}") from None
     except KeyboardInterrupt:
         saved = len(list((out / "runs").glob("*.parquet"))) if (out / "runs").is_dir() else 0
         print(f"interrupted: {saved} runs are saved in {out}/; run the same command again to finish", file=sys.stderr)
