@@ -3,7 +3,7 @@
 //! times ("1s", `{ uniform = ["0s", "1s"] }`, `{ exponential = "2.5s" }`).
 
 use crate::sim::{Dur, Rng};
-use serde::de::{self, Deserializer, Visitor};
+use serde::de::{self, Deserializer, IntoDeserializer, Visitor};
 use serde::Deserialize;
 use std::fmt;
 
@@ -105,8 +105,7 @@ impl<'de> Deserialize<'de> for Duration {
 }
 
 /// A random (or fixed) time: start times, failure times, on/off periods.
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
-#[serde(untagged, expecting = "a duration, { uniform = [low, high] } or { exponential = mean }")]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum TimeDist {
     Fixed(Duration),
     Uniform {
@@ -115,6 +114,52 @@ pub enum TimeDist {
     Exponential {
         exponential: Duration,
     },
+}
+
+/// The table forms of [`TimeDist`].
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DistTable {
+    uniform: Option<[Duration; 2]>,
+    exponential: Option<Duration>,
+}
+
+/// Dispatches on the value's shape by hand: serde's untagged enums would replace the
+/// duration's own message ("must not be negative") with a generic one.
+struct TimeDistVisitor;
+
+const TIME_DIST: &str = "a duration, { uniform = [low, high] } or { exponential = mean }";
+
+impl<'de> Visitor<'de> for TimeDistVisitor {
+    type Value = TimeDist;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(TIME_DIST)
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<TimeDist, E> {
+        Duration::deserialize(v.into_deserializer()).map(TimeDist::Fixed)
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<TimeDist, E> {
+        Duration::deserialize(v.into_deserializer()).map(TimeDist::Fixed)
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<TimeDist, E> {
+        Duration::deserialize(v.into_deserializer()).map(TimeDist::Fixed)
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<TimeDist, E> {
+        Duration::deserialize(v.into_deserializer()).map(TimeDist::Fixed)
+    }
+    fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<TimeDist, A::Error> {
+        match DistTable::deserialize(de::value::MapAccessDeserializer::new(map))? {
+            DistTable { uniform: Some(uniform), exponential: None } => Ok(TimeDist::Uniform { uniform }),
+            DistTable { uniform: None, exponential: Some(exponential) } => Ok(TimeDist::Exponential { exponential }),
+            _ => Err(de::Error::custom(format!("expected {TIME_DIST}"))),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TimeDist {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TimeDist, D::Error> {
+        d.deserialize_any(TimeDistVisitor)
+    }
 }
 
 impl TimeDist {
@@ -157,5 +202,21 @@ mod tests {
         assert!((parse_duration("500us").unwrap() - 5e-4).abs() < 1e-15);
         assert_eq!(parse_duration("1.5").unwrap(), 1.5);
         assert!(parse_duration("3 fortnights").is_err());
+    }
+
+    #[test]
+    fn time_distributions_keep_the_durations_own_errors() {
+        #[derive(Deserialize)]
+        struct W {
+            d: TimeDist,
+        }
+        let parse = |v: &str| toml::from_str::<W>(&format!("d = {v}")).map(|w| w.d).map_err(|e| e.message().to_string());
+        assert_eq!(parse("\"2s\""), Ok(TimeDist::Fixed(Duration(2.0))));
+        assert_eq!(parse("{ exponential = 1 }"), Ok(TimeDist::Exponential { exponential: Duration(1.0) }));
+        assert_eq!(parse("{ uniform = [0, \"1s\"] }"), Ok(TimeDist::Uniform { uniform: [Duration(0.0), Duration(1.0)] }));
+        assert!(parse("-1").unwrap_err().contains("must not be negative"));
+        assert!(parse("\"5 parsecs\"").unwrap_err().contains("invalid duration"));
+        assert!(parse("{ uniform = [0, 1], exponential = 1 }").unwrap_err().contains("expected a duration"));
+        assert!(parse("{ normal = 1 }").unwrap_err().contains("unknown field `normal`"));
     }
 }
