@@ -10,6 +10,7 @@ pub mod report;
 pub mod scenario;
 pub mod net;
 pub mod queue;
+pub mod router;
 pub mod signal;
 pub mod sim;
 pub mod stats;
