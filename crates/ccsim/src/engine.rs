@@ -9,6 +9,7 @@ use crate::app::{UdpSource, UdpStats};
 use crate::net::frr::{self, Backup, Frr, FrrStats};
 use crate::net::{Kind, LinkId, LinkStats, Network, NodeId, NodeKind, NodeStats, Packet, Routes};
 use crate::queue::QueueStats;
+use crate::router::{AckSpoofer, Burst, Passage, SpoofStats};
 use crate::sim::{Dur, EventQueue, Rng, SimTime};
 use crate::stats::{counters, Series, SeriesSpec, SeriesTarget};
 use crate::tcp::{ReceiverStats, SenderStats, TcpReceiver, TcpSender};
@@ -53,6 +54,8 @@ counters! {
         /// Fast retransmits of a segment that had in fact arrived at the receiver or was still
         /// in the network when it was retransmitted.
         pub false_fast_retransmits: u64,
+        /// Spoofed ACKs routers sent to the flow's sender.
+        pub spoofed_acks: u64,
     }
 }
 
@@ -132,6 +135,8 @@ pub struct Snapshot {
     pub udp: Vec<UdpStats>,
     pub flow_net: Vec<FlowNetStats>,
     pub frr: FrrStats,
+    /// One per router with an ACK spoofer, in node order.
+    pub spoofers: Vec<SpoofStats>,
 }
 
 pub struct Simulation {
@@ -150,6 +155,8 @@ pub struct Simulation {
     pub events_processed: u64,
     /// IP fast reroute, when the scenario enables it.
     pub frr: Option<Frr>,
+    /// ACK spoofers by node (empty when no router has one).
+    pub spoofers: Vec<Option<AckSpoofer>>,
     events: EventQueue<Event>,
     outbox: Vec<Packet>,
 }
@@ -178,6 +185,7 @@ impl Simulation {
             baseline: Snapshot::default(),
             events_processed: 0,
             frr: None,
+            spoofers: Vec::new(),
             events: EventQueue::default(),
             outbox: Vec::with_capacity(64),
         };
@@ -280,14 +288,40 @@ impl Simulation {
             self.count_drop(&pkt);
             return;
         }
-        let (verdict, action) = l.queue.classify(&pkt, now);
-        if !l.queue.commit(pkt, verdict, action, now) {
-            self.count_drop(&pkt);
-            return;
+        let (verdict, mut action) = l.queue.classify(&pkt, now);
+        let node = l.from;
+        let mut spoofs = None;
+        if action.spoofs() {
+            // A spoof signal at a node without a spoofer sends nothing.
+            if let Some(sp) = self.spoofer(node) {
+                (action, spoofs) = sp.on_signal(&pkt, action, now);
+            }
         }
-        if let Some(done) = l.start_next(now) {
-            let epoch = l.epoch;
-            self.events.schedule(done, Event::TxDone { link, epoch });
+        let l = &mut self.net.links[link as usize];
+        if l.queue.commit(pkt, verdict, action, now) {
+            if let Some(done) = l.start_next(now) {
+                let epoch = l.epoch;
+                self.events.schedule(done, Event::TxDone { link, epoch });
+            }
+        } else {
+            self.count_drop(&pkt);
+        }
+        if let Some(b) = spoofs {
+            self.send_spoofs(node, b);
+        }
+    }
+
+    fn spoofer(&mut self, node: NodeId) -> Option<&mut AckSpoofer> {
+        self.spoofers.get_mut(node as usize)?.as_mut()
+    }
+
+    /// A router sends the spoofed ACKs its spoofer made.
+    fn send_spoofs(&mut self, node: NodeId, b: Burst) {
+        if let Some(f) = self.flows.get_mut(b.pkt.flow as usize) {
+            f.net.spoofed_acks += b.count as u64;
+        }
+        for _ in 0..b.count {
+            self.forward(node, b.pkt);
         }
     }
 
@@ -335,8 +369,21 @@ impl Simulation {
             self.count_drop(&pkt);
             return;
         }
-        n.stats.forwarded += 1;
+        let now = self.now;
+        let passage = match self.spoofer(node) {
+            Some(sp) => sp.on_arrival(&pkt, now),
+            None => Passage::Forward,
+        };
+        match passage {
+            Passage::Discard => return self.count_drop(&pkt),
+            Passage::SpoofBefore(b) => self.send_spoofs(node, b),
+            Passage::Forward | Passage::SpoofAfter(_) => {}
+        }
+        self.net.nodes[node as usize].stats.forwarded += 1;
         self.forward(node, pkt);
+        if let Passage::SpoofAfter(b) = passage {
+            self.send_spoofs(node, b);
+        }
     }
 
     fn count_drop(&mut self, pkt: &Packet) {
@@ -639,6 +686,7 @@ impl Simulation {
             s.flow_net.push(f.net);
         }
         s.frr = self.frr.as_ref().map(|f| f.stats).unwrap_or_default();
+        s.spoofers = self.spoofers.iter().flatten().map(|sp| sp.stats).collect();
         s
     }
 
