@@ -10,6 +10,7 @@ use crate::net::frr::{self, Backup, Frr, FrrStats};
 use crate::net::{Kind, LinkId, LinkStats, Network, NodeId, NodeKind, NodeStats, Packet, Routes};
 use crate::queue::QueueStats;
 use crate::router::acc::{Acc, AccStats};
+use crate::router::{AckSpoofer, Burst, Passage, SpoofStats};
 use crate::sim::{Dur, EventQueue, Rng, SimTime};
 use crate::stats::{counters, Series, SeriesSpec, SeriesTarget};
 use crate::tcp::{ReceiverStats, SenderStats, TcpReceiver, TcpSender};
@@ -54,6 +55,8 @@ counters! {
         /// Fast retransmits of a segment that had in fact arrived at the receiver or was still
         /// in the network when it was retransmitted.
         pub false_fast_retransmits: u64,
+        /// Spoofed ACKs routers sent to the flow's sender.
+        pub spoofed_acks: u64,
     }
 }
 
@@ -135,6 +138,8 @@ pub struct Snapshot {
     pub frr: FrrStats,
     /// ACC counters by node (empty when ACC is off).
     pub acc: Vec<AccStats>,
+    /// One per router with an ACK spoofer, in node order.
+    pub spoofers: Vec<SpoofStats>,
 }
 
 pub struct Simulation {
@@ -155,6 +160,8 @@ pub struct Simulation {
     pub frr: Option<Frr>,
     /// Active congestion control, when some queue runs it.
     pub acc: Option<Acc>,
+    /// ACK spoofers by node (empty when no router has one).
+    pub spoofers: Vec<Option<AckSpoofer>>,
     events: EventQueue<Event>,
     outbox: Vec<Packet>,
 }
@@ -184,6 +191,7 @@ impl Simulation {
             events_processed: 0,
             frr: None,
             acc: None,
+            spoofers: Vec::new(),
             events: EventQueue::default(),
             outbox: Vec::with_capacity(64),
         };
@@ -286,17 +294,43 @@ impl Simulation {
             self.count_drop(&pkt);
             return;
         }
-        let (verdict, action) = l.queue.classify(&pkt, now);
-        if !l.queue.commit(pkt, verdict, action, now) {
+        let (verdict, mut action) = l.queue.classify(&pkt, now);
+        let node = l.from;
+        let mut spoofs = None;
+        if action.spoofs() {
+            // A spoof signal at a node without a spoofer sends nothing.
+            if let Some(sp) = self.spoofer(node) {
+                (action, spoofs) = sp.on_signal(&pkt, action, now);
+            }
+        }
+        let l = &mut self.net.links[link as usize];
+        if l.queue.commit(pkt, verdict, action, now) {
+            if let Some(done) = l.start_next(now) {
+                let epoch = l.epoch;
+                self.events.schedule(done, Event::TxDone { link, epoch });
+            }
+        } else {
             self.count_drop(&pkt);
             if let Some(ctl) = self.acc.as_mut().and_then(|a| a.on_drop(link, &pkt, now, &self.net)) {
                 self.forward(ctl.src, ctl);
             }
-            return;
         }
-        if let Some(done) = l.start_next(now) {
-            let epoch = l.epoch;
-            self.events.schedule(done, Event::TxDone { link, epoch });
+        if let Some(b) = spoofs {
+            self.send_spoofs(node, b);
+        }
+    }
+
+    fn spoofer(&mut self, node: NodeId) -> Option<&mut AckSpoofer> {
+        self.spoofers.get_mut(node as usize)?.as_mut()
+    }
+
+    /// A router sends the spoofed ACKs its spoofer made.
+    fn send_spoofs(&mut self, node: NodeId, b: Burst) {
+        if let Some(f) = self.flows.get_mut(b.pkt.flow as usize) {
+            f.net.spoofed_acks += b.count as u64;
+        }
+        for _ in 0..b.count {
+            self.forward(node, b.pkt);
         }
     }
 
@@ -350,8 +384,21 @@ impl Simulation {
             self.count_drop(&pkt);
             return;
         }
-        n.stats.forwarded += 1;
+        let now = self.now;
+        let passage = match self.spoofer(node) {
+            Some(sp) => sp.on_arrival(&pkt, now),
+            None => Passage::Forward,
+        };
+        match passage {
+            Passage::Discard => return self.count_drop(&pkt),
+            Passage::SpoofBefore(b) => self.send_spoofs(node, b),
+            Passage::Forward | Passage::SpoofAfter(_) => {}
+        }
+        self.net.nodes[node as usize].stats.forwarded += 1;
         self.forward(node, pkt);
+        if let Passage::SpoofAfter(b) = passage {
+            self.send_spoofs(node, b);
+        }
     }
 
     fn count_drop(&mut self, pkt: &Packet) {
@@ -664,6 +711,7 @@ impl Simulation {
             acc.settle(self.now);
             s.acc = acc.stats.clone();
         }
+        s.spoofers = self.spoofers.iter().flatten().map(|sp| sp.stats).collect();
         s
     }
 

@@ -21,6 +21,8 @@ pub struct Report {
     pub ipfrr: IpFrrReport,
     /// ACC counters of every router (empty when no queue runs ACC).
     pub acc: Vec<AccRouterReport>,
+    /// One per router with an ACK spoofer.
+    pub spoofers: Vec<SpooferReport>,
     pub flows: Vec<FlowReport>,
     pub queues: Vec<QueueReport>,
     pub links: Vec<LinkReport>,
@@ -46,6 +48,30 @@ pub struct IpFrrReport {
     pub detections: u64,
     pub transient_repairs: u64,
     pub reconvergences: u64,
+}
+
+/// Counters of one router's ACK spoofer (see `SpoofStats` for their meaning) and the state
+/// of its flow table at the end of the run.
+#[derive(Clone, Debug, Serialize)]
+pub struct SpooferReport {
+    pub node: String,
+    pub signals: u64,
+    pub spoof_events: u64,
+    pub spoofed_acks_sent: u64,
+    pub signals_absorbed: u64,
+    pub pending_set: u64,
+    pub pending_resolved: u64,
+    /// Pending spoofs that ended unsent: evicted, older than `pending_timeout` when the flow
+    /// was next seen, or the flow declared asymmetric.
+    pub pending_expired: u64,
+    /// Flows with a spoof pending at the end of the run.
+    pub pending_now: usize,
+    pub retransmissions_discarded: u64,
+    pub fallback_drops: u64,
+    pub asymmetric_detected: u64,
+    pub evictions: u64,
+    pub table_occupancy: usize,
+    pub table_capacity: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -112,6 +138,8 @@ pub struct FlowReport {
     pub dupacks_suppressed: u64,
     pub forward_dropped: u64,
     pub reverse_dropped: u64,
+    /// Spoofed ACKs routers sent to the sender.
+    pub spoofed_acks: u64,
     /// Finite transfers: when the last byte was acknowledged (absolute time), else null.
     pub completion_time_s: Option<f64>,
     /// Final congestion window, segments.
@@ -130,6 +158,8 @@ pub struct QueueReport {
     pub drops_link_down: u64,
     pub marks_early: u64,
     pub marks_forced: u64,
+    /// Signals turned into ACK spoofing (the packet may also have been dropped).
+    pub spoof_signals: u64,
     pub mean_len_packets: f64,
     pub mean_len_bytes: f64,
     pub mean_delay_ms: f64,
@@ -223,6 +253,7 @@ impl Report {
                 dupacks_suppressed: r.dupacks_suppressed,
                 forward_dropped: n.forward_dropped,
                 reverse_dropped: n.reverse_dropped,
+                spoofed_acks: n.spoofed_acks,
                 completion_time_s: completion,
                 final_cwnd_segments: cwnd,
             });
@@ -246,6 +277,7 @@ impl Report {
                 drops_link_down: q.drops_link_down,
                 marks_early: q.marks_early,
                 marks_forced: q.marks_forced,
+                spoof_signals: q.spoof_signals,
                 mean_len_packets: ratio(q.len_area_packets as f64, period_ns),
                 mean_len_bytes: ratio(q.len_area_bytes as f64, period_ns),
                 mean_delay_ms: ratio(q.delay_sum_ns as f64 * 1e-6, q.departures as f64),
@@ -311,6 +343,34 @@ impl Report {
                 })
                 .collect(),
         };
+        let spoofers = sim
+            .spoofers
+            .iter()
+            .enumerate()
+            .filter_map(|(node, sp)| Some((node, sp.as_ref()?)))
+            .enumerate()
+            .map(|(i, (node, sp))| {
+                // Spoofers added after the simulation was built have no baseline: zero.
+                let s = now.spoofers[i].delta(&base.spoofers.get(i).copied().unwrap_or_default());
+                SpooferReport {
+                    node: node_name(node as u32),
+                    signals: s.signals,
+                    spoof_events: s.spoof_events,
+                    spoofed_acks_sent: s.spoofed_acks_sent,
+                    signals_absorbed: s.signals_absorbed,
+                    pending_set: s.pending_set,
+                    pending_resolved: s.pending_resolved,
+                    pending_expired: s.pending_expired,
+                    pending_now: sp.pending_now(),
+                    retransmissions_discarded: s.retransmissions_discarded,
+                    fallback_drops: s.fallback_drops,
+                    asymmetric_detected: s.asymmetric_detected,
+                    evictions: s.evictions,
+                    table_occupancy: sp.table_occupancy(),
+                    table_capacity: sp.table_capacity(),
+                }
+            })
+            .collect();
 
         let tcp_goodputs: Vec<f64> = flows.iter().filter(|f| f.transport == "tcp").map(|f| f.goodput_bps).collect();
         let totals = Totals {
@@ -337,6 +397,7 @@ impl Report {
                 IpFrrReport { detections: f.detections, transient_repairs: f.transient_repairs, reconvergences: f.reconvergences }
             },
             acc,
+            spoofers,
             flows,
             queues,
             links,

@@ -50,6 +50,13 @@ fn broken_scenarios_are_rejected_with_the_field_named() {
         (&["hosts=[\"A\", \"A\", \"B\"]"], "bad.toml: hosts[1]: duplicate node name \"A\""),
         (&["series=[{ kind = \"queue\", link = \"X->Y\", interval = \"1s\" }]"], "bad.toml: series[0].link: unknown link \"X->Y\""),
         (&["flows.3.count=1"], "bad.toml: override \"flows.3.count=1\": index 3 out of range"),
+        (&["links.1.queue.signal=flag"], "bad.toml: links[1].queue.signal: unknown signal \"flag\" (expected \"drop\", \"ecn\" or \"spoof\")"),
+        (&["links.0.queue.signal=spoof"], "bad.toml: links[0].queue.signal: \"spoof\" is for routers: the queue of A->R is at host \"A\""),
+        (&["ack_spoofing.dupacks=0"], "bad.toml: ack_spoofing.dupacks: must be between 1 and 64, got 0"),
+        (&["ack_spoofing.table_size=0"], "bad.toml: ack_spoofing.table_size: must be between 1 and"),
+        (&["ack_spoofing.asymmetric_threshold=0"], "bad.toml: ack_spoofing.asymmetric_threshold: must be at least 1"),
+        (&["ack_spoofing.pending_timeout=0"], "bad.toml: ack_spoofing.pending_timeout: must be positive"),
+        (&["ack_spoofing.below_real_ack=true"], "bad.toml: ack_spoofing.below_real_ack: unknown field `below_real_ack`"),
     ];
     let mismatches: Vec<String> = cases
         .iter()

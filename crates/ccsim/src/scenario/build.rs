@@ -2,11 +2,12 @@
 //! Errors are `(field path, message)`; `load` adds the file name.
 
 use super::expand_names;
-use super::schema::{DelayedAck, FlowSpec, IpFrrSpec, LinkSpec, QueueSpec, Scenario, SeriesSpecToml};
+use super::schema::{AckSpoofingSpec, DelayedAck, FlowSpec, IpFrrSpec, LinkSpec, QueueSpec, Scenario, SeriesSpecToml};
 use crate::net::frr::{Frr, FrrConfig, RepairPath};
 use crate::app::{Period, UdpPattern, UdpSource};
 use crate::engine::{Flow, Simulation, Transport};
 use crate::net::{Link, LinkId, Network, Node, NodeId, NodeKind, NodeStats, Routes};
+use crate::router::{AckSpoofer, SpoofConfig};
 use crate::queue::{fifo::MAX_AREAS, AdaptiveRed, AredVariant, Discipline, EgressQueue, Limit, Red, RedParams, Rtred, TailDrop};
 use crate::router::acc::{Acc, MonitorConfig};
 use crate::signal::SignalPolicy;
@@ -140,6 +141,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, BuildError>
         Some(spec) => Some(make_frr(spec, &net, &ids, &link_ids, seed)?),
         None => None,
     };
+    let spoofers = make_spoofers(sc.ack_spoofing.as_ref(), &net)?;
     let name = sc.name.clone().unwrap_or_else(|| "scenario".into());
     let warmup = SimTime::from_secs_f64(sc.warmup.0);
     let n_nodes = net.nodes.len();
@@ -148,7 +150,52 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, BuildError>
     if acc_monitors.iter().any(Option::is_some) {
         sim.acc = Some(Acc::new(acc_monitors, n_nodes));
     }
+    sim.spoofers = spoofers;
     Ok(sim)
+}
+
+/// One ACK spoofer at every router with a spoofing queue, indexed by node; none at all when
+/// no queue spoofs.
+fn make_spoofers(spec: Option<&AckSpoofingSpec>, net: &Network) -> Result<Vec<Option<AckSpoofer>>, BuildError> {
+    let p = "ack_spoofing";
+    let mut cfg = SpoofConfig::default();
+    if let Some(s) = spec {
+        if let Some(n) = s.dupacks {
+            if !(1..=64).contains(&n) {
+                return fail(format!("{p}.dupacks"), format!("must be between 1 and 64, got {n}"));
+            }
+            cfg.dupacks = n;
+        }
+        cfg.below_real_ack = s.spoof_below_real_ack.unwrap_or(cfg.below_real_ack);
+        cfg.discard_retransmission = s.discard_retransmission.unwrap_or(cfg.below_real_ack);
+        if let Some(n) = s.table_size {
+            if !(1..=1 << 24).contains(&n) {
+                return fail(format!("{p}.table_size"), format!("must be between 1 and 16777216 entries, got {n}"));
+            }
+            cfg.table_size = n as usize;
+        }
+        if let Some(n) = s.asymmetric_threshold {
+            if n == 0 {
+                return fail(format!("{p}.asymmetric_threshold"), "must be at least 1 signal");
+            }
+            cfg.asymmetric_threshold = n;
+        }
+        if let Some(t) = s.pending_timeout {
+            if t.0 <= 0.0 {
+                return fail(format!("{p}.pending_timeout"), "must be positive");
+            }
+            cfg.pending_timeout = t.dur();
+        }
+    }
+    let heads: Vec<NodeId> = net.links.iter().filter(|l| l.queue.policy == SignalPolicy::Spoof).map(|l| l.from).collect();
+    if heads.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut spoofers = vec![None; net.nodes.len()];
+    for h in heads {
+        spoofers[h as usize].get_or_insert_with(|| AckSpoofer::new(cfg.clone()));
+    }
+    Ok(spoofers)
 }
 
 fn make_frr(spec: &IpFrrSpec, net: &Network, ids: &HashMap<String, NodeId>, link_ids: &HashMap<String, LinkId>, seed: u64) -> Result<Frr, BuildError> {
@@ -242,7 +289,11 @@ fn add_links(net: &mut Network, acc: &mut Vec<Option<MonitorConfig>>, spec: &Lin
         for (from, to, q, qfield) in dirs {
             let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
             let queue = make_queue(q.cloned().unwrap_or_default(), &format!("{path}.{qfield}"), spec.rate.0, seed, &name)?;
-            acc.push(acc_monitor(q, &format!("{path}.{qfield}"), &net.nodes[from as usize])?);
+            let head = &net.nodes[from as usize];
+            if queue.policy == SignalPolicy::Spoof && head.kind == NodeKind::Host {
+                return fail(format!("{path}.{qfield}.signal"), format!("\"spoof\" is for routers: the queue of {name} is at host {:?}", head.name));
+            }
+            acc.push(acc_monitor(q, &format!("{path}.{qfield}"), head)?);
             let loss_rng = Rng::stream(seed, &format!("loss/{name}"));
             net.links.push(Link::new(name, from, to, spec.rate.0.round() as u64, delay, spec.cost, spec.loss, queue, loss_rng));
         }
@@ -283,7 +334,8 @@ fn make_queue(q: QueueSpec, path: &str, rate_bps: f64, seed: u64, link: &str) ->
     let policy = match q.signal.as_deref().unwrap_or("drop") {
         "drop" => SignalPolicy::Drop,
         "ecn" => SignalPolicy::Ecn,
-        other => return fail(format!("{path}.signal"), format!("unknown signal {other:?} (expected \"drop\" or \"ecn\")")),
+        "spoof" => SignalPolicy::Spoof,
+        other => return fail(format!("{path}.signal"), format!("unknown signal {other:?} (expected \"drop\", \"ecn\" or \"spoof\")")),
     };
     let areas = q.drop_areas.unwrap_or_default();
     if areas.len() >= MAX_AREAS {

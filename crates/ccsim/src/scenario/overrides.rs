@@ -1,9 +1,10 @@
 //! `--set key.path=value` overrides, applied to the parsed TOML tree before it is checked.
 //!
 //! A path is dot-separated; an array element is chosen by index (`flows.0.count` or
-//! `flows[0].count`) or by its `name` (`flows.g1.count`). The value is read as a TOML value
-//! (`10`, `0.5`, `true`, `"text"`, `[1, 2]`) and taken as a plain string if it is not one
-//! (`100Mbps`). An empty value (`key.path=`) removes the key.
+//! `flows[0].count`), by its `name` (`flows.g1.count`), or all of them with `*`
+//! (`flows.*.tcp.ecn`). The value is read as a TOML value (`10`, `0.5`, `true`, `"text"`,
+//! `[1, 2]`) and taken as a plain string if it is not one (`100Mbps`). An empty value
+//! (`key.path=`) removes the key.
 
 use toml::Value;
 
@@ -16,49 +17,55 @@ pub fn apply(root: &mut Value, spec: &str) -> Result<(), String> {
     if keys.is_empty() {
         return Err(format!("override {spec:?} has an empty key path"));
     }
-    let mut at = root;
-    for (i, key) in keys.iter().enumerate() {
-        let last = i + 1 == keys.len();
-        let here = keys[..i].join(".");
-        at = match at {
-            Value::Table(t) => {
-                if last {
-                    match value {
-                        Some(v) => t.insert(key.to_string(), v),
-                        None => t.remove(*key),
-                    };
-                    return Ok(());
-                }
-                t.entry(key.to_string()).or_insert_with(|| Value::Table(Default::default()))
+    set(root, &keys, 0, value.as_ref(), spec)
+}
+
+/// Sets (or removes, for `None`) the value at `keys[i..]` below `at`.
+fn set(at: &mut Value, keys: &[&str], i: usize, value: Option<&Value>, spec: &str) -> Result<(), String> {
+    let (key, last, here) = (keys[i], i + 1 == keys.len(), keys[..i].join("."));
+    match at {
+        Value::Table(t) if last => {
+            match value {
+                Some(v) => t.insert(key.to_string(), v.clone()),
+                None => t.remove(key),
+            };
+            Ok(())
+        }
+        Value::Table(t) => set(t.entry(key.to_string()).or_insert_with(|| Value::Table(Default::default())), keys, i + 1, value, spec),
+        Value::Array(a) if key == "*" => match value {
+            None if last => {
+                a.clear();
+                Ok(())
             }
-            Value::Array(a) => {
-                let idx = match key.parse::<usize>() {
-                    Ok(n) => n,
-                    Err(_) => a
-                        .iter()
-                        .position(|e| e.get("name").and_then(Value::as_str) == Some(key))
-                        .ok_or_else(|| format!("override {spec:?}: no element named {key:?} in {here}"))?,
-                };
-                let len = a.len();
-                if idx >= len {
-                    return Err(format!("override {spec:?}: index {idx} out of range for {here} ({len} elements)"));
-                }
-                if last {
-                    match value {
-                        Some(v) => a[idx] = v,
-                        None => {
-                            a.remove(idx);
-                        }
-                    }
-                    return Ok(());
-                }
-                let elem = &mut a[idx];
-                elem
+            Some(v) if last => {
+                a.iter_mut().for_each(|e| *e = v.clone());
+                Ok(())
             }
-            _ => return Err(format!("override {spec:?}: {here} is not a table or an array")),
-        };
+            _ => a.iter_mut().try_for_each(|e| set(e, keys, i + 1, value, spec)),
+        },
+        Value::Array(a) => {
+            let idx = match key.parse::<usize>() {
+                Ok(n) => n,
+                Err(_) => a
+                    .iter()
+                    .position(|e| e.get("name").and_then(Value::as_str) == Some(key))
+                    .ok_or_else(|| format!("override {spec:?}: no element named {key:?} in {here}"))?,
+            };
+            let len = a.len();
+            if idx >= len {
+                return Err(format!("override {spec:?}: index {idx} out of range for {here} ({len} elements)"));
+            }
+            match (last, value) {
+                (true, Some(v)) => a[idx] = v.clone(),
+                (true, None) => {
+                    a.remove(idx);
+                }
+                (false, _) => return set(&mut a[idx], keys, i + 1, value, spec),
+            }
+            Ok(())
+        }
+        _ => Err(format!("override {spec:?}: {here} is not a table or an array")),
     }
-    unreachable!("the loop returns on the last key")
 }
 
 fn parse_value(raw: &str) -> Value {
@@ -89,6 +96,15 @@ mod tests {
         assert_eq!(d["duration"].as_str(), Some("20s"));
         apply(&mut d, "flows.0.count=").unwrap();
         assert!(d["flows"][0].get("count").is_none(), "an empty value removes the key");
+    }
+
+    #[test]
+    fn a_star_selects_every_element() {
+        let mut d = doc();
+        apply(&mut d, "flows.*.tcp.ecn=true").unwrap();
+        assert!(d["flows"].as_array().unwrap().iter().all(|f| f["tcp"]["ecn"].as_bool() == Some(true)));
+        apply(&mut d, "flows.*.tcp=").unwrap();
+        assert!(d["flows"].as_array().unwrap().iter().all(|f| f.get("tcp").is_none()));
     }
 
     #[test]

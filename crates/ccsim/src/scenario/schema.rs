@@ -34,6 +34,40 @@ pub struct Scenario {
     /// IP fast reroute at every router; absent: failed links are never routed around.
     #[serde(default)]
     pub ipfrr: Option<IpFrrSpec>,
+    /// Options of the ACK spoofer that every router with a `signal = "spoof"` queue runs
+    /// (one per router, shared by its queues); absent: the defaults. Ignored when no queue
+    /// spoofs, so that overrides can switch the signal without removing the table.
+    #[serde(default)]
+    pub ack_spoofing: Option<AckSpoofingSpec>,
+}
+
+/// ACK spoofing (Xu & Molle). See `ccsim::router::ack_spoof` for the behaviour.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AckSpoofingSpec {
+    /// Spoofed duplicate ACKs per signal (default 3, the sender's duplicate-ACK threshold).
+    #[serde(default)]
+    pub dupacks: Option<u32>,
+    /// Wait for the flow's next real ACK and send the spoofs just before it, numbered one
+    /// segment below it (the paper's optimisation; default true). False: spoof at once
+    /// with the highest ACK seen when it is known.
+    #[serde(default)]
+    pub spoof_below_real_ack: Option<bool>,
+    /// Drop, once, the needless retransmission a spoof provokes when it passes the router
+    /// (only if the receiver has acknowledged past it). Default: the value of
+    /// `spoof_below_real_ack`, the only way the paper's "no wasted retransmission" holds.
+    #[serde(default)]
+    pub discard_retransmission: Option<bool>,
+    /// Entries of the per-router flow table (default 1024; rounded up to a power of two).
+    #[serde(default)]
+    pub table_size: Option<u32>,
+    /// Signals with no real ACK of the flow seen after which a flow is treated as having an
+    /// asymmetric path and later signals drop (default 3).
+    #[serde(default)]
+    pub asymmetric_threshold: Option<u32>,
+    /// Pending spoofs and armed discards older than this are given up (default 500 ms).
+    #[serde(default)]
+    pub pending_timeout: Option<Duration>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -148,7 +182,8 @@ pub struct QueueSpec {
     /// Buffer limit in bytes, instead of packets.
     #[serde(default)]
     pub limit_bytes: Option<u64>,
-    /// `drop` (default), `ecn` or `spoof`.
+    /// `drop` (default), `ecn` or `spoof` (ACK spoofing, at routers only; options in the
+    /// top-level `[ack_spoofing]` table).
     #[serde(default)]
     pub signal: Option<String>,
     /// Boundaries (packets) of the drop-area histogram, ascending.
