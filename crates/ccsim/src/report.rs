@@ -4,6 +4,8 @@
 
 use crate::engine::{Simulation, Transport};
 use crate::net::NodeKind;
+use crate::router::acc::AccStats;
+use crate::router::SpoofStats;
 use crate::stats::{jain_index, Series};
 use serde::Serialize;
 
@@ -55,21 +57,11 @@ pub struct IpFrrReport {
 #[derive(Clone, Debug, Serialize)]
 pub struct SpooferReport {
     pub node: String,
-    pub signals: u64,
-    pub spoof_events: u64,
-    pub spoofed_acks_sent: u64,
-    pub signals_absorbed: u64,
-    pub pending_set: u64,
-    pub pending_resolved: u64,
-    /// Pending spoofs that ended unsent: evicted, older than `pending_timeout` when the flow
-    /// was next seen, or the flow declared asymmetric.
-    pub pending_expired: u64,
+    /// The spoofer's counters over the measurement period.
+    #[serde(flatten)]
+    pub counters: SpoofStats,
     /// Flows with a spoof pending at the end of the run.
     pub pending_now: usize,
-    pub retransmissions_discarded: u64,
-    pub fallback_drops: u64,
-    pub asymmetric_detected: u64,
-    pub evictions: u64,
     pub table_occupancy: usize,
     pub table_capacity: usize,
 }
@@ -77,21 +69,11 @@ pub struct SpooferReport {
 #[derive(Clone, Debug, Serialize)]
 pub struct AccRouterReport {
     pub router: String,
-    /// ACC flows' data packets dropped by this router's ACC queues.
-    pub acc_drops: u64,
-    /// Of those, drops of flows below the queue's RTT floor.
-    pub below_rtt_floor: u64,
-    pub controls_sent: u64,
-    /// Controls this router sent that were lost in the network.
-    pub controls_lost: u64,
-    pub filters_installed: u64,
-    pub filters_removed_count: u64,
-    pub filters_removed_behaviour: u64,
-    pub filters_removed_timeout: u64,
-    pub filters_replaced: u64,
+    /// The router's ACC counters over the measurement period.
+    #[serde(flatten)]
+    pub counters: AccStats,
     /// Filters still in place at the end.
     pub filters_active: u64,
-    pub packets_filtered: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -326,20 +308,7 @@ impl Report {
                 .map(|i| {
                     // The baseline of a run without warm-up predates ACC's installation.
                     let s = base.acc.get(i).map_or(now.acc[i], |b| now.acc[i].delta(b));
-                    AccRouterReport {
-                        router: node_name(i as u32),
-                        acc_drops: s.acc_drops,
-                        below_rtt_floor: s.below_rtt_floor,
-                        controls_sent: s.controls_sent,
-                        controls_lost: s.controls_lost,
-                        filters_installed: s.filters_installed,
-                        filters_removed_count: s.filters_removed_count,
-                        filters_removed_behaviour: s.filters_removed_behaviour,
-                        filters_removed_timeout: s.filters_removed_timeout,
-                        filters_replaced: s.filters_replaced,
-                        filters_active: acc.filters_at(i as u32) as u64,
-                        packets_filtered: s.packets_filtered,
-                    }
+                    AccRouterReport { router: node_name(i as u32), counters: s, filters_active: acc.filters_at(i as u32) as u64 }
                 })
                 .collect(),
         };
@@ -354,18 +323,8 @@ impl Report {
                 let s = now.spoofers[i].delta(&base.spoofers.get(i).copied().unwrap_or_default());
                 SpooferReport {
                     node: node_name(node as u32),
-                    signals: s.signals,
-                    spoof_events: s.spoof_events,
-                    spoofed_acks_sent: s.spoofed_acks_sent,
-                    signals_absorbed: s.signals_absorbed,
-                    pending_set: s.pending_set,
-                    pending_resolved: s.pending_resolved,
-                    pending_expired: s.pending_expired,
+                    counters: s,
                     pending_now: sp.pending_now(),
-                    retransmissions_discarded: s.retransmissions_discarded,
-                    fallback_drops: s.fallback_drops,
-                    asymmetric_detected: s.asymmetric_detected,
-                    evictions: s.evictions,
                     table_occupancy: sp.table_occupancy(),
                     table_capacity: sp.table_capacity(),
                 }

@@ -87,7 +87,7 @@ fn packets_are_conserved_with_filters_and_controls() {
     let text = scenario_file("acc_dumbbell.toml").replace("duration = \"200s\"", "duration = \"60.3s\"");
     let (sim, r) = run(&text);
     assert_conserved(&sim);
-    let r1 = r.acc.iter().find(|a| a.router == "R1").unwrap();
+    let r1 = &r.acc.iter().find(|a| a.router == "R1").unwrap().counters;
     assert!(r1.controls_sent > 10 && r1.packets_filtered > 10, "ACC must act: {r1:?}");
     assert!(sim.flows.iter().any(|f| f.sender().is_none() && f.net.forward_dropped > 0), "cross traffic is dropped too");
     // The senders are attached to R1, so R1 filters their packets itself.

@@ -221,7 +221,7 @@ fn end_to_end_each_spoof_event_is_one_fast_recovery() {
             // Discard is on by default with below_real_ack: no needless retransmission
             // reaches a receiver, though the sender sent one per fast retransmit.
             assert_eq!(rx_dups, 0);
-            let sp = &r.spoofers[0];
+            let sp = &r.spoofers[0].counters;
             let fr: u64 = sim.flows.iter().map(|f| f.sender().unwrap().stats.fast_retransmits).sum();
             assert!(sp.retransmissions_discarded <= fr && sp.retransmissions_discarded + 4 >= fr, "{sp:?}, {fr} fast retransmits");
         } else {
@@ -309,8 +309,8 @@ tcp = { variant = "reno" }
 #[test]
 fn asymmetric_path_falls_back_to_drops_and_a_reverse_packet_clears_it() {
     let (_, r) = run(ASYMMETRIC);
-    let sp = &r.spoofers[0];
-    assert_eq!(sp.node, "R1");
+    let sp = &r.spoofers[0].counters;
+    assert_eq!(r.spoofers[0].node, "R1");
     assert_eq!(sp.spoof_events, 0, "no real ACK ever passes R1: {sp:?}");
     assert_eq!(sp.asymmetric_detected, 3, "each flow once: {sp:?}");
     assert_eq!(sp.pending_set, 3);
@@ -343,7 +343,7 @@ fn packets_are_conserved_with_discards_and_overflow() {
     let text = dumbbell("", "", "").replace("limit = 1000", "limit = 45").replace("duration = \"15s\"", "duration = \"12.3s\"");
     let text = text.replace("S{1..4}", "S{1..8}").replace("D{1..4}", "D{1..8}");
     let (sim, r) = run(&text);
-    let sp = &r.spoofers[0];
+    let sp = &r.spoofers[0].counters;
     assert!(sp.retransmissions_discarded > 0 && sp.fallback_drops > 0, "{sp:?}");
     let q = r.queues.iter().find(|q| q.link == "R1->R2").unwrap();
     assert!(q.drops_overflow > 0, "{q:?}");
@@ -386,7 +386,7 @@ fn p1_scenarios_run_with_every_aqm() {
         assert!(early(&tail) == 0 && marks(&tail) == 0 && q(&tail).drops_overflow > 0, "{file}: Tail Drop {:?}", q(&tail));
         assert!(early(&red) > 0 && marks(&red) == 0, "{file}: RED {:?}", q(&red));
         assert!(marks(&ecn) > 0 && ecn.flows.iter().map(|f| f.ecn_reductions).sum::<u64>() > 0, "{file}: RED/ECN {:?}", q(&ecn));
-        assert!(q(&spoof).spoof_signals > 0 && spoof.spoofers[0].spoof_events > 0, "{file}: RED/Spoofing {:?}", spoof.spoofers);
+        assert!(q(&spoof).spoof_signals > 0 && spoof.spoofers[0].counters.spoof_events > 0, "{file}: RED/Spoofing {:?}", spoof.spoofers);
         assert!(tail.spoofers.is_empty() && red.spoofers.is_empty() && ecn.spoofers.is_empty());
         assert_eq!(spoof.spoofers.len(), 1, "{file}: one spoofer, at the bottleneck router");
     }

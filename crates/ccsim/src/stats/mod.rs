@@ -12,7 +12,7 @@ pub use series::{Series, SeriesSpec, SeriesTarget};
 macro_rules! counters {
     ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* pub $f:ident : $t:ty,)* }) => {
         $(#[$m])*
-        #[derive(Clone, Copy, Debug, Default, PartialEq)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
         pub struct $name { $($(#[$fm])* pub $f: $t,)* }
         impl $name {
             /// Counts accumulated since `base` was taken.
