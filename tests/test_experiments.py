@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ccsim.experiments import Options, das, reproduce, rtred
+from ccsim.experiments import Options, acc, das, reproduce, rtred
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 
@@ -28,7 +28,22 @@ def test_das_files_match_the_builders():
     assert load("das_sharp.toml") == das.sharp()
 
 
-@pytest.mark.parametrize("paper", ["rtred", "das"])
+def test_acc_file_matches_the_builder():
+    assert load("acc_dumbbell.toml") == acc.dumbbell(100, "acc")
+
+
+def test_acc_builder_modes():
+    q = lambda mode, floor=None: acc.dumbbell(50, mode, floor)["links"][2]["queue"]  # noqa: E731
+    assert q("droptail") == {"limit": 50}
+    assert q("red")["discipline"] == "red" and "acc" not in q("red") and "signal" not in q("red")
+    assert q("red+ecn")["signal"] == "ecn" and acc.dumbbell(50, "red+ecn")["flows"][0]["tcp"]["ecn"] is True
+    assert q("acc", 300)["acc_rtt_floor"] == "300ms" and acc.dumbbell(50, "acc")["flows"][0]["tcp"]["acc"] is True
+    assert acc.dumbbell(50, "red")["links"][2]["delay"] == "50ms"
+    with pytest.raises(ValueError):
+        acc.dumbbell(50, "red", 300)
+
+
+@pytest.mark.parametrize("paper", ["rtred", "das", "acc"])
 def test_quick_reproduction_writes_a_report_with_verdicts(paper, tmp_path):
     rep, _ = reproduce(paper, Options(out=tmp_path, quick=True, workers=2, progress=False))
     md = (tmp_path / "report.md").read_text()
@@ -43,3 +58,10 @@ def test_quick_reproduction_writes_a_report_with_verdicts(paper, tmp_path):
         assert set(table) == {f"{s}/{st}" for s in rtred.SCENARIOS for st in rtred.STRATEGIES}
         assert table["S1/RED"]["paper"]["lost"] == 710
         assert table["S2/RTRED"]["lost"]["n"] == 3
+    if paper == "acc":
+        assert len(rep.claims) >= 5 and len(rep.figures) == 3
+        fig4 = json.loads((tmp_path / "summary.json").read_text())["fig4"]
+        assert set(fig4) == {str(d) for d in acc.QUICK_DELAYS}
+        for entry in fig4.values():
+            assert set(acc.CURVES) <= set(entry)
+            assert all(entry[c]["kbps"]["n"] == 2 and entry[c]["kbps"]["mean"] > 0 for c in acc.CURVES)
