@@ -96,6 +96,35 @@ def normalize_overrides(overrides: Any, origin: str) -> List[str]:
     return out
 
 
+#: File name of a capture given by link and node names only.
+DEFAULT_PCAP_FILE = "trace.pcapng"
+
+
+def pcap_overrides(pcap: Any, origin: str) -> List[str]:
+    """`pcap+=...` overrides that add captures to the scenario's `[[pcap]]` tables.
+
+    `pcap`: None; a string of comma-separated link names ("R1->R2") and node names ("R1");
+    a list of such names; a dict shaped like one `[[pcap]]` table; or a list of dicts. Names
+    alone make one pcapng capture written to `trace.pcapng`."""
+    if pcap is None:
+        return []
+    if isinstance(pcap, Mapping):
+        return [f"pcap+={toml_value(dict(pcap), 'pcap')}"]
+    if isinstance(pcap, str):
+        pcap = [p for p in pcap.split(",")]
+    if not isinstance(pcap, (list, tuple)) or not pcap:
+        raise scenario_error(origin, "pcap", f"expected link or node names or [[pcap]] tables, got {pcap!r}")
+    if all(isinstance(p, Mapping) for p in pcap):
+        return [o for p in pcap for o in pcap_overrides(p, origin)]
+    if not all(isinstance(p, str) for p in pcap):
+        raise scenario_error(origin, "pcap", f"expected link or node names or [[pcap]] tables, got {pcap!r}")
+    names = [p.strip() for p in pcap if p.strip()]
+    if not names:
+        raise scenario_error(origin, "pcap", "no link or node to capture")
+    table = {"file": DEFAULT_PCAP_FILE, "links": [n for n in names if "->" in n], "nodes": [n for n in names if "->" not in n]}
+    return pcap_overrides(table, origin)
+
+
 # --- a small TOML writer, enough for scenario dicts -----------------------------------------
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 import time
 from typing import Any, Callable, Optional, Union
 
 from ._core import Simulation
-from ._scenario import check_seed, normalize_overrides, resolve
+from ._scenario import check_seed, normalize_overrides, pcap_overrides, resolve
 from .results import Results
 
 #: A run is advanced in this many steps of simulated time, so that a progress bar can be
@@ -23,7 +24,14 @@ PROGRESS_DELAY_S = 2.0
 Progress = Union[None, bool, Callable[[float, float], Any]]
 
 
-def run(scenario: Any, overrides: Any = None, seed: Optional[int] = None, progress: Progress = None) -> Results:
+def run(
+    scenario: Any,
+    overrides: Any = None,
+    seed: Optional[int] = None,
+    progress: Progress = None,
+    pcap: Any = None,
+    out_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
+) -> Results:
     """Runs one scenario and returns its `Results`.
 
     `scenario`: a path to a TOML file (str or `pathlib.Path`), TOML text, or a dict with the
@@ -32,22 +40,36 @@ def run(scenario: Any, overrides: Any = None, seed: Optional[int] = None, progre
     `progress`: None shows a progress bar on stderr when stderr is a terminal and the run
     takes longer than 2 s; True always shows one; False never; a callable is called as
     `progress(now_s, stop_s)` after each step instead.
+    `pcap`: packet captures added to the scenario's `[[pcap]]` tables: link and node names
+    (`"R1->R2,R2->R1"` or a list; written to `trace.pcapng`), or a dict (or a list of dicts)
+    shaped like a `[[pcap]]` table. `out_dir`: the directory relative capture file names are
+    taken from (default: the current directory).
 
-    Raises `ccsim.ScenarioError` for any problem with the scenario, the overrides or the seed.
+    Raises `ccsim.ScenarioError` for any problem with the scenario, the overrides or the seed,
+    and `OSError` when a capture file could not be written.
     """
     text, origin = resolve(scenario)
-    return run_text(text, origin, overrides, seed, progress)
+    return run_text(text, origin, overrides, seed, progress, pcap, out_dir)
 
 
-def run_text(text: str, origin: str, overrides: Any = None, seed: Optional[int] = None, progress: Progress = None) -> Results:
+def run_text(
+    text: str,
+    origin: str,
+    overrides: Any = None,
+    seed: Optional[int] = None,
+    progress: Progress = None,
+    pcap: Any = None,
+    out_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
+) -> Results:
     """`run` for scenario text already read; `origin` names it in error messages (a file
     name, `<string>`, `<dict>`). Sweeps send the text to their workers, which may not see
     the file."""
-    overrides = normalize_overrides(overrides, origin)
+    overrides = normalize_overrides(overrides, origin) + pcap_overrides(pcap, origin)
     seed = check_seed(seed, origin)
     start = time.perf_counter()
-    sim = Simulation(text, origin, overrides, seed)
+    sim = Simulation(text, origin, overrides, seed, None if out_dir is None else os.fspath(out_dir))
     advance(sim, progress)
+    sim.finish_traces()
     wall = time.perf_counter() - start
     summary = json.loads(sim.report_json())
     summary["wall_time_s"] = wall

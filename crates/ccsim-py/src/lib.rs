@@ -42,9 +42,11 @@ fn scenario_error(py: Python<'_>, e: ccsim::scenario::ScenarioError) -> PyErr {
 
 /// A simulation built from a scenario, run forward in steps.
 ///
-/// `Simulation(text, origin, overrides, seed)`: `text` is the scenario (TOML), `origin` the
-/// name used in error messages (a file name or "<string>"), `overrides` a list of
-/// `key.path=value` strings, `seed` an integer that replaces the scenario's seed, or None.
+/// `Simulation(text, origin, overrides, seed, out_dir)`: `text` is the scenario (TOML),
+/// `origin` the name used in error messages (a file name or "<string>"), `overrides` a list
+/// of `key.path=value` strings, `seed` an integer that replaces the scenario's seed, or None,
+/// `out_dir` the directory relative `[[pcap]]` file names are taken from (None: the current
+/// directory). Building creates the capture files.
 #[pyclass(module = "ccsim._core")]
 struct Simulation {
     sim: engine::Simulation,
@@ -53,11 +55,11 @@ struct Simulation {
 #[pymethods]
 impl Simulation {
     #[new]
-    #[pyo3(signature = (text, origin = "<string>", overrides = Vec::new(), seed = None))]
-    fn new(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>, seed: Option<u64>) -> PyResult<Simulation> {
+    #[pyo3(signature = (text, origin = "<string>", overrides = Vec::new(), seed = None, out_dir = None))]
+    fn new(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>, seed: Option<u64>, out_dir: Option<std::path::PathBuf>) -> PyResult<Simulation> {
         let text = text.to_owned();
         let origin_owned = origin.to_owned();
-        let built = py.detach(move || ccsim::scenario::load(&text, &origin_owned, &overrides, seed));
+        let built = py.detach(move || ccsim::scenario::load_in(&text, &origin_owned, &overrides, seed, out_dir.as_deref()));
         match built {
             Ok(sim) => Ok(Simulation { sim }),
             Err(e) => Err(scenario_error(py, e)),
@@ -92,6 +94,19 @@ impl Simulation {
     #[getter]
     fn events_processed(&self) -> u64 {
         self.sim.events_processed
+    }
+
+    /// Flushes the scenario's capture files (none: does nothing). Raises `OSError` naming
+    /// the file if writing one failed during the run.
+    fn finish_traces(&mut self, py: Python<'_>) -> PyResult<()> {
+        let sim = &mut self.sim;
+        py.detach(move || sim.finish_traces()).map_err(pyo3::exceptions::PyOSError::new_err)
+    }
+
+    /// The capture files the scenario writes, in `[[pcap]]` order.
+    #[getter]
+    fn pcap_files(&self) -> Vec<String> {
+        self.sim.trace.as_ref().map_or_else(Vec::new, |t| t.files().map(|p| p.display().to_string()).collect())
     }
 
     /// The report (measured from the end of the warm-up to now) as a JSON string.

@@ -162,6 +162,8 @@ pub struct Simulation {
     pub acc: Option<Acc>,
     /// ACK spoofers by node (empty when no router has one).
     pub spoofers: Vec<Option<AckSpoofer>>,
+    /// Packet captures of chosen links (None: no `[[pcap]]` in the scenario).
+    pub trace: Option<Box<crate::trace::Tracer>>,
     events: EventQueue<Event>,
     outbox: Vec<Packet>,
 }
@@ -192,6 +194,7 @@ impl Simulation {
             frr: None,
             acc: None,
             spoofers: Vec::new(),
+            trace: None,
             events: EventQueue::default(),
             outbox: Vec::with_capacity(64),
         };
@@ -348,6 +351,10 @@ impl Simulation {
                     self.count_drop(&p);
                 }
             }
+        }
+        if let Some(t) = &mut self.trace {
+            // The capture point: the packet has left the transmitter.
+            t.record(link, now, lost.as_ref().expect("tx-done without a packet"));
         }
         let l = &mut self.net.links[link as usize];
         if let Some(done) = l.start_next(now) {

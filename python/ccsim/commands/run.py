@@ -41,6 +41,10 @@ examples:
   ccsim run scenarios/dumbbell.toml --out results/ --quiet
       write summary.json and flows/queues/links/nodes/series.parquet into results/
 
+  ccsim run scenarios/dumbbell.toml --pcap 'R1->R2,R2->R1' --out results/
+      also capture both directions of the bottleneck into results/trace.pcapng
+      (one interface per link; a name without "->" captures every link of that node)
+
 exit status: 0 on success, 2 for a problem with the scenario or the arguments."""
 
 
@@ -71,16 +75,44 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print the whole report as JSON on stdout")
     p.add_argument("--out", "-o", metavar="DIR", help="write summary.json and the Parquet tables into DIR")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no text summary")
+    p.add_argument(
+        "--pcap", metavar="LINK[,LINK...]",
+        help="capture these links (\"R1->R2\") or every link of these nodes (\"R1\") into trace.pcapng "
+        "(trace.pcap with --pcap-format pcap), in the --out directory or the current one",
+    )
+    p.add_argument("--pcap-format", choices=["pcapng", "pcap"], default="pcapng", help="capture file format (default pcapng)")
+    p.add_argument("--pcap-snaplen", type=int, metavar="BYTES", help="bytes kept of each packet (default 96: the headers)")
     p.set_defaults(func=main)
 
 
 def main(args: argparse.Namespace) -> int:
     from ..runner import run
 
-    results = run(Path(args.file), overrides=args.overrides, seed=args.seed, progress=False if args.quiet else None)
+    if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
+        raise CliError(f"{args.out}: exists and is not a directory")
+    pcap = None
+    if args.pcap is not None:
+        names = [n.strip() for n in args.pcap.split(",") if n.strip()]
+        if not names:
+            raise CliError("--pcap: give link names (R1->R2) or node names, separated by commas")
+        pcap = {
+            "file": f"trace.{args.pcap_format}",
+            "format": args.pcap_format,
+            "links": [n for n in names if "->" in n],
+            "nodes": [n for n in names if "->" not in n],
+        }
+        if args.pcap_snaplen is not None:
+            pcap["snaplen"] = args.pcap_snaplen
+    elif args.pcap_snaplen is not None or args.pcap_format != "pcapng":
+        raise CliError("--pcap-format and --pcap-snaplen go with --pcap")
+    try:
+        results = run(
+            Path(args.file), overrides=args.overrides, seed=args.seed, progress=False if args.quiet else None,
+            pcap=pcap, out_dir=args.out,
+        )
+    except OSError as e:
+        raise CliError(str(e)) from None
     if args.out:
-        if Path(args.out).exists() and not Path(args.out).is_dir():
-            raise CliError(f"{args.out}: exists and is not a directory")
         try:
             out = results.to_parquet(args.out)
         except OSError as e:
@@ -91,5 +123,7 @@ def main(args: argparse.Namespace) -> int:
         print(results.describe())
         if args.out:
             print(f"\nwrote summary.json and flows, queues, links, nodes, series .parquet to {out}/")
+        if pcap is not None:
+            print(f"wrote the capture to {Path(args.out or '.') / pcap['file']}")
     sys.stdout.flush()
     return 0

@@ -2,7 +2,7 @@
 //! Errors are `(field path, message)`; `load` adds the file name.
 
 use super::expand_names;
-use super::schema::{AckSpoofingSpec, DelayedAck, FlowSpec, IpFrrSpec, LinkSpec, QueueSpec, Scenario, SeriesSpecToml};
+use super::schema::{AckSpoofingSpec, DelayedAck, FlowSpec, IpFrrSpec, LinkSpec, PcapSpec, QueueSpec, Scenario, SeriesSpecToml};
 use crate::net::frr::{Frr, FrrConfig, RepairPath};
 use crate::app::{Period, UdpPattern, UdpSource};
 use crate::engine::{Flow, Simulation, Transport};
@@ -14,7 +14,9 @@ use crate::signal::SignalPolicy;
 use crate::sim::{Dur, Rng, SimTime};
 use crate::stats::{SeriesSpec, SeriesTarget};
 use crate::tcp::{Endpoints, PartialAckTimer, ReceiverConfig, SenderConfig, TcpReceiver, TcpSender, Variant};
+use crate::trace::{PcapFormat, Tracer};
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 pub type BuildError = (String, String);
 
@@ -25,7 +27,8 @@ fn fail<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, BuildEr
 /// Default buffer of an egress queue, packets (ns-3's default).
 pub const DEFAULT_QUEUE_LIMIT: u32 = 100;
 
-pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, BuildError> {
+/// Relative `[[pcap]]` file names are taken from `out_dir` (the current directory if None).
+pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result<Simulation, BuildError> {
     let seed = seed.unwrap_or(sc.seed);
     if sc.duration.0 <= 0.0 {
         return fail("duration", "must be positive");
@@ -142,6 +145,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, BuildError>
         None => None,
     };
     let spoofers = make_spoofers(sc.ack_spoofing.as_ref(), &net)?;
+    let trace = make_tracer(&sc.pcap, &net, &ids, &link_ids, out_dir)?;
     let name = sc.name.clone().unwrap_or_else(|| "scenario".into());
     let warmup = SimTime::from_secs_f64(sc.warmup.0);
     let n_nodes = net.nodes.len();
@@ -151,7 +155,68 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, BuildError>
         sim.acc = Some(Acc::new(acc_monitors, n_nodes));
     }
     sim.spoofers = spoofers;
+    sim.trace = trace;
     Ok(sim)
+}
+
+/// Default `[[pcap]]` snap length: the IPv4 and TCP or UDP headers and then some.
+pub const DEFAULT_SNAPLEN: u32 = 96;
+
+/// The captures of the `[[pcap]]` tables, their files created; None when there are none.
+fn make_tracer(specs: &[PcapSpec], net: &Network, ids: &HashMap<String, NodeId>, link_ids: &HashMap<String, LinkId>, out_dir: Option<&Path>) -> Result<Option<Box<Tracer>>, BuildError> {
+    if specs.is_empty() {
+        return Ok(None);
+    }
+    let mut tracer = Tracer::new(net.links.len());
+    let mut paths: Vec<PathBuf> = Vec::new();
+    for (i, spec) in specs.iter().enumerate() {
+        let p = format!("pcap[{i}]");
+        let mut links: Vec<LinkId> = Vec::new();
+        for (j, name) in spec.links.iter().enumerate() {
+            let l = *link_ids.get(name).ok_or_else(|| (format!("{p}.links[{j}]"), format!("unknown link {name:?} (links are named \"A->B\")")))?;
+            if !links.contains(&l) {
+                links.push(l);
+            }
+        }
+        for (j, pattern) in spec.nodes.iter().enumerate() {
+            for name in expand(&format!("{p}.nodes[{j}]"), pattern)? {
+                let n = *ids.get(&name).ok_or_else(|| (format!("{p}.nodes[{j}]"), format!("unknown node {name:?}")))?;
+                for (l, link) in net.links.iter().enumerate() {
+                    if (link.from == n || link.to == n) && !links.contains(&(l as LinkId)) {
+                        links.push(l as LinkId);
+                    }
+                }
+            }
+        }
+        if links.is_empty() {
+            return fail(&p, "captures no link: give `links` or `nodes`");
+        }
+        if spec.file.trim().is_empty() {
+            return fail(format!("{p}.file"), "must name a file");
+        }
+        let format = match spec.format.as_deref() {
+            Some("pcap") => PcapFormat::Pcap,
+            Some("pcapng") => PcapFormat::PcapNg,
+            None if spec.file.ends_with(".pcap") => PcapFormat::Pcap,
+            None => PcapFormat::PcapNg,
+            Some(other) => return fail(format!("{p}.format"), format!("unknown format {other:?} (pcap or pcapng)")),
+        };
+        let snaplen = spec.snaplen.unwrap_or(DEFAULT_SNAPLEN);
+        if !(1..=65535).contains(&snaplen) {
+            return fail(format!("{p}.snaplen"), format!("must be between 1 and 65535 bytes, got {snaplen}"));
+        }
+        let path = match out_dir {
+            Some(dir) => dir.join(&spec.file),
+            None => PathBuf::from(&spec.file),
+        };
+        if let Some(k) = paths.iter().position(|q| *q == path) {
+            return fail(format!("{p}.file"), format!("{} is also the file of pcap[{k}]", path.display()));
+        }
+        let names: Vec<String> = links.iter().map(|&l| net.links[l as usize].name.clone()).collect();
+        tracer.add(path.clone(), format, snaplen, &links, &names).map_err(|e| (format!("{p}.file"), format!("cannot create {}: {e}", path.display())))?;
+        paths.push(path);
+    }
+    Ok(Some(Box::new(tracer)))
 }
 
 /// One ACK spoofer at every router with a spoofing queue, indexed by node; none at all when

@@ -10,6 +10,7 @@ pub mod units;
 
 use crate::engine::Simulation;
 use std::fmt;
+use std::path::Path;
 
 /// A problem with a scenario, located by file and field path.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,8 +35,15 @@ impl fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 /// Parses `text` (from `origin`), applies `overrides` (`key.path=value`), replaces the seed
-/// if `seed` is given, checks everything and builds the simulation.
+/// if `seed` is given, checks everything and builds the simulation. Relative `[[pcap]]` file
+/// names are taken from the current directory.
 pub fn load(text: &str, origin: &str, overrides: &[String], seed: Option<u64>) -> Result<Simulation, ScenarioError> {
+    load_in(text, origin, overrides, seed, None)
+}
+
+/// [`load`] with relative `[[pcap]]` file names taken from `out_dir` (the current directory
+/// if None). Building creates the capture files.
+pub fn load_in(text: &str, origin: &str, overrides: &[String], seed: Option<u64>, out_dir: Option<&Path>) -> Result<Simulation, ScenarioError> {
     let err = |path: &str, message: String| ScenarioError { origin: origin.to_string(), path: path.to_string(), message };
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| err("", format!("not valid TOML: {}", e.message().trim().replace('\n', "; "))).with_span(text, e.span()))?;
     let mut root = toml::Value::Table(table);
@@ -47,7 +55,7 @@ pub fn load(text: &str, origin: &str, overrides: &[String], seed: Option<u64>) -
         let path = if path == "." { String::new() } else { path };
         err(&path, e.into_inner().message().trim().replace('\n', "; "))
     })?;
-    build::build(&scenario, seed).map_err(|(path, message)| err(&path, message))
+    build::build(&scenario, seed, out_dir).map_err(|(path, message)| err(&path, message))
 }
 
 impl ScenarioError {

@@ -4,20 +4,49 @@
 //! `flows[0].count`), by its `name` (`flows.g1.count`), or all of them with `*`
 //! (`flows.*.tcp.ecn`). The value is read as a TOML value (`10`, `0.5`, `true`, `"text"`,
 //! `[1, 2]`) and taken as a plain string if it is not one (`100Mbps`). An empty value
-//! (`key.path=`) removes the key.
+//! (`key.path=`) removes the key. `key.path+=value` appends the value to the array at the
+//! path, creating the array if the key is absent (`pcap+={ links = ["R1->R2"], file = "a.pcapng" }`).
 
 use toml::Value;
 
 /// Applies one `path=value` override to `root`.
 pub fn apply(root: &mut Value, spec: &str) -> Result<(), String> {
     let (path, raw) = spec.split_once('=').ok_or_else(|| format!("override {spec:?} is not of the form key.path=value"))?;
+    let (path, append) = match path.trim().strip_suffix('+') {
+        Some(p) => (p, true),
+        None => (path, false),
+    };
     let path = path.trim().replace('[', ".").replace(']', "");
     let value = (!raw.trim().is_empty()).then(|| parse_value(raw.trim()));
     let keys: Vec<&str> = path.split('.').filter(|k| !k.is_empty()).collect();
     if keys.is_empty() {
         return Err(format!("override {spec:?} has an empty key path"));
     }
+    if append {
+        let v = value.ok_or_else(|| format!("override {spec:?}: nothing to append"))?;
+        let mut items = match get(root, &keys) {
+            None => Vec::new(),
+            Some(Value::Array(a)) => a.clone(),
+            Some(_) => return Err(format!("override {spec:?}: {} is not an array", keys.join("."))),
+        };
+        items.push(v);
+        return set(root, &keys, 0, Some(&Value::Array(items)), spec);
+    }
     set(root, &keys, 0, value.as_ref(), spec)
+}
+
+/// The value at `keys` (tables by key, arrays by index or element name), if there is one.
+fn get<'a>(at: &'a Value, keys: &[&str]) -> Option<&'a Value> {
+    let Some((key, rest)) = keys.split_first() else { return Some(at) };
+    let next = match at {
+        Value::Table(t) => t.get(*key)?,
+        Value::Array(a) => match key.parse::<usize>() {
+            Ok(n) => a.get(n)?,
+            Err(_) => a.iter().find(|e| e.get("name").and_then(Value::as_str) == Some(key))?,
+        },
+        _ => return None,
+    };
+    get(next, rest)
 }
 
 /// Sets (or removes, for `None`) the value at `keys[i..]` below `at`.
@@ -105,6 +134,19 @@ mod tests {
         assert!(d["flows"].as_array().unwrap().iter().all(|f| f["tcp"]["ecn"].as_bool() == Some(true)));
         apply(&mut d, "flows.*.tcp=").unwrap();
         assert!(d["flows"].as_array().unwrap().iter().all(|f| f.get("tcp").is_none()));
+    }
+
+    #[test]
+    fn plus_equals_appends() {
+        let mut d = doc();
+        apply(&mut d, "pcap+={ links = [\"A->B\"], file = \"a.pcapng\" }").unwrap();
+        apply(&mut d, "pcap += { nodes = [\"R1\"], file = \"b.pcap\" }").unwrap();
+        apply(&mut d, "flows+={ name = \"g3\" }").unwrap();
+        assert_eq!(d["pcap"].as_array().unwrap().len(), 2);
+        assert_eq!(d["pcap"][1]["file"].as_str(), Some("b.pcap"));
+        assert_eq!(d["flows"][2]["name"].as_str(), Some("g3"));
+        assert!(apply(&mut d, "duration+=3").unwrap_err().contains("not an array"));
+        assert!(apply(&mut d, "pcap+=").unwrap_err().contains("nothing to append"));
     }
 
     #[test]

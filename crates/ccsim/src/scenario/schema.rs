@@ -39,6 +39,30 @@ pub struct Scenario {
     /// spoofs, so that overrides can switch the signal without removing the table.
     #[serde(default)]
     pub ack_spoofing: Option<AckSpoofingSpec>,
+    /// Packet captures (pcap or pcapng files) of chosen links; none by default.
+    #[serde(default)]
+    pub pcap: Vec<PcapSpec>,
+}
+
+/// One capture file. See `ccsim::trace` for what the frames hold.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PcapSpec {
+    /// The file; a relative path is taken from the output directory the caller gives (the
+    /// current directory when none is given).
+    pub file: String,
+    /// Links to capture, by name ("R1->R2").
+    #[serde(default)]
+    pub links: Vec<String>,
+    /// Nodes whose every link, out of them and into them, is captured.
+    #[serde(default)]
+    pub nodes: Vec<String>,
+    /// `pcap` or `pcapng` (default: `pcap` if the file name ends in `.pcap`, else `pcapng`).
+    #[serde(default)]
+    pub format: Option<String>,
+    /// Bytes kept of each frame (default 96: the headers; 65535 keeps every frame whole).
+    #[serde(default)]
+    pub snaplen: Option<u32>,
 }
 
 /// ACK spoofing (Xu & Molle). See `ccsim::router::ack_spoof` for the behaviour.

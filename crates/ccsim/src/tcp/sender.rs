@@ -129,6 +129,10 @@ impl TcpSender {
     pub fn in_recovery(&self) -> bool {
         self.in_recovery
     }
+    /// An ECN reduction whose CWR has not been sent yet (it goes on the next new segment).
+    pub fn cwr_pending(&self) -> bool {
+        self.cwr_pending
+    }
     pub fn snd_una(&self) -> Seq {
         self.seq_at(self.una)
     }

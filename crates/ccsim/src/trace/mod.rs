@@ -1,5 +1,8 @@
 //! Traces of simulated traffic that Wireshark and tshark read.
 //!
+//! A scenario's `[[pcap]]` tables become a [`Tracer`] that records chosen links as their
+//! packets finish transmission (see [`Tracer`] for the capture point).
+//!
 //! [`PcapWriter`] writes classic pcap (nanosecond-resolution magic `0xa1b23c4d`) or pcapng
 //! (one interface description block per interface, `if_tsresol` = 9), timestamps taken
 //! from simulated time.
@@ -45,8 +48,10 @@
 //!   | 12    | flags: bit 0 set in slow start        |
 //!   | 13-15 | zero                                  |
 
+mod capture;
 mod frame;
 mod pcap;
 
+pub use capture::Tracer;
 pub use frame::{node_addr, ACC_PAYLOAD, ACC_PORT, DSCP_ACC_CONTROL, DSCP_SPOOFED_ACK};
 pub use pcap::{PcapFormat, PcapWriter};
