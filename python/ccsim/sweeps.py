@@ -654,27 +654,15 @@ def _execute_local(tasks: List[Task], workers: int, done: Callable[[Task, Dict[s
                 result = _failure(e)
             done(futures[f], result)
     except BaseException:
-        # Stop now (Ctrl-C, or the progress callback raised): keep the runs that have
-        # finished, abandon the ones under way. The pool sees its workers end and fails
-        # the remaining futures itself (cancelling them too would race with that).
+        # Stop (Ctrl-C, or the progress callback raised): keep the runs that have finished,
+        # drop the ones still queued, and let the few under way end. Killing workers instead
+        # can leave the pool's queue lock held by a dead process, and shutdown then hangs.
+        pool.shutdown(wait=True, cancel_futures=True)
         for f, t in futures.items():
             if f not in handled and f.done() and not f.cancelled() and f.exception() is None:
                 save(t, f.result())
-        _terminate(pool)
-        pool.shutdown(wait=True)
         raise
     pool.shutdown(wait=True)
-
-
-def _terminate(pool) -> None:
-    """Ends the worker processes of a ProcessPoolExecutor without waiting for their runs
-    (nor for the runs already queued to them, which `cancel_futures` would not reach)."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    for p in processes:
-        if p.is_alive():
-            p.terminate()
-    for p in processes:
-        p.join(timeout=5)
 
 
 @functools.lru_cache(maxsize=1)
