@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ccsim.experiments import Options, acc, das, reproduce, rtred
+from ccsim.experiments import Options, acc, ackspoof, das, reproduce, rtred
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 
@@ -43,7 +43,36 @@ def test_acc_builder_modes():
         acc.dumbbell(50, "red", 300)
 
 
-@pytest.mark.parametrize("paper", ["rtred", "das", "acc"])
+def test_ackspoof_files_match_the_builders():
+    assert load("ackspoof_net1.toml") == ackspoof.network1()
+    assert load("ackspoof_net2.toml") == ackspoof.network2()
+
+
+def test_ackspoof_builders_follow_table_1():
+    net = ackspoof.network1("RED/ECN", 40, jitter=False)
+    assert net["links"][0]["queue"] == {"discipline": "red", "limit": 40, "min_th": 5, "max_th": 30, "max_p": 0.10, "signal": "ecn"}
+    assert all(f["tcp"]["ecn"] and "jitter" not in f for f in net["flows"])
+    assert ackspoof.network1("Tail Drop", 200)["links"][0]["queue"] == {"limit": 200}
+    assert ackspoof.network1(max_p=0.03)["links"][0]["queue"]["max_p"] == 0.03
+    assert ackspoof.network2("RED")["links"][0]["queue"]["signal"] == "drop"
+
+
+@pytest.mark.parametrize("args", [("Tail Drop", 40, None, False), ("RED/ECN", 200, 0.03, True), ("RED", 90, None, True)])
+def test_ackspoof_sweep_points_give_the_builders_scenarios(args):
+    import ccsim
+    from ccsim.sweeps import override_string
+
+    def short(d: dict) -> dict:
+        return dict(d, duration="2s", warmup="1s", name="x")
+
+    point = [override_string(k, v) for k, v in ackspoof.point(*args).items() if k != "name"]
+    a = ccsim.run(short(ackspoof.network1()), overrides=point).summary
+    b = ccsim.run(short(ackspoof.network1(*args))).summary
+    for key in ("flows", "queues", "spoofers", "events_processed"):
+        assert a[key] == b[key]
+
+
+@pytest.mark.parametrize("paper", ["rtred", "das", "ackspoof", "acc"])
 def test_quick_reproduction_writes_a_report_with_verdicts(paper, tmp_path):
     rep, _ = reproduce(paper, Options(out=tmp_path, quick=True, workers=2, progress=False))
     md = (tmp_path / "report.md").read_text()
@@ -65,3 +94,12 @@ def test_quick_reproduction_writes_a_report_with_verdicts(paper, tmp_path):
         for entry in fig4.values():
             assert set(acc.CURVES) <= set(entry)
             assert all(entry[c]["kbps"]["n"] == 2 and entry[c]["kbps"]["mean"] > 0 for c in acc.CURVES)
+    if paper == "ackspoof":
+        summary = json.loads((tmp_path / "summary.json").read_text())
+        assert set(summary["fig4"]) == set(ackspoof.AQMS)
+        assert set(summary["fig4"]["RED"]) == {"40", "120", "200"}
+        assert summary["fig4"]["RED/Spoofing"]["120"]["loss_rate"]["n"] == 3
+        assert summary["fig4"]["RED/Spoofing"]["120"]["spoofs_per_s"]["mean"] > 0
+        assert summary["fig4"]["Tail Drop"]["120"]["spoofs_per_s"]["mean"] == 0
+        assert {f.name for f in rep.figures} == {"fig4.png", "fig4_nojitter.png", "fig5.png", "fig6.png", "fig8.png"}
+        assert len(rep.claims) >= 10

@@ -14,6 +14,7 @@ EXAMPLES = """\
 papers:
   rtred     RTRED: a third drop level for TCP-RED (Table II, Figs. 4-11)
   das       DAS: duplicate-ACK suppression in IP fast reroute (Figs. 2 and 4)
+  ackspoof  RED with ACK spoofing: Tail Drop, RED, RED/ECN, RED/Spoofing (Figs. 4-6, 8)
   acc       ACC: Active Congestion Control, throughput and window closes vs RTT (Figs. 4-7)
   all       every paper, plus one combined report (report.md and report.html)
 

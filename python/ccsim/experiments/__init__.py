@@ -19,7 +19,7 @@ from .common import Options
 from .report import Report, html_page
 
 # Paper name on the command line -> module.
-PAPERS = {"rtred": "rtred", "das": "das", "acc": "acc"}
+PAPERS = {"rtred": "rtred", "das": "das", "ackspoof": "ackspoof", "acc": "acc"}
 
 
 def module(paper: str) -> ModuleType:
