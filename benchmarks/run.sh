@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# DUMBBELL-N speed benchmark: ns-2 and ns-3 side by side (ccsim to come).
+# DUMBBELL-N speed benchmark: ccsim, ns-2 and ns-3 side by side.
 #
 # Usage:
 #   benchmarks/run.sh [--n "10 100 1000"] [--sim-time 60] [--seed 1]
@@ -10,26 +10,28 @@
 #   --n          flow counts to run (default "10 100 1000")
 #   --sim-time   simulated seconds (default 60)
 #   --seed       seed handed to every simulator (default 1; must be >= 1)
-#   --tiny       quick check: N=10, 5 s
+#   --tiny       quick check: N=10, 5 s (ccsim alone if ns-2/ns-3 cannot be
+#                installed)
 #   --timeout    wall-clock limit per simulator run, in seconds (default
 #                1800); a run that hits it shows as "timeout"
-#   --sims       which simulators to run (default: ns2 ns3, plus ccsim when
-#                a ccsim command is given)
+#   --sims       which simulators to run (default: ns2 ns3 ccsim)
 #   --ns3-sack   1 (default) or 0: SACK in ns-3; see README.md for why 1
-#   --ccsim CMD  same as setting CCSIM_CMD
+#   --ccsim CMD  same as setting CCSIM_CMD (default "ccsim bench dumbbell")
 #   --csv FILE   where to write the raw results (default results/latest.csv)
 #   --no-install do not try to apt-get install missing packages
 #   --report-only  run nothing; print the table from an existing CSV
 #
 # Installs what is missing (ns2, libns3-dev, g++, pkg-config, time) with
-# apt-get, builds the ns-3 program into benchmarks/build/, runs each
+# apt-get, and ccsim with pip from this repository when no `ccsim` command
+# is found; builds the ns-3 program into benchmarks/build/, runs each
 # simulator for each N, measures wall time and peak RSS with
 # /usr/bin/time, prints a table and writes benchmarks/results/latest.csv.
 #
 # ---------------------------------------------------------------------------
 # ccsim hook
 # ---------------------------------------------------------------------------
-# Set CCSIM_CMD (or pass --ccsim) to a command line; it is run as
+# ccsim runs as "ccsim bench dumbbell" unless CCSIM_CMD (or --ccsim) names
+# another command line; it is run as
 #
 #     $CCSIM_CMD N SIMTIME SEED
 #
@@ -89,10 +91,8 @@ while [ $# -gt 0 ]; do
         *) echo "unknown option: $1 (try --help)" >&2; exit 2 ;;
     esac
 done
-if [ -z "$SIMS" ]; then
-    SIMS="ns2 ns3"
-    [ -n "$CCSIM_CMD" ] && SIMS="$SIMS ccsim"
-fi
+[ -z "$SIMS" ] && SIMS="ns2 ns3 ccsim"
+wants() { case " $SIMS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 log() { echo "[bench] $*" >&2; }
 
@@ -149,7 +149,9 @@ fi
 # ---------------------------------------------------------------- install --
 install_missing() {
     local want=() missing=() p
-    want=(ns2 libns3-dev g++ pkg-config time)
+    want=(time)
+    wants ns2 && want+=(ns2)
+    wants ns3 && want+=(libns3-dev g++ pkg-config)
     for p in "${want[@]}"; do
         dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
     done
@@ -177,6 +179,27 @@ install_missing() {
     fi
 }
 install_missing
+
+# ccsim: the installed command, else this repository installed with pip.
+find_ccsim() {
+    [ -n "$CCSIM_CMD" ] && return 0
+    if ! command -v ccsim >/dev/null 2>&1 && [ "$INSTALL" -eq 1 ]; then
+        local py
+        py="$(command -v python3 || command -v python)" || { log "no python: cannot install ccsim"; return 0; }
+        log "no ccsim command: installing ccsim from $(dirname "$HERE") with pip"
+        "$py" -m pip install -q "$(dirname "$HERE")" >&2 || log "pip install failed"
+        hash -r
+    fi
+    if command -v ccsim >/dev/null 2>&1; then
+        CCSIM_CMD="ccsim bench dumbbell"
+    else
+        log "no ccsim command (pip install . from the repository root, or set CCSIM_CMD)"
+    fi
+}
+wants ccsim && find_ccsim
+if wants ns2 && wants ns3 && ! command -v ns >/dev/null 2>&1 && ! dpkg -s libns3-dev >/dev/null 2>&1; then
+    log "ns-2 and ns-3 are not installed and could not be installed here: only ccsim runs"
+fi
 
 if [ ! -x /usr/bin/time ]; then
     log "/usr/bin/time is missing (package 'time'); cannot measure"

@@ -345,7 +345,9 @@ impl Simulation {
         }
         let lost = l.transmitting_packet().copied();
         match l.finish_tx(now) {
-            Some(at) => self.events.schedule(at, Event::Arrive { link, epoch }),
+            // Only the head of the pipe has an arrival event (see `on_arrive`).
+            Some(at) if l.pipe_len() == 1 => self.events.schedule(at, Event::Arrive { link, epoch }),
+            Some(_) => {}
             None => {
                 if let Some(p) = lost {
                     self.count_drop(&p);
@@ -368,6 +370,10 @@ impl Simulation {
             return;
         }
         let mut pkt = l.deliver();
+        // The pipe is FIFO with one delay: one pending arrival per link, for its head.
+        if let Some(next) = l.next_arrival() {
+            self.events.schedule(next, Event::Arrive { link, epoch });
+        }
         let node = l.to;
         if pkt.dst == node {
             self.deliver(pkt);

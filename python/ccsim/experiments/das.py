@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import json
 
-import matplotlib.pyplot as plt
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
 
 from .. import sweep
 from .common import Options, group_goodput, pm, summarise

@@ -10,10 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 
 HOLDS = "holds"
 FAILS = "does not hold"
@@ -59,6 +55,8 @@ class Report:
         """Saves a matplotlib figure as `name`.png beside the report."""
         path = self.out / f"{name}.png"
         fig.savefig(path, dpi=110, bbox_inches="tight")
+        import matplotlib.pyplot as plt  # loaded by the experiment that drew `fig`
+
         plt.close(fig)
         self.figures.append(path)
         self.blocks.append(Block("figure", (path, caption)))

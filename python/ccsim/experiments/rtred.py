@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import json
 
-import matplotlib.pyplot as plt
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
 
 from .. import sweep
 from .common import Options, compare, pm, queue, summarise

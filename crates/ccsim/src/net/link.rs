@@ -1,6 +1,7 @@
 //! Unidirectional links: an egress queue at the sending node, a transmitter that serializes
 //! one packet at a time at the link rate, and a propagation pipe. Because every packet on a
-//! link has the same delay, the pipe is a FIFO and events only name the link.
+//! link has the same delay, the pipe is a FIFO: events only name the link, and the engine
+//! keeps one pending arrival per link, for the head of its pipe.
 
 use super::packet::{NodeId, Packet};
 use crate::queue::EgressQueue;
@@ -112,6 +113,16 @@ impl Link {
     /// The packet at the head of the pipe reaches the far end.
     pub fn deliver(&mut self) -> Packet {
         self.pipe.pop_front().expect("arrival without a packet").1
+    }
+
+    /// When the packet now at the head of the pipe reaches the far end.
+    pub fn next_arrival(&self) -> Option<SimTime> {
+        self.pipe.front().map(|p| p.0)
+    }
+
+    /// Packets propagating on the link.
+    pub fn pipe_len(&self) -> usize {
+        self.pipe.len()
     }
 
     /// Takes the link down: the packet being serialized, those propagating and those queued

@@ -115,6 +115,12 @@ pub struct Serializer {
 
 impl Serializer {
     pub fn tx_time(&mut self, bits: u64, rate_bps: u64) -> Dur {
+        // 64-bit division whenever the numerator fits (any packet size in practice): the
+        // 128-bit one is a library call several times slower.
+        if let Some(numerator) = bits.checked_mul(1_000_000_000).and_then(|x| x.checked_add(self.remainder)) {
+            self.remainder = numerator % rate_bps;
+            return Dur(numerator / rate_bps);
+        }
         let numerator = bits as u128 * 1_000_000_000u128 + self.remainder as u128;
         let rate = rate_bps as u128;
         self.remainder = (numerator % rate) as u64;

@@ -1,0 +1,70 @@
+"""The DUMBBELL-N benchmark: `ccsim bench dumbbell` and benchmarks/run.sh with ccsim."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, ccsim_cli
+
+KEYS = {
+    "simulator", "n_flows", "sim_time_s", "delivered_packets", "goodput_bps", "bottleneck_drops",
+    "bottleneck_early_drops", "bottleneck_forced_drops", "setup_s", "run_s", "events_processed",
+    "events_per_second",
+}
+
+
+def key_values(text):
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+
+
+def test_bench_dumbbell_prints_the_keys():
+    p = ccsim_cli("bench", "dumbbell", 10, 2)
+    assert p.returncode == 0, p.stderr
+    kv = key_values(p.stdout)
+    assert KEYS <= kv.keys()
+    assert kv["simulator"] == "ccsim"
+    assert int(kv["n_flows"]) == 10
+    assert float(kv["sim_time_s"]) == 2
+    delivered = int(kv["delivered_packets"])
+    assert delivered > 0
+    # 100 Mb/s bottleneck: at most 100e6 / 8 / 1040 packets a second get through.
+    assert delivered < 2 * 100e6 / 8 / 1040
+    assert float(kv["goodput_bps"]) == pytest.approx(delivered * 1000 * 8 / 2, rel=1e-2)
+    drops = int(kv["bottleneck_drops"])
+    assert drops == int(kv["bottleneck_early_drops"]) + int(kv["bottleneck_forced_drops"])
+    assert int(kv["events_processed"]) > delivered
+    assert float(kv["setup_s"]) >= 0 and float(kv["run_s"]) > 0
+
+
+def test_bench_dumbbell_is_deterministic():
+    a, b = (key_values(ccsim_cli("bench", "dumbbell", 10, 2, 5).stdout) for _ in range(2))
+    for k in ("delivered_packets", "bottleneck_drops", "events_processed"):
+        assert a[k] == b[k]
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="benchmarks/run.sh needs bash")
+@pytest.mark.skipif(not os.access("/usr/bin/time", os.X_OK), reason="benchmarks/run.sh needs /usr/bin/time (package 'time')")
+def test_run_sh_tiny_with_ccsim(tmp_path):
+    csv = tmp_path / "tiny.csv"
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    env.pop("CCSIM_CMD", None)
+    # The `ccsim` command of the Python running the tests comes first on PATH.
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    p = subprocess.run(
+        ["bash", str(ROOT / "benchmarks" / "run.sh"), "--tiny", "--sims", "ccsim", "--no-install", "--csv", str(csv)],
+        capture_output=True, text=True, env=env, timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    rows = [line.split() for line in p.stdout.splitlines()]
+    header = next(r for r in rows if r[:2] == ["sim", "N"])
+    assert "deliv/wall_s" in header
+    ccsim = [r for r in rows if r[:2] == ["ccsim", "10"]]
+    assert ccsim, p.stdout + p.stderr
+    assert int(ccsim[0][4]) > 0  # delivered packets
+    lines = csv.read_text().splitlines()
+    assert lines[1].startswith("ccsim,10,5,1,ok,")
