@@ -169,6 +169,9 @@ impl EgressQueue {
     }
 
     pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
+        if self.buf.is_empty() {
+            return None; // nothing changes: the time integrals need no update
+        }
         self.account(now);
         let q = self.buf.pop_front()?;
         self.bytes -= q.pkt.size as u64;
