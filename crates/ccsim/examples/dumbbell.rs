@@ -3,43 +3,9 @@
 //! Builds the same scenario as `ccsim bench dumbbell` (python/ccsim/bench.py, ns-2's
 //! behaviours) and prints the same key=value lines.
 
-/// The scenario `ccsim.bench.dumbbell(n, sim_time, seed)` builds, as TOML.
-pub fn dumbbell_toml(n: u32, sim_time: f64, seed: u64) -> String {
-    format!(
-        r#"name = "dumbbell-{n}"
-duration = "{sim_time}s"
-seed = {seed}
-hosts = ["S{{1..{n}}}", "D{{1..{n}}}"]
-routers = ["R1", "R2"]
-
-[[links]]
-between = ["S{{1..{n}}}", "R1"]
-rate = "1Gbps"
-delay = "1ms"
-queue = {{ limit = 10000 }}
-
-[[links]]
-between = ["R1", "R2"]
-rate = "100Mbps"
-delay = "20ms"
-queue = {{ discipline = "red", limit = 200, min_th = 30, max_th = 90, max_p = 0.1, w_q = 0.002, mean_packet_size = 1040, wait = true }}
-queue_reverse = {{ limit = 10000 }}
-
-[[links]]
-between = ["R2", "D{{1..{n}}}"]
-rate = "1Gbps"
-delay = "1ms"
-queue = {{ limit = 10000 }}
-
-[[flows]]
-name = "bulk"
-from = "S{{1..{n}}}"
-to = "D{{1..{n}}}"
-start = {{ uniform = ["0s", "1s"] }}
-tcp = {{ variant = "newreno", mss = 1000, rwnd = 1073741824, partial_ack_timer = "slow-but-steady" }}
-"#
-    )
-}
+#[path = "../tests/common/dumbbell.rs"]
+mod dumbbell;
+use dumbbell::dumbbell_toml;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -51,7 +17,7 @@ fn main() {
     });
     let sim_time: f64 = pos.get(1).and_then(|s| s.parse().ok()).unwrap_or(60.0);
     let seed: u64 = pos.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
-    let text = dumbbell_toml(n, sim_time, seed);
+    let text = dumbbell_toml(n, sim_time, seed, 0.0);
     let t0 = std::time::Instant::now();
     let mut sim = ccsim::scenario::load(&text, "dumbbell", &[], None).unwrap_or_else(|e| {
         eprintln!("error: {e}");

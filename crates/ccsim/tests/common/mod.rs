@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod dumbbell;
+
 use ccsim::engine::Simulation;
 use ccsim::report::Report;
 
