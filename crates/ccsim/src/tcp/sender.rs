@@ -206,6 +206,10 @@ impl TcpSender {
 
     fn on_new_ack(&mut self, ack: u64, ece: bool, now: SimTime, out: &mut Vec<Packet>) {
         let acked = ack - self.una;
+        // Grow the window only while it is what limits sending (as Linux's
+        // tcp_is_cwnd_limited, in the spirit of RFC 7661): a flow held back by the receiver's
+        // window or by its application must not build up a window it has never used.
+        let cwnd_limited = self.flight_size() as u64 + self.cfg.mss as u64 > self.cwnd as u64;
         if let Some((_, end, sent)) = self.timed {
             if ack >= end {
                 let rtt = now - sent;
@@ -242,7 +246,7 @@ impl TcpSender {
             }
         } else {
             self.dupacks = 0;
-            if !ece {
+            if !ece && cwnd_limited {
                 // RFC 3168 6.1.2: no increase on an ACK carrying ECE.
                 let mss = self.cfg.mss;
                 if self.cwnd < self.ssthresh {
@@ -687,6 +691,23 @@ mod tests {
         assert!(out[0].has_flag(flags::CWR), "CWR on the first new data packet");
         assert!(out[1..].iter().all(|p| !p.has_flag(flags::CWR)), "and only on it");
         assert!(out.iter().all(|p| p.ecn == Ecn::Ect0));
+    }
+
+    #[test]
+    fn window_does_not_grow_when_the_receiver_window_limits() {
+        let cfg = SenderConfig { mss: MSS, ..SenderConfig::default() };
+        let mut s = TcpSender::new(cfg, ends(), 4 * MSS); // the receiver allows 4 segments
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        let mut acked = 0;
+        for i in 0..50 {
+            acked += MSS;
+            let mut a = ack(&s, acked);
+            a.wnd = 4 * MSS;
+            s.on_ack(&a, t(10 + i), &mut out);
+        }
+        assert!(s.flight_size() <= 4 * MSS);
+        assert!(s.cwnd() <= 5 * MSS, "cwnd {} grew past what the flow could use", s.cwnd());
     }
 
     #[test]
