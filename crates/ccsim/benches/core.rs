@@ -114,7 +114,7 @@ fn tcp_ack_path(c: &mut Criterion) {
     // Open the window up to the receiver's 64 segments: from then on every ACK releases
     // exactly one new segment.
     for _ in 0..10_000 {
-        now = now + ccsim::sim::Dur(10_000);
+        now += ccsim::sim::Dur(10_000);
         let data = to_rx.pop_front().expect("window open");
         rx.on_data(&data, now, &mut to_tx);
         for ack in to_tx.drain(..) {
@@ -127,7 +127,7 @@ fn tcp_ack_path(c: &mut Criterion) {
     g.bench_function("receiver_on_data_sender_on_ack", |b| {
         b.iter(|| {
             for _ in 0..BATCH {
-                now = now + ccsim::sim::Dur(10_000);
+                now += ccsim::sim::Dur(10_000);
                 let data = to_rx.pop_front().expect("window open");
                 rx.on_data(black_box(&data), now, &mut to_tx);
                 for ack in to_tx.drain(..) {

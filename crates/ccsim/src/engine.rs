@@ -88,6 +88,7 @@ pub struct Flow {
 }
 
 impl Flow {
+    #[allow(clippy::too_many_arguments)] // the flow's parts, each with its own meaning
     pub fn new(group: String, index: u32, src: NodeId, dst: NodeId, start: SimTime, stop: Option<SimTime>, transport: Transport, jitter: Dur, jitter_rng: Rng) -> Flow {
         Flow {
             group,
@@ -170,6 +171,7 @@ pub struct Simulation {
 
 impl Simulation {
     /// Wires a simulation from its parts and schedules the initial events.
+    #[allow(clippy::too_many_arguments)] // the scenario builder's parts, each named
     pub fn new(name: String, seed: u64, net: Network, flows: Vec<Flow>, stop_at: SimTime, warmup: SimTime, series_specs: Vec<SeriesSpec>, link_events: Vec<(SimTime, LinkId, bool)>) -> Simulation {
         let series = series_specs
             .iter()
@@ -442,8 +444,8 @@ impl Simulation {
                 self.arm_delack(fi);
                 self.send_all(fi, &mut out, false);
             }
-            (Transport::Tcp { tx, rx }, Kind::TcpAck | Kind::SpoofedAck) => {
-                if !f.stopped {
+            (Transport::Tcp { tx, rx }, Kind::TcpAck | Kind::SpoofedAck)
+                if !f.stopped => {
                     let fast_retransmits = tx.stats.fast_retransmits;
                     tx.on_ack(&pkt, now, &mut out);
                     if tx.stats.fast_retransmits > fast_retransmits {
@@ -455,7 +457,6 @@ impl Simulation {
                     self.arm_rto(fi);
                     self.send_all(fi, &mut out, true);
                 }
-            }
             (Transport::Tcp { tx, .. }, Kind::AccControl) if !f.stopped => tx.on_acc_control(&pkt, now),
             (Transport::Udp(src), Kind::Udp) => src.receive(&pkt),
             _ => {}
@@ -525,7 +526,7 @@ impl Simulation {
         let f = &mut self.flows[fi as usize];
         let Transport::Tcp { tx, .. } = &f.transport else { return };
         if let Some(d) = tx.rto_deadline() {
-            if f.rto_scheduled.map_or(true, |s| s > d) {
+            if f.rto_scheduled.is_none_or(|s| s > d) {
                 f.rto_scheduled = Some(d);
                 self.events.schedule(d, Event::Rto(fi));
             }
@@ -536,7 +537,7 @@ impl Simulation {
         let f = &mut self.flows[fi as usize];
         let Transport::Tcp { rx, .. } = &f.transport else { return };
         if let Some(d) = rx.delack_deadline() {
-            if f.delack_scheduled.map_or(true, |s| s > d) {
+            if f.delack_scheduled.is_none_or(|s| s > d) {
                 f.delack_scheduled = Some(d);
                 self.events.schedule(d, Event::DelAck(fi));
             }

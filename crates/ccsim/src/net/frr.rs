@@ -87,7 +87,7 @@ pub fn loop_free_alternate(n_nodes: usize, links: &[Link], failed: LinkId, dst: 
         }
         if dist[n] < dist_to_s[n].saturating_add(dist[s as usize]) {
             let total = l.cost as u64 + dist[n];
-            if best.map_or(true, |(c, _)| total < c) {
+            if best.is_none_or(|(c, _)| total < c) {
                 best = Some((total, i as LinkId));
             }
         }

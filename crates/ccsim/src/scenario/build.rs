@@ -97,7 +97,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result
             for &(x, y) in pairs {
                 if net.routes.path(&net.links, x, y).is_none() {
                     let (xn, yn) = (&net.nodes[x as usize].name, &net.nodes[y as usize].name);
-                    return fail(&format!("flows[{i}]"), format!("{yn} is unreachable from {xn}"));
+                    return fail(format!("flows[{i}]"), format!("{yn} is unreachable from {xn}"));
                 }
             }
         }
