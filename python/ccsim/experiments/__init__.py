@@ -50,7 +50,7 @@ def reproduce_all(opt: Options, papers: list[str] | None = None) -> Path:
         ("ccsim", __version__),
         ("python", sys.version.split()[0]),
         ("platform", platform.platform()),
-        ("mode", f"{mode} (`--quick` uses fewer replications and points)"),
+        ("mode", f"{mode} (--quick uses fewer replications and points)"),
         ("seeds", "base seed 1 for every sweep; replication r uses the same derived seed at every point"),
     ] + [(f"run time: {p}", f"{s:.1f} s") for p, _, s in done]
     md = ["# ccsim: reproductions of the papers", "", "## Contents", ""]
