@@ -115,7 +115,7 @@ def fig2_part(rep: Report, opt: Options) -> None:
         f"With a 64 KB window on uncongested 100 Mb/s links the sender emits its window in a burst of a few "
         f"milliseconds once per round trip, and the switch back to A-C reorders packets only when it falls inside "
         f"such a burst. At exactly 8 s it does not, so both runs are identical. Sweeping the repair instant over one "
-        f"round trip ({len(offsets)} instants, {step} ms apart): {n_reorder} reorder packets; the improvement with DAS "
+        f"round trip ({len(offsets)} instants, {step} ms apart): {n_reorder} of them reorder packets; the improvement with DAS "
         f"is {sum(impr.values()) / len(impr):.1f}% on average and at most {impr[worst]:.1f}% (repair at 8 s + {worst} ms), "
         f"against the paper's 'up to {PAPER_FIG2['improvement (%)']}%'."
     )
