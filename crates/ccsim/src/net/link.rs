@@ -88,8 +88,12 @@ pub struct Link {
     serializer: Serializer,
     /// The schedule of each packet in `queue`, in the same order.
     slots: VecDeque<Slot>,
-    /// The packet being serialized (as of the last `advance`).
-    transmitting: Option<(Slot, Packet)>,
+    /// The transmission in progress (as of the last `advance`). Its packet is already at the
+    /// back of the pipe (it is the next to enter it and nothing overtakes it there), which
+    /// saves moving every packet twice; unless it is to be lost on the wire: then it waits in
+    /// `lost_on_wire` for the end of its transmission.
+    transmitting: Option<Slot>,
+    lost_on_wire: Option<Packet>,
     /// The serializer after the last packet that started transmission.
     started_serializer: Serializer,
     /// When the transmitter frees after every scheduled packet.
@@ -119,6 +123,7 @@ impl Link {
             serializer: Serializer::default(),
             slots: VecDeque::new(),
             transmitting: None,
+            lost_on_wire: None,
             started_serializer: Serializer::default(),
             free_at: SimTime::ZERO,
             pipe: VecDeque::new(),
@@ -129,7 +134,11 @@ impl Link {
 
     /// The packet being serialized, if any (as of the last `advance`).
     pub fn transmitting_packet(&self) -> Option<&Packet> {
-        self.transmitting.as_ref().map(|(_, p)| p)
+        match self.transmitting {
+            Some(s) if s.lost => self.lost_on_wire.as_ref(),
+            Some(_) => self.pipe.back().map(|p| &p.1),
+            None => None,
+        }
     }
 
     /// Fixes the transmission of the packet of `size` bytes just committed to the tail of
@@ -155,7 +164,7 @@ impl Link {
     #[inline]
     pub fn advance(&mut self, now: SimTime, mut tx_end: impl FnMut(SimTime, &Packet, bool)) {
         loop {
-            if let Some((slot, pkt)) = self.transmitting {
+            if let Some(slot) = self.transmitting {
                 if slot.end > now {
                     return; // the next packet cannot start before this one ends
                 }
@@ -163,13 +172,16 @@ impl Link {
                 self.busy.advance(1, slot.end.as_nanos());
                 self.stats.busy_ns = self.busy.area;
                 self.stats.tx_packets += 1;
-                self.stats.tx_bytes += pkt.size as u64;
                 if slot.lost {
+                    let pkt = self.lost_on_wire.take().expect("a packet lost on the wire");
+                    self.stats.tx_bytes += pkt.size as u64;
                     self.stats.lost_random += 1;
+                    tx_end(slot.end, &pkt, true);
                 } else {
-                    self.pipe.push_back((slot.end + self.delay, pkt));
+                    let pkt = &self.pipe.back().expect("the transmitted packet").1;
+                    self.stats.tx_bytes += pkt.size as u64;
+                    tx_end(slot.end, pkt, false);
                 }
-                tx_end(slot.end, &pkt, slot.lost);
             }
             match self.slots.front() {
                 Some(s) if s.start <= now => {
@@ -177,7 +189,12 @@ impl Link {
                     let pkt = self.queue.dequeue(slot.start).expect("a slot without a queued packet");
                     self.busy.advance(0, slot.start.as_nanos());
                     self.started_serializer = slot.serializer;
-                    self.transmitting = Some((slot, pkt));
+                    if slot.lost {
+                        self.lost_on_wire = Some(pkt);
+                    } else {
+                        self.pipe.push_back((slot.end + self.delay, pkt));
+                    }
+                    self.transmitting = Some(slot);
                 }
                 _ => return,
             }
@@ -190,7 +207,8 @@ impl Link {
         let pkt = self.pipe.pop_front().expect("arrival without a packet").1;
         let next = match self.pipe.front() {
             Some(p) => Some(p.0),
-            None => self.transmitting.iter().map(|(s, _)| s).chain(self.slots.iter()).find(|s| !s.lost).map(|s| s.end + self.delay),
+            // A transmission in progress that will arrive is in the pipe.
+            None => self.slots.iter().find(|s| !s.lost).map(|s| s.end + self.delay),
         };
         self.arrival_pending = next.is_some();
         (pkt, next)
@@ -206,9 +224,12 @@ impl Link {
         self.up = false;
         self.epoch = self.epoch.wrapping_add(1);
         self.stats.failures += 1;
-        if let Some((_, p)) = self.transmitting.take() {
+        if self.transmitting.take().is_some() {
             self.busy.advance(1, now.as_nanos());
             self.stats.busy_ns = self.busy.area;
+        }
+        // The packet being serialized: in the pipe, or here if it was to be lost anyway.
+        if let Some(p) = self.lost_on_wire.take() {
             self.stats.lost_down += 1;
             lost(&p);
         }
@@ -235,7 +256,7 @@ impl Link {
         // Without random loss no packet is lost on the wire: the schedule need not be read.
         let lossy = self.loss > 0.0;
         let queued = self.queue.iter().enumerate().filter(move |&(i, _)| !lossy || !self.slots[i].lost_by(now)).map(|(_, p)| p);
-        let sending = self.transmitting.iter().filter(move |(s, _)| !s.lost_by(now)).map(|(_, p)| p);
+        let sending = self.lost_on_wire.iter().filter(move |_| self.transmitting.is_some_and(|s| !s.lost_by(now)));
         queued.chain(sending).chain(self.pipe.iter().map(|(_, p)| p))
     }
 
