@@ -810,7 +810,7 @@ impl Simulation {
     /// Whether a data packet of flow `fi` starting at `seq` is queued or on a link.
     fn data_in_network(&self, fi: FlowIdx, seq: crate::tcp::Seq) -> bool {
         let hit = |p: &Packet| p.flow == fi && p.kind == Kind::TcpData && p.seq == seq;
-        self.net.links.iter().any(|l| l.packets(self.now).any(hit))
+        self.net.links.iter().any(|l| l.holds(self.now, hit))
     }
 
     /// Packets of flow `fi` still queued, being transmitted, propagating, or waiting in the

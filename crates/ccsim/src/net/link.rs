@@ -260,6 +260,24 @@ impl Link {
         queued.chain(sending).chain(self.pipe.iter().map(|(_, p)| p))
     }
 
+    /// Whether some packet of [`packets`](Self::packets) satisfies `hit`. Written out rather
+    /// than chained: the engine asks it of every link at each fast retransmit, and most links
+    /// hold nothing.
+    pub fn holds(&self, now: SimTime, hit: impl Fn(&Packet) -> bool) -> bool {
+        if !self.queue.is_empty() {
+            let lossy = self.loss > 0.0;
+            if self.queue.iter().enumerate().any(|(i, p)| hit(p) && !(lossy && self.slots[i].lost_by(now))) {
+                return true;
+            }
+        }
+        if let (Some(p), Some(s)) = (&self.lost_on_wire, self.transmitting) {
+            if hit(p) && !s.lost_by(now) {
+                return true;
+            }
+        }
+        !self.pipe.is_empty() && self.pipe.iter().any(|(_, p)| hit(p))
+    }
+
     /// Brings time integrals up to `now` (the link must have been advanced to now).
     pub fn settle(&mut self, now: SimTime) {
         self.busy.advance(self.transmitting.is_some() as u64, now.as_nanos());
