@@ -92,8 +92,8 @@ fn router_packet(c: &mut Criterion) {
                 let l = &mut sim.net.links[link as usize];
                 let (verdict, action) = l.queue.classify(&pkt, now);
                 l.queue.commit(pkt, verdict, action, now);
-                let done = l.start_next(now).expect("idle transmitter");
-                let at = l.finish_tx(done).expect("no loss");
+                let at = l.schedule(pkt.size, now).arrival.expect("no loss, no pending arrival");
+                l.advance(at, |_, _, _| {});
                 now = at;
                 black_box(l.deliver());
             }

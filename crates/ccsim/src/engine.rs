@@ -20,7 +20,9 @@ pub type FlowIdx = u32;
 
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
-    /// A link finished serializing its current packet.
+    /// A captured link finished serializing a packet. Links replay their transmissions
+    /// lazily (see `net::link`); only a capture needs to see each one as it happens, so that
+    /// frames are written in time order across the links of a file.
     TxDone { link: LinkId, epoch: u32 },
     /// The packet at the head of a link's pipe reaches the far end.
     Arrive { link: LinkId, epoch: u32 },
@@ -167,6 +169,8 @@ pub struct Simulation {
     pub trace: Option<Box<crate::trace::Tracer>>,
     events: EventQueue<Event>,
     outbox: Vec<Packet>,
+    /// Packets a link's replay found lost on the wire, to count as drops.
+    wire_lost: Vec<Packet>,
 }
 
 impl Simulation {
@@ -199,6 +203,7 @@ impl Simulation {
             trace: None,
             events: EventQueue::default(),
             outbox: Vec::with_capacity(64),
+            wire_lost: Vec::new(),
         };
         sim.baseline = sim.snapshot();
         for (i, f) in sim.flows.iter().enumerate() {
@@ -228,6 +233,8 @@ impl Simulation {
             self.handle(ev);
         }
         self.now = self.now.max(limit);
+        // Whoever looks at the network between runs sees every link as of now.
+        self.advance_links();
     }
 
     pub fn run(&mut self) {
@@ -299,6 +306,10 @@ impl Simulation {
             self.count_drop(&pkt);
             return;
         }
+        // The discipline must see the queue as of now: without the packets that have started
+        // transmission since the link was last touched.
+        self.advance_link(link);
+        let l = &mut self.net.links[link as usize];
         let (verdict, mut action) = l.queue.classify(&pkt, now);
         let node = l.from;
         let mut spoofs = None;
@@ -310,9 +321,13 @@ impl Simulation {
         }
         let l = &mut self.net.links[link as usize];
         if l.queue.commit(pkt, verdict, action, now) {
-            if let Some(done) = l.start_next(now) {
-                let epoch = l.epoch;
-                self.events.schedule(done, Event::TxDone { link, epoch });
+            let s = l.schedule(pkt.size, now);
+            let epoch = l.epoch;
+            if let Some(at) = s.arrival {
+                self.events.schedule(at, Event::Arrive { link, epoch });
+            }
+            if self.trace.as_ref().is_some_and(|t| t.records(link)) {
+                self.events.schedule(s.tx_end, Event::TxDone { link, epoch });
             }
         } else {
             self.count_drop(&pkt);
@@ -339,41 +354,53 @@ impl Simulation {
         }
     }
 
-    fn on_tx_done(&mut self, link: LinkId, epoch: u32) {
+    /// Replays `link`'s departures and ends of transmission up to now: captures record
+    /// their frames and packets lost on the wire count as drops.
+    #[inline]
+    fn advance_link(&mut self, link: LinkId) {
         let now = self.now;
-        let l = &mut self.net.links[link as usize];
-        if l.epoch != epoch {
-            return;
-        }
-        let lost = l.transmitting_packet().copied();
-        match l.finish_tx(now) {
-            // Only the head of the pipe has an arrival event (see `on_arrive`).
-            Some(at) if l.pipe_len() == 1 => self.events.schedule(at, Event::Arrive { link, epoch }),
-            Some(_) => {}
-            None => {
-                if let Some(p) = lost {
-                    self.count_drop(&p);
-                }
+        let (trace, wire_lost) = (&mut self.trace, &mut self.wire_lost);
+        self.net.links[link as usize].advance(now, |t, pkt, lost| {
+            if let Some(tr) = trace {
+                // The capture point: the packet has left the transmitter.
+                tr.record(link, t, pkt);
             }
+            if lost {
+                wire_lost.push(*pkt);
+            }
+        });
+        if !self.wire_lost.is_empty() {
+            let lost = std::mem::take(&mut self.wire_lost);
+            for p in &lost {
+                self.count_drop(p);
+            }
+            self.wire_lost = lost;
+            self.wire_lost.clear();
         }
-        if let Some(t) = &mut self.trace {
-            // The capture point: the packet has left the transmitter.
-            t.record(link, now, lost.as_ref().expect("tx-done without a packet"));
+    }
+
+    fn advance_links(&mut self) {
+        for link in 0..self.net.links.len() {
+            self.advance_link(link as LinkId);
         }
-        let l = &mut self.net.links[link as usize];
-        if let Some(done) = l.start_next(now) {
-            self.events.schedule(done, Event::TxDone { link, epoch });
+    }
+
+    fn on_tx_done(&mut self, link: LinkId, epoch: u32) {
+        if self.net.links[link as usize].epoch == epoch {
+            self.advance_link(link);
         }
     }
 
     fn on_arrive(&mut self, link: LinkId, epoch: u32) {
-        let l = &mut self.net.links[link as usize];
-        if l.epoch != epoch {
+        if self.net.links[link as usize].epoch != epoch {
             return;
         }
-        let mut pkt = l.deliver();
-        // The pipe is FIFO with one delay: one pending arrival per link, for its head.
-        if let Some(next) = l.next_arrival() {
+        self.advance_link(link);
+        let l = &mut self.net.links[link as usize];
+        let (mut pkt, next) = l.deliver();
+        // The link is FIFO with one delay: one pending arrival per link, for the earliest
+        // packet still to arrive.
+        if let Some(next) = next {
             self.events.schedule(next, Event::Arrive { link, epoch });
         }
         let node = l.to;
@@ -580,6 +607,7 @@ impl Simulation {
     fn set_link(&mut self, link: LinkId, up: bool) {
         let now = self.now;
         let mut lost = Vec::new();
+        self.advance_link(link);
         let l = &mut self.net.links[link as usize];
         if up {
             l.come_up();
@@ -691,6 +719,7 @@ impl Simulation {
     // ---- statistics ----
 
     fn settle(&mut self) {
+        self.advance_links();
         let now = self.now;
         for l in &mut self.net.links {
             l.settle(now);
@@ -739,6 +768,10 @@ impl Simulation {
     fn on_sample(&mut self, i: u32) {
         let spec = &self.series_specs[i as usize];
         let interval = spec.interval_ns;
+        if let SeriesTarget::QueueLen { link } | SeriesTarget::QueueAvg { link } | SeriesTarget::MaxP { link } | SeriesTarget::DropProb { link } | SeriesTarget::LinkRate { link } = spec.target {
+            self.advance_link(link);
+        }
+        let spec = &self.series_specs[i as usize];
         let t = self.now.as_secs_f64();
         let value = match spec.target {
             SeriesTarget::Cwnd { flow } => match &self.flows[flow as usize].transport {
@@ -777,7 +810,7 @@ impl Simulation {
     /// Whether a data packet of flow `fi` starting at `seq` is queued or on a link.
     fn data_in_network(&self, fi: FlowIdx, seq: crate::tcp::Seq) -> bool {
         let hit = |p: &Packet| p.flow == fi && p.kind == Kind::TcpData && p.seq == seq;
-        self.net.links.iter().any(|l| l.queue.iter().any(hit) || l.in_flight().any(hit))
+        self.net.links.iter().any(|l| l.holds(self.now, hit))
     }
 
     /// Packets of flow `fi` still queued, being transmitted, propagating, or waiting in the
@@ -792,8 +825,7 @@ impl Simulation {
             }
         };
         for l in &self.net.links {
-            l.queue.iter().for_each(&mut count);
-            l.in_flight().for_each(&mut count);
+            l.packets(self.now).for_each(&mut count);
         }
         self.flows[fi as usize].pending.iter().for_each(|(_, p)| count(p));
         (fwd, rev)

@@ -236,7 +236,7 @@ fn ecn_marks_and_echoes_are_where_ccsim_puts_them() {
     assert_eq!(ce, marks, "CE after the marking queue = its marks");
     assert_eq!(ce_elsewhere, 0, "nothing is marked before the bottleneck");
     // Marked packets still queued or propagating when the run stops have not reached a receiver.
-    let ce_in_network = sim.net.links.iter().flat_map(|l| l.queue.iter().chain(l.in_flight())).filter(|p| p.ecn == ccsim::net::Ecn::Ce).count() as u64;
+    let ce_in_network = sim.net.links.iter().flat_map(|l| l.packets(sim.now)).filter(|p| p.ecn == ccsim::net::Ecn::Ce).count() as u64;
     assert_eq!(ce, ce_received + ce_in_network, "no marked packet is lost downstream");
     assert!(ece > 0);
     // Each ECN reduction sets CWR on the sender's next new segment: captured when it has

@@ -72,7 +72,7 @@ fn assert_conserved(sim: &Simulation) {
         let s = &l.queue.stats;
         assert_eq!(s.arrivals, s.departures + s.drops() + l.queue.len() as u64, "queue {}", l.name);
     }
-    let controls_in_network: u64 = sim.net.links.iter().map(|l| l.queue.iter().chain(l.in_flight()).filter(|p| p.kind == Kind::AccControl).count() as u64).sum();
+    let controls_in_network: u64 = sim.net.links.iter().map(|l| l.packets(sim.now).filter(|p| p.kind == Kind::AccControl).count() as u64).sum();
     let received: u64 = sim.flows.iter().filter_map(|f| f.sender()).map(|tx| tx.stats.acc_controls).sum();
     let lost = total(sim, |s| s.controls_lost);
     assert_eq!(total(sim, |s| s.controls_sent), received + lost + controls_in_network, "ACC controls");

@@ -1,7 +1,15 @@
 //! Unidirectional links: an egress queue at the sending node, a transmitter that serializes
-//! one packet at a time at the link rate, and a propagation pipe. Because every packet on a
-//! link has the same delay, the pipe is a FIFO: events only name the link, and the engine
-//! keeps one pending arrival per link, for the head of its pipe.
+//! one packet at a time at the link rate, and a propagation pipe.
+//!
+//! The link is FIFO with a fixed rate and delay, so a packet's whole journey is known when it
+//! is queued: it starts transmission when the transmitter frees (or at once), ends one
+//! serialization time later and arrives one delay after that. The link therefore needs no
+//! event per transmission. It records each queued packet's schedule ([`Slot`]) and the engine
+//! schedules only arrivals, one pending at a time, for the earliest packet still to arrive.
+//! Departures from the queue and ends of transmission (queue and link statistics, the
+//! discipline's idle detection) are replayed in time order by [`Link::advance`] whenever the
+//! link is next observed or offered a packet, so everything seen at time `t` is as if each
+//! had happened at its own time.
 
 use super::packet::{NodeId, Packet};
 use crate::queue::EgressQueue;
@@ -29,6 +37,36 @@ counters! {
     }
 }
 
+/// The transmission of one packet, fixed when it was queued.
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    start: SimTime,
+    end: SimTime,
+    /// Lost on the wire (the random loss is drawn when the packet is queued, in the same
+    /// per-link order as the transmissions).
+    lost: bool,
+    /// The serializer after this packet: restored when the link goes down, so that the
+    /// packets lost from the queue leave no trace in later serialization times.
+    serializer: Serializer,
+}
+
+impl Slot {
+    /// Whether the packet has been lost on the wire by `now`.
+    fn lost_by(&self, now: SimTime) -> bool {
+        self.lost && self.end <= now
+    }
+}
+
+/// What queueing a packet committed the link to.
+#[derive(Clone, Copy, Debug)]
+pub struct Scheduled {
+    /// When its transmission ends.
+    pub tx_end: SimTime,
+    /// When it reaches the far end, if the engine must schedule that arrival: it will
+    /// arrive and no earlier packet's arrival is pending.
+    pub arrival: Option<SimTime>,
+}
+
 #[derive(Clone, Debug)]
 pub struct Link {
     pub name: String,
@@ -43,12 +81,26 @@ pub struct Link {
     pub up: bool,
     /// Bumped when the link goes down so that events for lost packets are ignored.
     pub epoch: u32,
+    /// Packets whose transmission has not started (as of the last [`advance`](Self::advance)).
     pub queue: EgressQueue,
     pub stats: LinkStats,
     loss_rng: Rng,
     serializer: Serializer,
-    transmitting: Option<Packet>,
+    /// The schedule of each packet in `queue`, in the same order.
+    slots: VecDeque<Slot>,
+    /// The transmission in progress (as of the last `advance`). Its packet is already at the
+    /// back of the pipe (it is the next to enter it and nothing overtakes it there), which
+    /// saves moving every packet twice; unless it is to be lost on the wire: then it waits in
+    /// `lost_on_wire` for the end of its transmission.
+    transmitting: Option<Slot>,
+    lost_on_wire: Option<Packet>,
+    /// The serializer after the last packet that started transmission.
+    started_serializer: Serializer,
+    /// When the transmitter frees after every scheduled packet.
+    free_at: SimTime,
     pipe: VecDeque<(SimTime, Packet)>,
+    /// Whether an arrival event is pending (for the earliest packet still to arrive).
+    arrival_pending: bool,
     busy: TimeIntegral,
 }
 
@@ -69,64 +121,102 @@ impl Link {
             stats: LinkStats::default(),
             loss_rng,
             serializer: Serializer::default(),
+            slots: VecDeque::new(),
             transmitting: None,
+            lost_on_wire: None,
+            started_serializer: Serializer::default(),
+            free_at: SimTime::ZERO,
             pipe: VecDeque::new(),
+            arrival_pending: false,
             busy: TimeIntegral::default(),
         }
     }
 
-    /// The packet being serialized, if any.
+    /// The packet being serialized, if any (as of the last `advance`).
     pub fn transmitting_packet(&self) -> Option<&Packet> {
-        self.transmitting.as_ref()
-    }
-
-    /// Starts serializing the head of the queue if the transmitter is idle. Returns the time
-    /// the transmission ends.
-    pub fn start_next(&mut self, now: SimTime) -> Option<SimTime> {
-        if self.transmitting.is_some() || !self.up {
-            return None;
+        match self.transmitting {
+            Some(s) if s.lost => self.lost_on_wire.as_ref(),
+            Some(_) => self.pipe.back().map(|p| &p.1),
+            None => None,
         }
-        let pkt = self.queue.dequeue(now)?;
-        self.busy.advance(0, now.as_nanos());
-        let tx = self.serializer.tx_time(pkt.size as u64 * 8, self.rate_bps);
-        self.transmitting = Some(pkt);
-        Some(now + tx)
     }
 
-    /// The packet being serialized has left the transmitter. Returns the time it reaches the
-    /// far end, or None if it was lost on the wire.
-    pub fn finish_tx(&mut self, now: SimTime) -> Option<SimTime> {
-        let pkt = self.transmitting.take().expect("tx-done without a packet");
-        self.busy.advance(1, now.as_nanos());
-        self.stats.busy_ns = self.busy.area;
-        self.stats.tx_packets += 1;
-        self.stats.tx_bytes += pkt.size as u64;
-        if self.loss > 0.0 && self.loss_rng.bernoulli(self.loss) {
-            self.stats.lost_random += 1;
-            return None;
+    /// Fixes the transmission of the packet of `size` bytes just committed to the tail of
+    /// the queue.
+    pub fn schedule(&mut self, size: u32, now: SimTime) -> Scheduled {
+        let start = now.max(self.free_at);
+        let end = start + self.serializer.tx_time(size as u64 * 8, self.rate_bps);
+        let lost = self.loss > 0.0 && self.loss_rng.bernoulli(self.loss);
+        self.slots.push_back(Slot { start, end, lost, serializer: self.serializer });
+        self.free_at = end;
+        let arrival = if !lost && !self.arrival_pending {
+            self.arrival_pending = true;
+            Some(end + self.delay)
+        } else {
+            None
+        };
+        Scheduled { tx_end: end, arrival }
+    }
+
+    /// Replays, in time order, the departures from the queue and the ends of transmission
+    /// up to `now` (inclusive). `tx_end` sees each packet that finished transmission, with
+    /// the time it did and whether it was lost on the wire.
+    #[inline]
+    pub fn advance(&mut self, now: SimTime, mut tx_end: impl FnMut(SimTime, &Packet, bool)) {
+        loop {
+            if let Some(slot) = self.transmitting {
+                if slot.end > now {
+                    return; // the next packet cannot start before this one ends
+                }
+                self.transmitting = None;
+                self.busy.advance(1, slot.end.as_nanos());
+                self.stats.busy_ns = self.busy.area;
+                self.stats.tx_packets += 1;
+                if slot.lost {
+                    let pkt = self.lost_on_wire.take().expect("a packet lost on the wire");
+                    self.stats.tx_bytes += pkt.size as u64;
+                    self.stats.lost_random += 1;
+                    tx_end(slot.end, &pkt, true);
+                } else {
+                    let pkt = &self.pipe.back().expect("the transmitted packet").1;
+                    self.stats.tx_bytes += pkt.size as u64;
+                    tx_end(slot.end, pkt, false);
+                }
+            }
+            match self.slots.front() {
+                Some(s) if s.start <= now => {
+                    let slot = self.slots.pop_front().expect("front");
+                    let pkt = self.queue.dequeue(slot.start).expect("a slot without a queued packet");
+                    self.busy.advance(0, slot.start.as_nanos());
+                    self.started_serializer = slot.serializer;
+                    if slot.lost {
+                        self.lost_on_wire = Some(pkt);
+                    } else {
+                        self.pipe.push_back((slot.end + self.delay, pkt));
+                    }
+                    self.transmitting = Some(slot);
+                }
+                _ => return,
+            }
         }
-        let at = now + self.delay;
-        self.pipe.push_back((at, pkt));
-        Some(at)
     }
 
-    /// The packet at the head of the pipe reaches the far end.
-    pub fn deliver(&mut self) -> Packet {
-        self.pipe.pop_front().expect("arrival without a packet").1
+    /// The packet at the head of the pipe reaches the far end (the link must have been
+    /// advanced to now). Returns it and the next arrival to schedule, if any.
+    pub fn deliver(&mut self) -> (Packet, Option<SimTime>) {
+        let pkt = self.pipe.pop_front().expect("arrival without a packet").1;
+        let next = match self.pipe.front() {
+            Some(p) => Some(p.0),
+            // A transmission in progress that will arrive is in the pipe.
+            None => self.slots.iter().find(|s| !s.lost).map(|s| s.end + self.delay),
+        };
+        self.arrival_pending = next.is_some();
+        (pkt, next)
     }
 
-    /// When the packet now at the head of the pipe reaches the far end.
-    pub fn next_arrival(&self) -> Option<SimTime> {
-        self.pipe.front().map(|p| p.0)
-    }
-
-    /// Packets propagating on the link.
-    pub fn pipe_len(&self) -> usize {
-        self.pipe.len()
-    }
-
-    /// Takes the link down: the packet being serialized, those propagating and those queued
-    /// are lost; `lost` sees each of them.
+    /// Takes the link down at `now` (the link must have been advanced to now): the packet
+    /// being serialized, those propagating and those queued are lost; `lost` sees each of
+    /// them.
     pub fn go_down(&mut self, now: SimTime, mut lost: impl FnMut(&Packet)) {
         if !self.up {
             return;
@@ -134,9 +224,12 @@ impl Link {
         self.up = false;
         self.epoch = self.epoch.wrapping_add(1);
         self.stats.failures += 1;
-        if let Some(p) = self.transmitting.take() {
+        if self.transmitting.take().is_some() {
             self.busy.advance(1, now.as_nanos());
             self.stats.busy_ns = self.busy.area;
+        }
+        // The packet being serialized: in the pipe, or here if it was to be lost anyway.
+        if let Some(p) = self.lost_on_wire.take() {
             self.stats.lost_down += 1;
             lost(&p);
         }
@@ -145,18 +238,47 @@ impl Link {
             lost(&p);
         }
         self.queue.flush(now, lost);
+        self.slots.clear();
+        // The queued packets never started: the transmitter is free and its serializer is
+        // as the last transmission left it.
+        self.free_at = now;
+        self.serializer = self.started_serializer;
+        self.arrival_pending = false;
     }
 
     pub fn come_up(&mut self) {
         self.up = true;
     }
 
-    /// Packets in the transmitter and the pipe.
-    pub fn in_flight(&self) -> impl Iterator<Item = &Packet> {
-        self.transmitting.iter().chain(self.pipe.iter().map(|(_, p)| p))
+    /// The packets the link holds at `now`: queued, being transmitted or propagating,
+    /// without those already lost on the wire (whatever the last `advance`).
+    pub fn packets(&self, now: SimTime) -> impl Iterator<Item = &Packet> {
+        // Without random loss no packet is lost on the wire: the schedule need not be read.
+        let lossy = self.loss > 0.0;
+        let queued = self.queue.iter().enumerate().filter(move |&(i, _)| !lossy || !self.slots[i].lost_by(now)).map(|(_, p)| p);
+        let sending = self.lost_on_wire.iter().filter(move |_| self.transmitting.is_some_and(|s| !s.lost_by(now)));
+        queued.chain(sending).chain(self.pipe.iter().map(|(_, p)| p))
     }
 
-    /// Brings time integrals up to `now`.
+    /// Whether some packet of [`packets`](Self::packets) satisfies `hit`. Written out rather
+    /// than chained: the engine asks it of every link at each fast retransmit, and most links
+    /// hold nothing.
+    pub fn holds(&self, now: SimTime, hit: impl Fn(&Packet) -> bool) -> bool {
+        if !self.queue.is_empty() {
+            let lossy = self.loss > 0.0;
+            if self.queue.iter().enumerate().any(|(i, p)| hit(p) && !(lossy && self.slots[i].lost_by(now))) {
+                return true;
+            }
+        }
+        if let (Some(p), Some(s)) = (&self.lost_on_wire, self.transmitting) {
+            if hit(p) && !s.lost_by(now) {
+                return true;
+            }
+        }
+        !self.pipe.is_empty() && self.pipe.iter().any(|(_, p)| hit(p))
+    }
+
+    /// Brings time integrals up to `now` (the link must have been advanced to now).
     pub fn settle(&mut self, now: SimTime) {
         self.busy.advance(self.transmitting.is_some() as u64, now.as_nanos());
         self.stats.busy_ns = self.busy.area;

@@ -6,7 +6,7 @@ pub mod link;
 pub mod packet;
 pub mod routing;
 
-pub use link::{Link, LinkId, LinkStats};
+pub use link::{Link, LinkId, LinkStats, Scheduled};
 pub use packet::{Ecn, FlowId, Kind, NodeId, Packet};
 pub use routing::Routes;
 

@@ -1,7 +1,7 @@
 //! Captures of chosen links into pcap or pcapng files while a simulation runs.
 //!
 //! The capture point is the end of transmission: a packet is written when its last bit
-//! leaves the link's transmitter (`TxDone`), stamped with that simulated time. It has
+//! leaves the link's transmitter, stamped with that simulated time. It has
 //! passed the link's egress queue (queue drops are not seen, ECN marks of that queue are)
 //! and is still subject to the link's own random loss and to everything downstream.
 
@@ -48,6 +48,11 @@ impl Tracer {
         }
         self.captures.push(Capture { path, writer, error: None });
         Ok(())
+    }
+
+    /// Whether some capture records `link`.
+    pub fn records(&self, link: LinkId) -> bool {
+        !self.taps[link as usize].is_empty()
     }
 
     /// `pkt` finished transmission on `link` at `t`. A capture that failed to write stops
