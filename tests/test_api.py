@@ -111,6 +111,12 @@ def test_overrides_as_dict():
     assert without_wall(a.summary) == without_wall(b.summary)
 
 
+def test_none_in_a_dict_override_removes_the_key():
+    # The dumbbell's warm-up is removed: statistics then cover the whole run.
+    r = ccsim.run(DUMBBELL, overrides={"duration": "3s", "warmup": None})
+    assert r.summary["warmup_s"] == 0 and r.summary["measured_s"] == 3
+
+
 def test_seed():
     a = ccsim.run(DUMBBELL, overrides=SHORT, seed=7)
     b = ccsim.run(DUMBBELL, overrides=SHORT, seed=7)

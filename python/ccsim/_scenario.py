@@ -76,7 +76,7 @@ def check_seed(seed: Any, origin: str) -> Optional[int]:
 
 def normalize_overrides(overrides: Any, origin: str) -> List[str]:
     """`key.path=value` strings from None, a list of such strings, or a dict {key.path: value}
-    (values given as Python objects are written as TOML)."""
+    (values given as Python objects are written as TOML; None removes the key, as in sweeps)."""
     if overrides is None:
         return []
     if isinstance(overrides, str):
@@ -86,7 +86,7 @@ def normalize_overrides(overrides: Any, origin: str) -> List[str]:
         for key, value in overrides.items():
             if not isinstance(key, str):
                 raise scenario_error(origin, "", f"override key {key!r} is not a string")
-            out.append(f"{key}={toml_value(value, key)}")
+            out.append(f"{key}=" if value is None else f"{key}={toml_value(value, key)}")
         return out
     out = []
     for o in overrides:
