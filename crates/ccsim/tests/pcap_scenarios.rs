@@ -3,19 +3,11 @@
 //! when tshark is not installed.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use ccsim::engine::Simulation;
 
 mod common;
-
-fn have_tshark() -> bool {
-    if Command::new("tshark").arg("-v").output().is_ok() {
-        return true;
-    }
-    eprintln!("SKIPPED: tshark is not installed (apt-get install tshark to run this test)");
-    false
-}
+use common::{link, tshark};
 
 /// A directory of its own for each test's captures.
 fn out_dir(test: &str) -> PathBuf {
@@ -32,22 +24,9 @@ fn run_in(text: &str, dir: &Path) -> Simulation {
     sim
 }
 
-/// tshark's output lines for `path`, with checksum validation on.
-fn tshark(path: &Path, args: &[&str]) -> Vec<String> {
-    let out = Command::new("tshark")
-        .arg("-r")
-        .arg(path)
-        .args(["-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE", "-o", "udp.check_checksum:TRUE"])
-        .args(args)
-        .output()
-        .expect("tshark runs");
-    assert!(out.status.success(), "tshark {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect()
-}
-
 /// Frames matching a display filter.
 fn count(path: &Path, filter: &str) -> u64 {
-    tshark(path, &["-Y", filter, "-T", "fields", "-e", "frame.number"]).len() as u64
+    tshark::frames(path, filter).len() as u64
 }
 
 /// No malformed frame, no expert error (bad checksums are errors), and every checksum good.
@@ -56,10 +35,6 @@ fn assert_clean(path: &Path) {
     let bad = "_ws.malformed || _ws.expert.severity >= 8388608 \
                || ip.checksum.status != 1 || tcp.checksum.status == 0 || udp.checksum.status == 0";
     assert_eq!(count(path, bad), 0, "{path:?}: malformed frames or bad checksums");
-}
-
-fn link(sim: &Simulation, name: &str) -> usize {
-    sim.net.links.iter().position(|l| l.name == name).unwrap_or_else(|| panic!("no link {name}"))
 }
 
 /// One NewReno flow S -> D. The capture is the sender's access link, both ways (node S):
@@ -111,7 +86,7 @@ nodes = ["S"]
 
 #[test]
 fn tcp_analysis_matches_the_senders_counters() {
-    if !have_tshark() {
+    if !tshark::available() {
         return;
     }
     let dir = out_dir("lossy");
@@ -161,7 +136,7 @@ fn tcp_analysis_matches_the_senders_counters() {
 
     // Timestamps: the first frame is the first segment, sent at 0.5 s, leaving the
     // 100 Mb/s transmitter 1040 * 8 / 1e8 s = 83.2 us later.
-    let first = tshark(&path, &["-c", "1", "-T", "fields", "-e", "frame.time_epoch", "-e", "tcp.len", "-e", "frame.interface_name"]);
+    let first = tshark::run(&path, &["-c", "1", "-T", "fields", "-e", "frame.time_epoch", "-e", "tcp.len", "-e", "frame.interface_name"]);
     assert_eq!(first, ["0.500083200\t1000\tS->R1"]);
 }
 
@@ -207,7 +182,7 @@ snaplen = 60
 
 #[test]
 fn ecn_marks_and_echoes_are_where_ccsim_puts_them() {
-    if !have_tshark() {
+    if !tshark::available() {
         return;
     }
     let dir = out_dir("ecn");
@@ -256,7 +231,7 @@ fn ecn_marks_and_echoes_are_where_ccsim_puts_them() {
 /// and R1; its links out toward them are captured.
 #[test]
 fn spoofed_acks_carry_dscp_cs1() {
-    if !have_tshark() {
+    if !tshark::available() {
         return;
     }
     let text = common::scenario_file("ackspoof_net1.toml").replace("duration = \"20s\"", "duration = \"6s\"").replace("warmup = \"5s\"", "warmup = \"0s\"");
@@ -287,7 +262,7 @@ fn spoofed_acks_carry_dscp_cs1() {
 /// senders B1, B2; node R1 is captured, in classic pcap.
 #[test]
 fn acc_controls_are_udp_to_port_7777() {
-    if !have_tshark() {
+    if !tshark::available() {
         return;
     }
     let text = common::scenario_file("acc_dumbbell.toml").replace("duration = \"200s\"", "duration = \"30s\"");

@@ -4,7 +4,9 @@
 //! tshark is not installed.
 
 use std::path::Path;
-use std::process::Command;
+
+mod common;
+use common::tshark;
 
 use ccsim::net::packet::{flags, AccState, TCP_IP_HEADER, UDP_IP_HEADER};
 use ccsim::net::{Ecn, Kind, Packet};
@@ -114,28 +116,9 @@ fn write(path: &Path, format: PcapFormat) {
     w.flush().unwrap();
 }
 
-/// Runs tshark on `path` with checksum validation on; returns stdout, one line per frame.
-fn tshark(path: &Path, args: &[&str]) -> Vec<String> {
-    let out = Command::new("tshark")
-        .arg("-r")
-        .arg(path)
-        .args(["-o", "ip.check_checksum:TRUE", "-o", "tcp.check_checksum:TRUE", "-o", "udp.check_checksum:TRUE"])
-        .args(args)
-        .output()
-        .expect("tshark runs");
-    assert!(out.status.success(), "tshark {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect()
-}
-
-/// Frame numbers (1-based) that match a display filter.
-fn frames_matching(path: &Path, filter: &str) -> Vec<usize> {
-    tshark(path, &["-Y", filter, "-T", "fields", "-e", "frame.number"]).iter().map(|l| l.parse().unwrap()).collect()
-}
-
 #[test]
 fn tshark_reads_both_formats() {
-    if Command::new("tshark").arg("-v").output().is_err() {
-        eprintln!("SKIPPED: tshark is not installed (apt-get install tshark to run this test)");
+    if !tshark::available() {
         return;
     }
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
@@ -170,7 +153,7 @@ fn check(path: &Path, format: PcapFormat) {
     for f in fields {
         args.extend(["-e", f]);
     }
-    let rows = tshark(path, &args);
+    let rows = tshark::run(path, &args);
     assert_eq!(rows.len(), sent.len(), "{path:?}: one row per frame");
 
     for (i, (row, (iface, p))) in rows.iter().zip(&sent).enumerate() {
@@ -209,14 +192,14 @@ fn check(path: &Path, format: PcapFormat) {
     // 8388608 is PI_ERROR: malformed packets and bad checksums are expert errors.
     let bad = "_ws.malformed || _ws.expert.severity >= 8388608 \
                || ip.checksum.status == 0 || tcp.checksum.status == 0 || udp.checksum.status == 0";
-    assert_eq!(frames_matching(path, bad), Vec::<usize>::new(), "{path:?}: malformed or bad checksum");
-    assert_eq!(frames_matching(path, "tcp.analysis.retransmission"), [12], "{path:?}");
-    assert_eq!(frames_matching(path, "tcp.analysis.fast_retransmission"), [12], "{path:?}");
-    assert_eq!(frames_matching(path, "tcp.analysis.duplicate_ack"), [9, 10, 11, 18], "{path:?}");
-    assert_eq!(frames_matching(path, "ip.dsfield.dscp == 8"), [18], "{path:?}: spoofed ACK");
+    assert_eq!(tshark::frames(path, bad), Vec::<usize>::new(), "{path:?}: malformed or bad checksum");
+    assert_eq!(tshark::frames(path, "tcp.analysis.retransmission"), [12], "{path:?}");
+    assert_eq!(tshark::frames(path, "tcp.analysis.fast_retransmission"), [12], "{path:?}");
+    assert_eq!(tshark::frames(path, "tcp.analysis.duplicate_ack"), [9, 10, 11, 18], "{path:?}");
+    assert_eq!(tshark::frames(path, "ip.dsfield.dscp == 8"), [18], "{path:?}: spoofed ACK");
     // cwnd 8000, ssthresh 4000, srtt 100 ms, not in slow start.
     assert_eq!(
-        frames_matching(path, "udp.dstport == 7777 && data.data == 00:00:1f:40:00:00:0f:a0:00:01:86:a0:00:00:00:00"),
+        tshark::frames(path, "udp.dstport == 7777 && data.data == 00:00:1f:40:00:00:0f:a0:00:01:86:a0:00:00:00:00"),
         [20],
         "{path:?}: ACC control payload"
     );

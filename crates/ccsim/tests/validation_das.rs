@@ -14,7 +14,7 @@ fn with(file: &str, overrides: &[&str]) -> Simulation {
 }
 
 fn link(sim: &Simulation, name: &str) -> u32 {
-    sim.net.links.iter().position(|l| l.name == name).unwrap_or_else(|| panic!("no link {name}")) as u32
+    common::link(sim, name) as u32
 }
 
 fn node(sim: &Simulation, name: &str) -> u32 {

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod dumbbell;
+pub mod tshark;
 
 use ccsim::engine::Simulation;
 use ccsim::report::Report;
@@ -20,4 +21,9 @@ pub fn run(text: &str) -> (Simulation, Report) {
 pub fn scenario_file(name: &str) -> String {
     let path = format!("{}/../../scenarios/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// Index of the link named `name` ("A->B").
+pub fn link(sim: &Simulation, name: &str) -> usize {
+    sim.net.links.iter().position(|l| l.name == name).unwrap_or_else(|| panic!("no link {name}"))
 }
