@@ -227,15 +227,22 @@ def fig4_part(rep: Report, data: dict, buffers: list[int], name: str, title: str
     rep.heading(f"{title}: Tail Drop, RED, RED/ECN and RED/Spoofing against the buffer size")
     rep.table(["buffer", "AQM", "runs", "goodput (Mb/s)", "avg queue (pkts)", "loss rate (pkts/s)", "retransmissions discarded (/s)"], rows,
               f"{BOTTLENECK} after the 5 s warm-up, mean ± 95% CI; max_p: RED 0.02, RED/ECN 0.10, RED/Spoofing 0.05")
+    fig = metric_panels(data, AQMS, buffers, "buffer size (packets)")
+    rep.figure(fig, name, f"{title}: goodput, average queue and loss rate at {BOTTLENECK} (error bars: 95% CI)")
+
+
+def metric_panels(data: dict, aqms: list[str], xs: list, xlabel: str):
+    """Goodput, average queue and loss rate (mean and 95% CI) of each AQM against `xs`, where
+    `data[(aqm, x)]` holds the runs of one point."""
     fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
     for ax, (key, label) in zip(axes, FIG4_METRICS):
-        for a in AQMS:
-            ms = [stat(data[(a, b)], key) for b in buffers]
-            ax.errorbar(buffers, [m for m, _, _ in ms], yerr=[ci(h) for _, h, _ in ms], marker="o", capsize=3, label=a, color=COLOURS[a])
-        ax.set_xlabel("buffer size (packets)")
+        for a in aqms:
+            ms = [stat(data[(a, x)], key) for x in xs]
+            ax.errorbar(xs, [m for m, _, _ in ms], yerr=[ci(h) for _, h, _ in ms], marker="o", capsize=3, label=a, color=COLOURS[a])
+        ax.set_xlabel(xlabel)
         ax.set_ylabel(label)
     axes[0].legend(fontsize=8)
-    rep.figure(fig, name, f"{title}: goodput, average queue and loss rate at {BOTTLENECK} (error bars: 95% CI)")
+    return fig
 
 
 def nojitter_part(rep: Report, fig4: dict, nj: dict, buffers: list[int]) -> None:
@@ -265,14 +272,7 @@ def sensitivity_part(rep: Report, sens: dict, max_ps: list[float]) -> None:
     rep.heading("Figs. 5 and 6: sensitivity to max_p (buffer 120, min_th 10, max_th 90)")
     rep.table(["max_p", "AQM", "runs", "goodput (Mb/s)", "avg queue (pkts)", "loss rate (pkts/s)"], rows, "mean ± 95% CI")
     for name, aqms, title in (("fig5", ["RED/Spoofing"], "Fig. 5: RED/Spoofing against max_p"), ("fig6", ["RED/ECN", "RED/Spoofing"], "Fig. 6: RED/ECN and RED/Spoofing against max_p")):
-        fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
-        for ax, (key, label) in zip(axes, FIG4_METRICS):
-            for a in aqms:
-                ms = [stat(sens[(a, p)], key) for p in max_ps]
-                ax.errorbar(max_ps, [m for m, _, _ in ms], yerr=[ci(h) for _, h, _ in ms], marker="o", capsize=3, label=a, color=COLOURS[a])
-            ax.set_xlabel("max_p")
-            ax.set_ylabel(label)
-        axes[0].legend(fontsize=8)
+        fig = metric_panels(sens, aqms, max_ps, "max_p")
         rep.figure(fig, name, f"{title} (buffer 120; error bars: 95% CI)")
     scores = score(sens, "RED/Spoofing", max_ps)
     rep.text("Overall score of a max_p (used for the 'optimal area' verdict): the mean over goodput, average queue "
