@@ -14,9 +14,9 @@
 
 use ccsim::engine::Transport;
 use ccsim::net::{Kind, Packet};
-use std::collections::VecDeque;
 use ccsim::sim::{EventQueue, SimTime};
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use std::collections::VecDeque;
 
 const BATCH: usize = 1024;
 

@@ -23,9 +23,15 @@ pub enum Event {
     /// A captured link finished serializing a packet. Links replay their transmissions
     /// lazily (see `net::link`); only a capture needs to see each one as it happens, so that
     /// frames are written in time order across the links of a file.
-    TxDone { link: LinkId, epoch: u32 },
+    TxDone {
+        link: LinkId,
+        epoch: u32,
+    },
     /// The packet at the head of a link's pipe reaches the far end.
-    Arrive { link: LinkId, epoch: u32 },
+    Arrive {
+        link: LinkId,
+        epoch: u32,
+    },
     FlowStart(FlowIdx),
     FlowStop(FlowIdx),
     Rto(FlowIdx),
@@ -38,13 +44,24 @@ pub enum Event {
     LinkDown(LinkId),
     LinkUp(LinkId),
     /// The router at the head of a failed link notices the failure.
-    FrrDetect { link: LinkId, generation: u32 },
+    FrrDetect {
+        link: LinkId,
+        generation: u32,
+    },
     /// The hold-down timer of a repair expires.
-    FrrHoldDown { link: LinkId, generation: u32 },
+    FrrHoldDown {
+        link: LinkId,
+        generation: u32,
+    },
     /// A router installs the tables of reconvergence `round`.
-    RouterConverge { node: NodeId, round: u32 },
+    RouterConverge {
+        node: NodeId,
+        round: u32,
+    },
     /// The last router has converged: repairs give way to the new tables.
-    ConvergenceDone { round: u32 },
+    ConvergenceDone {
+        round: u32,
+    },
 }
 
 counters! {
@@ -91,7 +108,17 @@ pub struct Flow {
 
 impl Flow {
     #[allow(clippy::too_many_arguments)] // the flow's parts, each with its own meaning
-    pub fn new(group: String, index: u32, src: NodeId, dst: NodeId, start: SimTime, stop: Option<SimTime>, transport: Transport, jitter: Dur, jitter_rng: Rng) -> Flow {
+    pub fn new(
+        group: String,
+        index: u32,
+        src: NodeId,
+        dst: NodeId,
+        start: SimTime,
+        stop: Option<SimTime>,
+        transport: Transport,
+        jitter: Dur,
+        jitter_rng: Rng,
+    ) -> Flow {
         Flow {
             group,
             index,
@@ -176,7 +203,16 @@ pub struct Simulation {
 impl Simulation {
     /// Wires a simulation from its parts and schedules the initial events.
     #[allow(clippy::too_many_arguments)] // the scenario builder's parts, each named
-    pub fn new(name: String, seed: u64, net: Network, flows: Vec<Flow>, stop_at: SimTime, warmup: SimTime, series_specs: Vec<SeriesSpec>, link_events: Vec<(SimTime, LinkId, bool)>) -> Simulation {
+    pub fn new(
+        name: String,
+        seed: u64,
+        net: Network,
+        flows: Vec<Flow>,
+        stop_at: SimTime,
+        warmup: SimTime,
+        series_specs: Vec<SeriesSpec>,
+        link_events: Vec<(SimTime, LinkId, bool)>,
+    ) -> Simulation {
         let series = series_specs
             .iter()
             .map(|s| {
@@ -471,19 +507,18 @@ impl Simulation {
                 self.arm_delack(fi);
                 self.send_all(fi, &mut out, false);
             }
-            (Transport::Tcp { tx, rx }, Kind::TcpAck | Kind::SpoofedAck)
-                if !f.stopped => {
-                    let fast_retransmits = tx.stats.fast_retransmits;
-                    tx.on_ack(&pkt, now, &mut out);
-                    if tx.stats.fast_retransmits > fast_retransmits {
-                        let una = tx.snd_una();
-                        if rx.has_received(una, 1) || self.data_in_network(fi, una) {
-                            self.flows[fi as usize].net.false_fast_retransmits += 1;
-                        }
+            (Transport::Tcp { tx, rx }, Kind::TcpAck | Kind::SpoofedAck) if !f.stopped => {
+                let fast_retransmits = tx.stats.fast_retransmits;
+                tx.on_ack(&pkt, now, &mut out);
+                if tx.stats.fast_retransmits > fast_retransmits {
+                    let una = tx.snd_una();
+                    if rx.has_received(una, 1) || self.data_in_network(fi, una) {
+                        self.flows[fi as usize].net.false_fast_retransmits += 1;
                     }
-                    self.arm_rto(fi);
-                    self.send_all(fi, &mut out, true);
                 }
+                self.arm_rto(fi);
+                self.send_all(fi, &mut out, true);
+            }
             (Transport::Tcp { tx, .. }, Kind::AccControl) if !f.stopped => tx.on_acc_control(&pkt, now),
             (Transport::Udp(src), Kind::Udp) => src.receive(&pkt),
             _ => {}
@@ -768,7 +803,12 @@ impl Simulation {
     fn on_sample(&mut self, i: u32) {
         let spec = &self.series_specs[i as usize];
         let interval = spec.interval_ns;
-        if let SeriesTarget::QueueLen { link } | SeriesTarget::QueueAvg { link } | SeriesTarget::MaxP { link } | SeriesTarget::DropProb { link } | SeriesTarget::LinkRate { link } = spec.target {
+        if let SeriesTarget::QueueLen { link }
+        | SeriesTarget::QueueAvg { link }
+        | SeriesTarget::MaxP { link }
+        | SeriesTarget::DropProb { link }
+        | SeriesTarget::LinkRate { link } = spec.target
+        {
             self.advance_link(link);
         }
         let spec = &self.series_specs[i as usize];
@@ -804,7 +844,11 @@ impl Simulation {
     /// bit/s over the last interval of a cumulative byte count.
     fn rate_since_last(&mut self, i: u32, total: u64, interval_ns: u64) -> f64 {
         let last = std::mem::replace(&mut self.series_last[i as usize], total);
-        if self.now == SimTime::ZERO { 0.0 } else { (total - last) as f64 * 8.0 / (interval_ns as f64 * 1e-9) }
+        if self.now == SimTime::ZERO {
+            0.0
+        } else {
+            (total - last) as f64 * 8.0 / (interval_ns as f64 * 1e-9)
+        }
     }
 
     /// Whether a data packet of flow `fi` starting at `seq` is queued or on a link.
@@ -821,7 +865,11 @@ impl Simulation {
         let mut rev = 0;
         let mut count = |p: &Packet| {
             if p.flow == fi && p.kind != Kind::AccControl {
-                if p.is_reverse() { rev += 1 } else { fwd += 1 }
+                if p.is_reverse() {
+                    rev += 1
+                } else {
+                    fwd += 1
+                }
             }
         };
         for l in &self.net.links {

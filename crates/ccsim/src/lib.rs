@@ -6,11 +6,11 @@
 
 pub mod app;
 pub mod engine;
-pub mod report;
-pub mod scenario;
 pub mod net;
 pub mod queue;
+pub mod report;
 pub mod router;
+pub mod scenario;
 pub mod signal;
 pub mod sim;
 pub mod stats;

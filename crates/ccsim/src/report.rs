@@ -179,7 +179,11 @@ pub struct NodeReport {
 }
 
 fn ratio(a: f64, b: f64) -> f64 {
-    if b > 0.0 { a / b } else { 0.0 }
+    if b > 0.0 {
+        a / b
+    } else {
+        0.0
+    }
 }
 
 impl Report {
@@ -200,7 +204,8 @@ impl Report {
                 Transport::Udp(_) => ("udp", 1.0, None, 0.0),
             };
             let tcp = transport == "tcp";
-            let (sent, bytes, delivered) = if tcp { (s.packets_sent, s.bytes_sent, r.delivered_bytes) } else { (u.packets_sent, u.bytes_sent, u.bytes_received) };
+            let (sent, bytes, delivered) =
+                if tcp { (s.packets_sent, s.bytes_sent, r.delivered_bytes) } else { (u.packets_sent, u.bytes_sent, u.bytes_received) };
             flows.push(FlowReport {
                 flow: f.name(),
                 group: f.group.clone(),
@@ -221,7 +226,10 @@ impl Report {
                 mean_window_reduction_segments: ratio(s.window_reduction_bytes as f64 / mss, s.window_reductions as f64),
                 ecn_reductions: s.ecn_reductions,
                 endpoint_closes: s.window_reductions - s.acc_reductions,
-                endpoint_close_mean_segments: ratio((s.window_reduction_bytes - s.acc_reduction_bytes) as f64 / mss, (s.window_reductions - s.acc_reductions) as f64),
+                endpoint_close_mean_segments: ratio(
+                    (s.window_reduction_bytes - s.acc_reduction_bytes) as f64 / mss,
+                    (s.window_reductions - s.acc_reductions) as f64,
+                ),
                 endpoint_closes_per_s: ratio((s.window_reductions - s.acc_reductions) as f64, measured),
                 acc_closes: s.acc_reductions,
                 acc_close_mean_segments: ratio(s.acc_reduction_bytes as f64 / mss, s.acc_reductions as f64),

@@ -291,9 +291,8 @@ fn acc_controls_are_udp_to_port_7777() {
 fn scenario_errors_name_the_field() {
     let dir = out_dir("errors");
     let base = LOSSY.split("[[pcap]]").next().unwrap().to_string();
-    let err = |extra: &str| {
-        ccsim::scenario::load_in(&format!("{base}[[pcap]]\n{extra}\n"), "<test>", &[], None, Some(&dir)).err().expect("an error").to_string()
-    };
+    let err =
+        |extra: &str| ccsim::scenario::load_in(&format!("{base}[[pcap]]\n{extra}\n"), "<test>", &[], None, Some(&dir)).err().expect("an error").to_string();
     assert!(err("file = \"a.pcap\"\nlinks = [\"S->R1\", \"S->D\"]").contains("pcap[0].links[1]: unknown link \"S->D\""));
     assert!(err("file = \"a.pcap\"\nnodes = [\"X\"]").contains("pcap[0].nodes[0]: unknown node \"X\""));
     assert!(err("file = \"a.pcap\"").contains("pcap[0]: captures no link"));

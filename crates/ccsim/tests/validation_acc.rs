@@ -115,7 +115,14 @@ fn filters_end_by_count_when_the_sender_does_not_react() {
     let (sim, _) = run(&lost_controls("", "60s"));
     let r0 = router(&sim, "R0");
     assert!(r0.filters_removed_count > 0, "{r0:?}");
-    assert_eq!(r0.filters_installed, r0.filters_removed_count + r0.filters_removed_behaviour + r0.filters_removed_timeout + r0.filters_replaced + sim.acc.as_ref().unwrap().filters_at(sim.net.node_id("R0").unwrap()) as u64);
+    assert_eq!(
+        r0.filters_installed,
+        r0.filters_removed_count
+            + r0.filters_removed_behaviour
+            + r0.filters_removed_timeout
+            + r0.filters_replaced
+            + sim.acc.as_ref().unwrap().filters_at(sim.net.node_id("R0").unwrap()) as u64
+    );
 }
 
 #[test]

@@ -95,4 +95,3 @@ fn same_seed_same_bytes() {
     other.run();
     assert_ne!(a, ccsim::report::Report::new(&mut other).to_json(), "another seed changes the run");
 }
-

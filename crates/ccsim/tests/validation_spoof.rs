@@ -31,7 +31,13 @@ impl Wire {
         let ends = Endpoints { flow: 0, sender: 0, receiver: 1, sport: 10_000, dport: 80 };
         let tcfg = SenderConfig { variant: Variant::Reno, mss: MSS, ..SenderConfig::default() };
         let rcfg = ReceiverConfig::default();
-        let mut w = Wire { tx: TcpSender::new(tcfg, ends, rcfg.rwnd), rx: TcpReceiver::new(rcfg, ends, 0), sp: AckSpoofer::new(cfg), in_flight: VecDeque::new(), ms: 0 };
+        let mut w = Wire {
+            tx: TcpSender::new(tcfg, ends, rcfg.rwnd),
+            rx: TcpReceiver::new(rcfg, ends, 0),
+            sp: AckSpoofer::new(cfg),
+            in_flight: VecDeque::new(),
+            ms: 0,
+        };
         let mut out = Vec::new();
         w.tx.start(w.now(), &mut out);
         w.in_flight.extend(out);

@@ -159,7 +159,15 @@ pub struct Frr {
 
 impl Frr {
     pub fn new(cfg: FrrConfig, n_nodes: usize, n_links: usize) -> Frr {
-        Frr { cfg, active: vec![Vec::new(); n_nodes], generation: vec![0; n_links], routed_around: vec![false; n_links], pending: None, round: 0, stats: FrrStats::default() }
+        Frr {
+            cfg,
+            active: vec![Vec::new(); n_nodes],
+            generation: vec![0; n_links],
+            routed_around: vec![false; n_links],
+            pending: None,
+            round: 0,
+            stats: FrrStats::default(),
+        }
     }
 
     /// The repair in force at `node` for traffic whose primary next hop is `link`.

@@ -79,9 +79,7 @@ impl AdaptiveRed {
     pub fn new(params: RedParams, variant: AredVariant) -> Result<AdaptiveRed, String> {
         if let AredVariant::Feng { multiply_above, divide_below } = variant {
             if !(multiply_above > 1.0 && divide_below > 1.0) {
-                return Err(format!(
-                    "Feng's multiply_above ({multiply_above}) and divide_below ({divide_below}) must exceed 1"
-                ));
+                return Err(format!("Feng's multiply_above ({multiply_above}) and divide_below ({divide_below}) must exceed 1"));
             }
         }
         let next_due = match variant {

@@ -109,10 +109,15 @@ mod tests {
     fn max_p_by_area_of_the_actual_queue() {
         let r = s1(false);
         let expect = [
-            (0, 0.01), (11, 0.01),                 // unfair: m / 5
-            (12, 0.025), (24, 0.025),              // normal: m / 2
-            (25, 0.025), (27, 0.025),              // safe (silent): m / 2
-            (28, 0.05), (30, 0.05), (40, 0.05),    // timeout: m
+            (0, 0.01),
+            (11, 0.01), // unfair: m / 5
+            (12, 0.025),
+            (24, 0.025), // normal: m / 2
+            (25, 0.025),
+            (27, 0.025), // safe (silent): m / 2
+            (28, 0.05),
+            (30, 0.05),
+            (40, 0.05), // timeout: m
         ];
         for (q, max_p) in expect {
             assert!(close(r.max_p_for(q as f64), max_p), "q {q}: {}", r.max_p_for(q as f64));

@@ -601,4 +601,3 @@ mod tests {
         assert_eq!(s.pending_set, s.pending_expired + sp.pending_now() as u64);
     }
 }
-

@@ -3,13 +3,13 @@
 
 use super::expand_names;
 use super::schema::{AckSpoofingSpec, DelayedAck, FlowSpec, IpFrrSpec, LinkSpec, PcapSpec, QueueSpec, Scenario, SeriesSpecToml};
-use crate::net::frr::{Frr, FrrConfig, RepairPath};
 use crate::app::{Period, UdpPattern, UdpSource};
 use crate::engine::{Flow, Simulation, Transport};
+use crate::net::frr::{Frr, FrrConfig, RepairPath};
 use crate::net::{Link, LinkId, Network, Node, NodeId, NodeKind, NodeStats, Routes};
-use crate::router::{AckSpoofer, SpoofConfig};
 use crate::queue::{fifo::MAX_AREAS, AdaptiveRed, AredVariant, Discipline, EgressQueue, Limit, Red, RedParams, Rtred, TailDrop};
 use crate::router::acc::{Acc, MonitorConfig};
+use crate::router::{AckSpoofer, SpoofConfig};
 use crate::signal::SignalPolicy;
 use crate::sim::{Dur, Rng, SimTime};
 use crate::stats::{SeriesSpec, SeriesTarget};
@@ -55,9 +55,8 @@ pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result
     if net.nodes.is_empty() {
         return fail("hosts", "the scenario has no nodes");
     }
-    let node = |path: &str, name: &str| -> Result<NodeId, BuildError> {
-        ids.get(name).copied().ok_or_else(|| (path.to_string(), format!("unknown node {name:?}")))
-    };
+    let node =
+        |path: &str, name: &str| -> Result<NodeId, BuildError> { ids.get(name).copied().ok_or_else(|| (path.to_string(), format!("unknown node {name:?}"))) };
 
     let mut acc_monitors = Vec::new();
     for (i, spec) in sc.links.iter().enumerate() {
@@ -108,7 +107,9 @@ pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result
     for (i, f) in sc.failures.iter().enumerate() {
         let path = format!("failures[{i}]");
         let targets: Vec<LinkId> = match (&f.link, &f.between) {
-            (Some(name), None) => vec![*link_ids.get(name).ok_or_else(|| (format!("{path}.link"), format!("unknown link {name:?} (links are named \"A->B\")")))?],
+            (Some(name), None) => {
+                vec![*link_ids.get(name).ok_or_else(|| (format!("{path}.link"), format!("unknown link {name:?} (links are named \"A->B\")")))?]
+            }
             (None, Some([a, b])) => {
                 let ab = link_ids.get(&format!("{a}->{b}"));
                 let ba = link_ids.get(&format!("{b}->{a}"));
@@ -163,7 +164,13 @@ pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result
 pub const DEFAULT_SNAPLEN: u32 = 96;
 
 /// The captures of the `[[pcap]]` tables, their files created; None when there are none.
-fn make_tracer(specs: &[PcapSpec], net: &Network, ids: &HashMap<String, NodeId>, link_ids: &HashMap<String, LinkId>, out_dir: Option<&Path>) -> Result<Option<Box<Tracer>>, BuildError> {
+fn make_tracer(
+    specs: &[PcapSpec],
+    net: &Network,
+    ids: &HashMap<String, NodeId>,
+    link_ids: &HashMap<String, LinkId>,
+    out_dir: Option<&Path>,
+) -> Result<Option<Box<Tracer>>, BuildError> {
     if specs.is_empty() {
         return Ok(None);
     }
@@ -322,7 +329,14 @@ fn expand(path: &str, pattern: &str) -> Result<Vec<String>, BuildError> {
 }
 
 /// Adds the links of `spec` to `net`, and the ACC monitor of each (or None) to `acc`.
-fn add_links(net: &mut Network, acc: &mut Vec<Option<MonitorConfig>>, spec: &LinkSpec, path: &str, node: &dyn Fn(&str, &str) -> Result<NodeId, BuildError>, seed: u64) -> Result<(), BuildError> {
+fn add_links(
+    net: &mut Network,
+    acc: &mut Vec<Option<MonitorConfig>>,
+    spec: &LinkSpec,
+    path: &str,
+    node: &dyn Fn(&str, &str) -> Result<NodeId, BuildError>,
+    seed: u64,
+) -> Result<(), BuildError> {
     let (pairs, duplex) = match (&spec.between, &spec.from, &spec.to) {
         (Some([a, b]), None, None) => (pair_up(&format!("{path}.between"), &expand(path, a)?, &expand(path, b)?)?, true),
         (None, Some(a), Some(b)) => (pair_up(path, &expand(path, a)?, &expand(path, b)?)?, false),
@@ -502,7 +516,14 @@ fn make_discipline(q: &QueueSpec, path: &str, limit: Limit, rate_bps: f64) -> Re
     built.or_else(|m| fail(path, m))
 }
 
-fn add_flows(flows: &mut Vec<Flow>, spec: &FlowSpec, group: &str, path: &str, node: &dyn Fn(&str, &str) -> Result<NodeId, BuildError>, seed: u64) -> Result<(), BuildError> {
+fn add_flows(
+    flows: &mut Vec<Flow>,
+    spec: &FlowSpec,
+    group: &str,
+    path: &str,
+    node: &dyn Fn(&str, &str) -> Result<NodeId, BuildError>,
+    seed: u64,
+) -> Result<(), BuildError> {
     let pairs = pair_up(path, &expand(&format!("{path}.from"), &spec.from)?, &expand(&format!("{path}.to"), &spec.to)?)?;
     if spec.count == 0 {
         return fail(format!("{path}.count"), "must be at least 1");
@@ -643,7 +664,14 @@ fn udp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, rng: Rng
     Ok(Transport::Udp(Box::new(UdpSource::new(ends, size, u.rate.0.round().max(1.0) as u64, pattern, ttl, rng))))
 }
 
-fn add_series(out: &mut Vec<SeriesSpec>, s: &SeriesSpecToml, path: &str, groups: &HashMap<String, (usize, usize)>, flows: &[Flow], links: &HashMap<String, LinkId>) -> Result<(), BuildError> {
+fn add_series(
+    out: &mut Vec<SeriesSpec>,
+    s: &SeriesSpecToml,
+    path: &str,
+    groups: &HashMap<String, (usize, usize)>,
+    flows: &[Flow],
+    links: &HashMap<String, LinkId>,
+) -> Result<(), BuildError> {
     if s.interval.0 <= 0.0 {
         return fail(format!("{path}.interval"), "must be positive");
     }
@@ -657,7 +685,9 @@ fn add_series(out: &mut Vec<SeriesSpec>, s: &SeriesSpecToml, path: &str, groups:
     if flow_kind {
         let Some(sel) = &s.flow else { return fail(format!("{path}.flow"), format!("required for kind {:?}", s.kind)) };
         let (group, one) = match sel.split_once('[') {
-            Some((g, rest)) => (g, Some(rest.trim_end_matches(']').parse::<usize>().map_err(|_| (format!("{path}.flow"), format!("bad flow index in {sel:?}")))?)),
+            Some((g, rest)) => {
+                (g, Some(rest.trim_end_matches(']').parse::<usize>().map_err(|_| (format!("{path}.flow"), format!("bad flow index in {sel:?}")))?))
+            }
             None => (sel.as_str(), None),
         };
         let &(a, b) = groups.get(group).ok_or_else(|| (format!("{path}.flow"), format!("unknown flow group {group:?}")))?;
@@ -686,7 +716,10 @@ fn add_series(out: &mut Vec<SeriesSpec>, s: &SeriesSpecToml, path: &str, groups:
         };
         push(format!("{} {name}", s.kind), target);
     } else {
-        return fail(format!("{path}.kind"), format!("unknown series kind {:?} (expected cwnd, goodput, queue, queue_avg, max_p, drop_prob or link_rate)", s.kind));
+        return fail(
+            format!("{path}.kind"),
+            format!("unknown series kind {:?} (expected cwnd, goodput, queue, queue_avg, max_p, drop_prob or link_rate)", s.kind),
+        );
     }
     Ok(())
 }

@@ -45,7 +45,8 @@ pub fn load(text: &str, origin: &str, overrides: &[String], seed: Option<u64>) -
 /// if None). Building creates the capture files.
 pub fn load_in(text: &str, origin: &str, overrides: &[String], seed: Option<u64>, out_dir: Option<&Path>) -> Result<Simulation, ScenarioError> {
     let err = |path: &str, message: String| ScenarioError { origin: origin.to_string(), path: path.to_string(), message };
-    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| err("", format!("not valid TOML: {}", e.message().trim().replace('\n', "; "))).with_span(text, e.span()))?;
+    let table: toml::Table =
+        text.parse().map_err(|e: toml::de::Error| err("", format!("not valid TOML: {}", e.message().trim().replace('\n', "; "))).with_span(text, e.span()))?;
     let mut root = toml::Value::Table(table);
     for o in overrides {
         overrides::apply(&mut root, o).map_err(|m| err("", m))?;

@@ -23,10 +23,7 @@ impl Duration {
 
 fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
-    let end = s
-        .char_indices()
-        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+'))
-        .map_or(s.len(), |(i, _)| i);
+    let end = s.char_indices().find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+')).map_or(s.len(), |(i, _)| i);
     // "1e" followed by a unit letter would be mis-split; units never start with 'e'.
     let (num, unit) = s.split_at(end);
     Some((num.parse().ok()?, unit.trim()))

@@ -47,12 +47,20 @@ impl SignalPolicy {
         match (verdict, self) {
             (Admit, _) if room => Action::Enqueue,
             (Admit, SignalPolicy::Spoof) | (Overflow, SignalPolicy::Spoof) => {
-                if pkt.is_tcp() && !pkt.is_reverse() { Action::DropAndSpoof } else { Action::Drop }
+                if pkt.is_tcp() && !pkt.is_reverse() {
+                    Action::DropAndSpoof
+                } else {
+                    Action::Drop
+                }
             }
             (Admit, _) | (Overflow, _) => Action::Drop,
             (Early | Forced, SignalPolicy::Drop) => Action::Drop,
             (Early | Forced, SignalPolicy::Ecn) => {
-                if room && pkt.ecn.is_ect() { Action::MarkAndEnqueue } else { Action::Drop }
+                if room && pkt.ecn.is_ect() {
+                    Action::MarkAndEnqueue
+                } else {
+                    Action::Drop
+                }
             }
             (Early | Forced, SignalPolicy::Spoof) => {
                 let spoofable = pkt.is_tcp() && !pkt.is_reverse();

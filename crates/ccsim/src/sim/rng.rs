@@ -83,10 +83,12 @@ mod tests {
 
     #[test]
     fn streams_are_reproducible_and_independent() {
-        let a: Vec<u64> = (0..4).map({
-            let mut r = Rng::stream(7, "start/g1");
-            move |_| r.next_u64()
-        }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = Rng::stream(7, "start/g1");
+                move |_| r.next_u64()
+            })
+            .collect();
         let mut r = Rng::stream(7, "start/g1");
         let b: Vec<u64> = (0..4).map(|_| r.next_u64()).collect();
         assert_eq!(a, b);

@@ -45,7 +45,11 @@ impl TimeIntegral {
 pub fn jain_index(xs: &[f64]) -> f64 {
     let sum: f64 = xs.iter().sum();
     let sq: f64 = xs.iter().map(|x| x * x).sum();
-    if sq == 0.0 { 1.0 } else { sum * sum / (xs.len() as f64 * sq) }
+    if sq == 0.0 {
+        1.0
+    } else {
+        sum * sum / (xs.len() as f64 * sq)
+    }
 }
 
 #[cfg(test)]

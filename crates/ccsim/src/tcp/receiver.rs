@@ -373,13 +373,19 @@ mod tests {
         // backup TTL, so every later primary packet (higher TTL) is suppressed, and the loss
         // is left to the retransmission timeout.
         let mut r = das_receiver_after_backup_prefix();
-        let sent = acks(&mut r, &[(16, PRIMARY), (17, PRIMARY), (10, BACKUP), (11, BACKUP), (12, BACKUP), (13, BACKUP), (14, BACKUP), (18, PRIMARY), (19, PRIMARY), (20, PRIMARY)]);
+        let sent = acks(
+            &mut r,
+            &[(16, PRIMARY), (17, PRIMARY), (10, BACKUP), (11, BACKUP), (12, BACKUP), (13, BACKUP), (14, BACKUP), (18, PRIMARY), (19, PRIMARY), (20, PRIMARY)],
+        );
         assert_eq!(sent, vec![11, 12, 13, 14, 15]);
         assert_eq!(r.stats.dupacks_suppressed, 5);
         // Without DAS the same arrivals give ack_5 duplicates (and the two earlier ones).
         let mut plain = receiver(ReceiverConfig::default());
         acks(&mut plain, &(0..10).map(|i| (i, BACKUP)).collect::<Vec<_>>());
-        let sent = acks(&mut plain, &[(16, PRIMARY), (17, PRIMARY), (10, BACKUP), (11, BACKUP), (12, BACKUP), (13, BACKUP), (14, BACKUP), (18, PRIMARY), (19, PRIMARY), (20, PRIMARY)]);
+        let sent = acks(
+            &mut plain,
+            &[(16, PRIMARY), (17, PRIMARY), (10, BACKUP), (11, BACKUP), (12, BACKUP), (13, BACKUP), (14, BACKUP), (18, PRIMARY), (19, PRIMARY), (20, PRIMARY)],
+        );
         assert_eq!(sent, vec![10, 10, 11, 12, 13, 14, 15, 15, 15, 15]);
     }
 

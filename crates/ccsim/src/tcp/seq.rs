@@ -13,7 +13,11 @@ impl Seq {
         self.0.wrapping_sub(o.0) as i32
     }
     pub fn max(self, o: Seq) -> Seq {
-        if self > o { self } else { o }
+        if self > o {
+            self
+        } else {
+            o
+        }
     }
 }
 
