@@ -38,8 +38,14 @@ def test_summary_fields(res):
     assert s["events_processed"] > 1000
     assert s["wall_time_s"] > 0 and s["events_per_second"] > 0
     assert set(res.totals) == {
-        "goodput_bps", "delivered_bytes", "packets_sent", "retransmitted_packets",
-        "fast_retransmits", "timeouts", "queue_drops", "jain_fairness",
+        "goodput_bps",
+        "delivered_bytes",
+        "packets_sent",
+        "retransmitted_packets",
+        "fast_retransmits",
+        "timeouts",
+        "queue_drops",
+        "jain_fairness",
     }
     # 10 flows through a 10 Mb/s bottleneck.
     assert 5e6 < res.totals["goodput_bps"] <= 10e6

@@ -11,8 +11,17 @@ import pytest
 from conftest import ROOT, ccsim_cli
 
 KEYS = {
-    "simulator", "n_flows", "sim_time_s", "delivered_packets", "goodput_bps", "bottleneck_drops",
-    "bottleneck_early_drops", "bottleneck_forced_drops", "setup_s", "run_s", "events_processed",
+    "simulator",
+    "n_flows",
+    "sim_time_s",
+    "delivered_packets",
+    "goodput_bps",
+    "bottleneck_drops",
+    "bottleneck_early_drops",
+    "bottleneck_forced_drops",
+    "setup_s",
+    "run_s",
+    "events_processed",
     "events_per_second",
 }
 
@@ -57,7 +66,10 @@ def test_run_sh_tiny_with_ccsim(tmp_path):
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
     p = subprocess.run(
         ["bash", str(ROOT / "benchmarks" / "run.sh"), "--tiny", "--sims", "ccsim", "--no-install", "--csv", str(csv)],
-        capture_output=True, text=True, env=env, timeout=300,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
     )
     assert p.returncode == 0, p.stderr
     rows = [line.split() for line in p.stdout.splitlines()]

@@ -121,7 +121,7 @@ def test_out_text_summary_mentions_directory(tmp_path):
 def bad_files(tmp_path):
     (tmp_path / "bad.toml").write_text('duration = "1s"\nhosts = [\n')
     (tmp_path / "binary.toml").write_bytes(b"\xff\xfe\x00")
-    (tmp_path / "unknown.toml").write_text(DUMBBELL.read_text() + '\nbogus = 1\n')
+    (tmp_path / "unknown.toml").write_text(DUMBBELL.read_text() + "\nbogus = 1\n")
     (tmp_path / "afile").write_text("x")
     return tmp_path
 

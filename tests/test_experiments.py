@@ -4,10 +4,10 @@ reproductions run end to end and write their reports."""
 from __future__ import annotations
 
 import json
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from ccsim.experiments import Options, acc, ackspoof, das, reproduce, rtred
 

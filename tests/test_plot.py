@@ -41,8 +41,7 @@ def run_dir(tmp_path_factory):
 
 
 def test_metric_vs_param_figure(sweep_dir, tmp_path):
-    fig = ccsim.plot.metric_vs_param(sweep_dir, x="links.1.queue.limit", y="totals.goodput_bps", by="links.1.rate",
-                                     out=tmp_path / "g.png")
+    fig = ccsim.plot.metric_vs_param(sweep_dir, x="links.1.queue.limit", y="totals.goodput_bps", by="links.1.rate", out=tmp_path / "g.png")
     ax = fig.axes[0]
     assert ax.get_xlabel() == "links.1.queue.limit" and "95% CI" in ax.get_ylabel()
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["8Mbps", "10Mbps"]
@@ -68,7 +67,10 @@ def test_time_series_figure(run_dir, tmp_path):
     assert is_svg(tmp_path / "q.svg")
     res = ccsim.Results.load(run_dir)
     assert ccsim.plot.select_series(["queue R1->R2", "cwnd a[0]", "cwnd a[1]", "cwnd b[0]"], ["cwnd a*", "queue"]) == [
-        "cwnd a[0]", "cwnd a[1]", "queue R1->R2"]
+        "cwnd a[0]",
+        "cwnd a[1]",
+        "queue R1->R2",
+    ]
     with pytest.raises(ValueError, match=r"no series 'cwnd' \(the run has: queue R1->R2\)"):
         ccsim.plot.time_series(run_dir, "cwnd")
     assert res.summary["scenario"] == "dumbbell"

@@ -10,8 +10,19 @@ from ccsim.stats import mean_ci, normal_quantile, regularized_incomplete_beta, t
 
 @pytest.mark.parametrize(
     "df, expected",
-    [(1, 12.706), (2, 4.303), (3, 3.182), (4, 2.776), (5, 2.571), (10, 2.228), (20, 2.086), (30, 2.042),
-     (60, 2.000), (120, 1.980), (math.inf, 1.960)],
+    [
+        (1, 12.706),
+        (2, 4.303),
+        (3, 3.182),
+        (4, 2.776),
+        (5, 2.571),
+        (10, 2.228),
+        (20, 2.086),
+        (30, 2.042),
+        (60, 2.000),
+        (120, 1.980),
+        (math.inf, 1.960),
+    ],
 )
 def test_t_975_matches_the_printed_table(df, expected):
     assert t_quantile(0.975, df) == pytest.approx(expected, abs=5e-4)

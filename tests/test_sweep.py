@@ -109,8 +109,18 @@ def test_bad_grid_or_points(grid, points, message):
 def test_run_key_is_stable_and_distinguishes_runs():
     k = run_key("text", ["a=1"], 0, 5)
     assert k == run_key("text", ["a=1"], 0, 5) and re.fullmatch(r"[0-9a-f]{32}", k)
-    assert len({k, run_key("text2", ["a=1"], 0, 5), run_key("text", ["a=2"], 0, 5),
-                run_key("text", ["a=1"], 1, 5), run_key("text", ["a=1"], 0, 6)}) == 5
+    assert (
+        len(
+            {
+                k,
+                run_key("text2", ["a=1"], 0, 5),
+                run_key("text", ["a=2"], 0, 5),
+                run_key("text", ["a=1"], 1, 5),
+                run_key("text", ["a=1"], 0, 6),
+            }
+        )
+        == 5
+    )
 
 
 # --- rows and the store ---------------------------------------------------------------------
@@ -119,8 +129,16 @@ def test_run_key_is_stable_and_distinguishes_runs():
 def test_rows_and_store(short, tmp_path):
     out = tmp_path / "store"
     points = [{"links.1.queue": {"discipline": "red", "limit": 60, "min_th": 5, "max_th": 15}}]
-    sw = ccsim.sweep(short, grid=LIMITS, points=points, replications=2, out=out, workers=1, progress=False,
-                     metrics={"half_drops": half_drops, "delay_ms": bottleneck_delay_ms})
+    sw = ccsim.sweep(
+        short,
+        grid=LIMITS,
+        points=points,
+        replications=2,
+        out=out,
+        workers=1,
+        progress=False,
+        metrics={"half_drops": half_drops, "delay_ms": bottleneck_delay_ms},
+    )
     runs = sw.runs
     assert runs.height == 6 and sw.failed.height == 0 and sw.ran == 6 and sw.reused == 0
     assert runs.columns[:8] == ["point", "replication", "seed", "status", "error", "wall_time_s", "links.1.queue", "links.1.queue.limit"]
@@ -212,11 +230,14 @@ def test_lambdas_are_refused_for_worker_processes(short):
 
 
 def test_identical_points_run_once(short, tmp_path):
-    sw = ccsim.sweep(short, points=[{"links.1.queue.limit": 30}, {"links.1.queue.limit": 30}], replications=2, out=tmp_path,
-                     workers=1, progress=False)
+    sw = ccsim.sweep(
+        short, points=[{"links.1.queue.limit": 30}, {"links.1.queue.limit": 30}], replications=2, out=tmp_path, workers=1, progress=False
+    )
     assert sw.ran == 2 and sw.runs.height == 4 and len(list((tmp_path / "runs").iterdir())) == 2
     assert sw.runs["point"].to_list() == [0, 0, 1, 1]
-    assert_frame_equal(no_wall(sw.runs.filter(pl.col("point") == 0)).drop("point"), no_wall(sw.runs.filter(pl.col("point") == 1)).drop("point"))
+    assert_frame_equal(
+        no_wall(sw.runs.filter(pl.col("point") == 0)).drop("point"), no_wall(sw.runs.filter(pl.col("point") == 1)).drop("point")
+    )
 
 
 def test_keep_flows(short, tmp_path):
@@ -234,8 +255,9 @@ def test_keep_flows(short, tmp_path):
 
 def test_flows_and_metrics_added_to_a_finished_sweep_without_running_again(short, tmp_path):
     first = ccsim.sweep(short, grid=LIMITS, replications=2, out=tmp_path, workers=1, progress=False)
-    second = ccsim.sweep(short, grid=LIMITS, replications=2, out=tmp_path, workers=1, progress=False, keep_flows=True,
-                         metrics={"half_drops": half_drops})
+    second = ccsim.sweep(
+        short, grid=LIMITS, replications=2, out=tmp_path, workers=1, progress=False, keep_flows=True, metrics={"half_drops": half_drops}
+    )
     assert second.ran == 0 and second.reused == 4
     assert second.runs["half_drops"].to_list() == [d / 2 for d in first.runs["totals.queue_drops"].to_list()]
     assert second.flows.height == 40
@@ -253,6 +275,7 @@ def stop_after(k):
     def progress(done, total):
         if done >= k:
             raise Stop(f"{done} of {total}")
+
     return progress
 
 
@@ -310,8 +333,13 @@ def test_deleted_runs_are_run_again(short, tmp_path):
 
 def test_dask_cluster_gives_the_same_runs_as_the_local_pool(short, tmp_path):
     distributed = pytest.importorskip("distributed")
-    kw = dict(grid={"links.1.queue.limit": [20, 60], "links.1.rate": ["8Mbps", "10Mbps"]}, replications=2,
-              metrics={"half_drops": half_drops}, keep_flows=True, progress=False)
+    kw = dict(
+        grid={"links.1.queue.limit": [20, 60], "links.1.rate": ["8Mbps", "10Mbps"]},
+        replications=2,
+        metrics={"half_drops": half_drops},
+        keep_flows=True,
+        progress=False,
+    )
     pool = ccsim.sweep(short, out=tmp_path / "pool", workers=2, **kw)
     started = time.perf_counter()
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
@@ -329,8 +357,9 @@ def test_dask_cluster_gives_the_same_runs_as_the_local_pool(short, tmp_path):
 
 
 def test_aggregate_by_hand(short):
-    sw = ccsim.sweep(short, grid={"links.1.queue.limit": [20, 60], "links.1.rate": ["8Mbps", "10Mbps"]}, replications=3,
-                     workers=2, progress=False)
+    sw = ccsim.sweep(
+        short, grid={"links.1.queue.limit": [20, 60], "links.1.rate": ["8Mbps", "10Mbps"]}, replications=3, workers=2, progress=False
+    )
     agg = sw.aggregate(["totals.goodput_bps", "totals.queue_drops"])
     assert agg.columns[:5] == ["point", "links.1.queue.limit", "links.1.rate", "runs", "failed"]
     assert agg.columns[5:9] == ["totals.goodput_bps.mean", "totals.goodput_bps.std", "totals.goodput_bps.n", "totals.goodput_bps.ci95"]
@@ -345,8 +374,15 @@ def test_aggregate_by_hand(short):
         assert row["totals.goodput_bps.ci95"] == pytest.approx(4.302652729749 * s / math.sqrt(3), rel=1e-9)
         assert (row["totals.goodput_bps.mean"], row["totals.goodput_bps.ci95"]) == pytest.approx(mean_ci(xs))
     by_rate = sw.aggregate("totals.goodput_bps", by="links.1.rate", confidence=0.9)
-    assert by_rate.columns == ["links.1.rate", "runs", "failed", "totals.goodput_bps.mean", "totals.goodput_bps.std",
-                               "totals.goodput_bps.n", "totals.goodput_bps.ci90"]
+    assert by_rate.columns == [
+        "links.1.rate",
+        "runs",
+        "failed",
+        "totals.goodput_bps.mean",
+        "totals.goodput_bps.std",
+        "totals.goodput_bps.n",
+        "totals.goodput_bps.ci90",
+    ]
     assert by_rate["links.1.rate"].to_list() == ["8Mbps", "10Mbps"] and by_rate["totals.goodput_bps.n"].to_list() == [6, 6]
     one = ccsim.sweep(short, workers=1, progress=False).aggregate("totals.goodput_bps")
     assert one.height == 1 and one["totals.goodput_bps.n"][0] == 1 and math.isnan(one["totals.goodput_bps.ci95"][0])
@@ -388,13 +424,20 @@ def test_cli_sweep_end_to_end(sweep_dir):
     assert lines[0].endswith(f"results in {sweep_dir / 'res'}/")
     header = next(line for line in lines if line.startswith("point"))
     assert header.split() == ["point", "links.1.queue", "links.1.queue.limit", "totals.goodput_bps", "totals.queue_drops"]
-    rows = lines[lines.index(header) + 1:]
+    rows = lines[lines.index(header) + 1 :]
     assert len(rows) == 3 and all(re.search(r"M ± \S+ \(2\)", r) for r in rows)
     runs = pl.read_parquet(sweep_dir / "res" / "runs.parquet")
     assert runs.height == 6 and runs["seed"].unique().sort().to_list() == sorted(derive_seed(3, r) for r in range(2))
     # The same as the Python API.
-    api = ccsim.sweep(sweep_dir / "short.toml", points=[{"links.1.queue": {"discipline": "red", "limit": 60, "min_th": 5, "max_th": 15}}],
-                      grid={"links.1.queue.limit": [20, 60]}, replications=2, base_seed=3, workers=1, progress=False)
+    api = ccsim.sweep(
+        sweep_dir / "short.toml",
+        points=[{"links.1.queue": {"discipline": "red", "limit": 60, "min_th": 5, "max_th": 15}}],
+        grid={"links.1.queue.limit": [20, 60]},
+        replications=2,
+        base_seed=3,
+        workers=1,
+        progress=False,
+    )
     assert_frame_equal(no_wall(runs), no_wall(api.runs))
     # Again: nothing to run; --out elsewhere runs everything.
     again = ccsim_cli("sweep", sweep_dir / "sweep.toml", "--quiet", cwd=sweep_dir)
@@ -418,7 +461,7 @@ def test_cli_sweep_reports_failed_points(sweep_dir):
 @pytest.mark.parametrize(
     "text, message",
     [
-        ('replications = 2\n', "sweep.toml: scenario: required"),
+        ("replications = 2\n", "sweep.toml: scenario: required"),
         ('scenario = "missing.toml"\n', "sweep.toml: scenario: no such file"),
         ('scenario = "short.toml"\nreplications = 0\n', "sweep.toml: replications: must be a positive integer, got 0"),
         ('scenario = "short.toml"\nseed = -4\n', "sweep.toml: seed: must be an integer from 0"),

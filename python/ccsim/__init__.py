@@ -14,16 +14,24 @@
 See `docs/results-schema.md` for every field of the results, `docs/sweeps.md` for sweeps.
 """
 
+from . import plot, stats
 from ._core import ScenarioError, Simulation
 from ._core import version as _core_version
 from .results import Results
 from .runner import run
 from .sweeps import SweepResult, derive_seed, sweep
-from . import plot, stats  # noqa: E402  (modules: ccsim.plot.*, ccsim.stats.*)
 
 __version__ = _core_version()
 
 __all__ = [
-    "run", "Results", "ScenarioError", "Simulation", "__version__",
-    "sweep", "SweepResult", "derive_seed", "plot", "stats",
+    "run",
+    "Results",
+    "ScenarioError",
+    "Simulation",
+    "__version__",
+    "sweep",
+    "SweepResult",
+    "derive_seed",
+    "plot",
+    "stats",
 ]

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 MAX_QUEUE_ROWS = 10
 
@@ -29,7 +30,7 @@ def secs(s: float) -> str:
     return f"{s:g} s"
 
 
-def table(header: Sequence[str], rows: List[Sequence[str]], left: int = 1, indent: str = "  ") -> List[str]:
+def table(header: Sequence[str], rows: list[Sequence[str]], left: int = 1, indent: str = "  ") -> list[str]:
     """Columns aligned; the first `left` columns flush left, the others flush right."""
     widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))]
     out = []
@@ -39,8 +40,8 @@ def table(header: Sequence[str], rows: List[Sequence[str]], left: int = 1, inden
     return out
 
 
-def describe(s: Dict[str, Any]) -> str:
-    lines: List[str] = []
+def describe(s: dict[str, Any]) -> str:
+    lines: list[str] = []
     head = (
         f"{s.get('scenario', '?')}: seed {s.get('seed')}, {secs(s['duration_s'])} simulated "
         f"({secs(s['warmup_s'])} warm-up, {secs(s['measured_s'])} measured), "
@@ -67,7 +68,7 @@ def describe(s: Dict[str, Any]) -> str:
 
     flows = s.get("flows", [])
     if flows:
-        groups: Dict[str, List[Dict[str, Any]]] = {}
+        groups: dict[str, list[dict[str, Any]]] = {}
         for f in flows:
             groups.setdefault(f["group"], []).append(f)
         rows = []
@@ -75,17 +76,19 @@ def describe(s: Dict[str, Any]) -> str:
             g = [f["goodput_bps"] for f in fs]
             tcp = [f for f in fs if f["transport"] == "tcp"]
             rtts = [f["mean_rtt_ms"] for f in tcp if f["mean_rtt_ms"]]
-            rows.append([
-                name,
-                "/".join(sorted({f["transport"] for f in fs})),
-                count(len(fs)),
-                rate(sum(g)),
-                rate(sum(g) / len(g)),
-                f"{rate(min(g))} .. {rate(max(g))}",
-                f"{sum(rtts) / len(rtts):.1f} ms" if rtts else "-",
-                count(sum(f["retransmitted_packets"] for f in tcp)) if tcp else "-",
-                count(sum(f["timeouts"] for f in tcp)) if tcp else "-",
-            ])
+            rows.append(
+                [
+                    name,
+                    "/".join(sorted({f["transport"] for f in fs})),
+                    count(len(fs)),
+                    rate(sum(g)),
+                    rate(sum(g) / len(g)),
+                    f"{rate(min(g))} .. {rate(max(g))}",
+                    f"{sum(rtts) / len(rtts):.1f} ms" if rtts else "-",
+                    count(sum(f["retransmitted_packets"] for f in tcp)) if tcp else "-",
+                    count(sum(f["timeouts"] for f in tcp)) if tcp else "-",
+                ]
+            )
         lines.append("")
         lines.append("flow groups")
         lines += table(
@@ -95,7 +98,7 @@ def describe(s: Dict[str, Any]) -> str:
         )
 
     queues = s.get("queues", [])
-    util = {l["link"]: l["utilisation"] for l in s.get("links", [])}
+    util = {ln["link"]: ln["utilisation"] for ln in s.get("links", [])}
     busy = [q for q in queues if q["drops"] or q["marks_early"] or q["marks_forced"]]
     busy.sort(key=lambda q: (-q["drops"], -(q["marks_early"] + q["marks_forced"]), q["link"]))
     lines.append("")

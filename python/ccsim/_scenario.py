@@ -9,7 +9,7 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, List, Optional, Tuple, Union
+from typing import Any, Union
 
 from ._core import ScenarioError
 
@@ -26,7 +26,7 @@ def scenario_error(origin: str, path: str, message: str) -> ScenarioError:
     return err
 
 
-def resolve(scenario: Any) -> Tuple[str, str]:
+def resolve(scenario: Any) -> tuple[str, str]:
     """Returns (TOML text, origin) for a path, a TOML string or a dict."""
     if isinstance(scenario, os.PathLike):
         return read_file(scenario)
@@ -46,7 +46,7 @@ def _looks_like_path(s: str) -> bool:
     return "=" not in s or os.path.isfile(s)
 
 
-def read_file(path: Union[str, "os.PathLike[str]"]) -> Tuple[str, str]:
+def read_file(path: str | os.PathLike[str]) -> tuple[str, str]:
     origin = os.fspath(path)
     try:
         data = Path(path).read_bytes()
@@ -65,7 +65,7 @@ def read_file(path: Union[str, "os.PathLike[str]"]) -> Tuple[str, str]:
         raise scenario_error(origin, f"line {line}", "not UTF-8 text") from None
 
 
-def check_seed(seed: Any, origin: str) -> Optional[int]:
+def check_seed(seed: Any, origin: str) -> int | None:
     """None, or an integer from 0 to 2^64-1."""
     if seed is None:
         return None
@@ -74,7 +74,7 @@ def check_seed(seed: Any, origin: str) -> Optional[int]:
     return int(seed)
 
 
-def normalize_overrides(overrides: Any, origin: str) -> List[str]:
+def normalize_overrides(overrides: Any, origin: str) -> list[str]:
     """`key.path=value` strings from None, a list of such strings, or a dict {key.path: value}
     (values given as Python objects are written as TOML; None removes the key, as in sweeps)."""
     if overrides is None:
@@ -100,7 +100,7 @@ def normalize_overrides(overrides: Any, origin: str) -> List[str]:
 DEFAULT_PCAP_FILE = "trace.pcapng"
 
 
-def pcap_overrides(pcap: Any, origin: str) -> List[str]:
+def pcap_overrides(pcap: Any, origin: str) -> list[str]:
     """`pcap+=...` overrides that add captures to the scenario's `[[pcap]]` tables.
 
     `pcap`: None; a string of comma-separated link names ("R1->R2") and node names ("R1");
@@ -195,12 +195,12 @@ def toml_value(v: Any, path: str = "") -> str:
 
 def to_toml(d: Mapping) -> str:
     """A scenario dict as TOML text: plain keys, then [tables], then [[arrays of tables]]."""
-    lines: List[str] = []
+    lines: list[str] = []
     _table(d, [], "", lines)
     return "\n".join(lines) + "\n"
 
 
-def _table(d: Mapping, header: List[str], path: str, lines: List[str]) -> None:
+def _table(d: Mapping, header: list[str], path: str, lines: list[str]) -> None:
     tables = []
     arrays = []
     for k, v in d.items():
@@ -223,4 +223,3 @@ def _table(d: Mapping, header: List[str], path: str, lines: List[str]) -> None:
             lines.append("")
             lines.append("[[" + ".".join(header + [key]) + "]]")
             _table(elem, header + [key], f"{sub}[{i}]", lines)
-

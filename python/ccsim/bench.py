@@ -14,7 +14,16 @@ from . import _core
 
 
 def dumbbell(n: int, sim_time: float = 60.0, seed: int = 1, ns2_behaviour: bool = True) -> dict:
-    red = {"discipline": "red", "limit": 200, "min_th": 30, "max_th": 90, "max_p": 0.1, "w_q": 0.002, "mean_packet_size": 1040, "wait": ns2_behaviour}
+    red = {
+        "discipline": "red",
+        "limit": 200,
+        "min_th": 30,
+        "max_th": 90,
+        "max_p": 0.1,
+        "w_q": 0.002,
+        "mean_packet_size": 1040,
+        "wait": ns2_behaviour,
+    }
     tcp = {"variant": "newreno", "mss": 1000, "rwnd": 1 << 30, "partial_ack_timer": "slow-but-steady" if ns2_behaviour else "impatient"}
     big = {"limit": 10000}
     return {

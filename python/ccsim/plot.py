@@ -15,8 +15,9 @@ from __future__ import annotations
 import math
 import numbers
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import polars as pl
@@ -40,7 +41,7 @@ SERIES_UNITS = {
 }
 
 
-def _figure(ax: Optional["Axes"] = None, nrows: int = 1, height: float = 4.2) -> "Figure":
+def _figure(ax: Axes | None = None, nrows: int = 1, height: float = 4.2) -> Figure:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -51,7 +52,7 @@ def _figure(ax: Optional["Axes"] = None, nrows: int = 1, height: float = 4.2) ->
     return fig
 
 
-def save(fig: "Figure", out: Union[str, "os.PathLike[str]"]) -> Path:
+def save(fig: Figure, out: str | os.PathLike[str]) -> Path:
     """Saves `fig` as PNG, SVG or PDF according to the extension of `out`."""
     path = Path(out)
     if path.suffix.lower() not in FORMATS:
@@ -62,7 +63,7 @@ def save(fig: "Figure", out: Union[str, "os.PathLike[str]"]) -> Path:
     return path
 
 
-def _runs(source: Any) -> "Any":
+def _runs(source: Any) -> Any:
     """A SweepResult from a SweepResult, a store directory, or a runs data frame."""
     import polars as pl
 
@@ -87,14 +88,14 @@ def metric_vs_param(
     source: Any,
     x: str,
     y: str,
-    by: Optional[str] = None,
+    by: str | None = None,
     confidence: float = 0.95,
-    ax: Optional["Axes"] = None,
-    title: Optional[str] = None,
+    ax: Axes | None = None,
+    title: str | None = None,
     logx: bool = False,
     logy: bool = False,
-    out: Optional[Union[str, "os.PathLike[str]"]] = None,
-) -> "Figure":
+    out: str | os.PathLike[str] | None = None,
+) -> Figure:
     """A sweep's metric `y` against its parameter `x`: the mean over the replications with
     its confidence interval as an error bar (Student t, `confidence`), one line per value
     of the parameter `by`. `source`: a `SweepResult`, a sweep directory or a runs frame.
@@ -108,7 +109,7 @@ def metric_vs_param(
     ax = ax if ax is not None else fig.add_subplot()
     xs_all = agg[x].to_list()
     numeric = all(_is_number(v) for v in xs_all if v is not None)
-    categories: List[Any] = []
+    categories: list[Any] = []
     if not numeric:
         for v in xs_all:
             if v not in categories:
@@ -123,8 +124,7 @@ def metric_vs_param(
             pos = [categories.index(v) for v in part[x].to_list()]
         mean = [_nan(v) for v in part[f"{y}.mean"].to_list()]
         err = [0.0 if math.isnan(_nan(v)) else v for v in part[ci].to_list()]
-        ax.errorbar(pos, mean, yerr=err, marker="o", markersize=4, capsize=3, linewidth=1.2,
-                    label=None if by is None else f"{label}")
+        ax.errorbar(pos, mean, yerr=err, marker="o", markersize=4, capsize=3, linewidth=1.2, label=None if by is None else f"{label}")
     if not numeric:
         ax.set_xticks(range(len(categories)), [str(c) for c in categories])
     if logx:
@@ -143,8 +143,8 @@ def metric_vs_param(
     return fig
 
 
-def _unique(values: List[Any]) -> List[Any]:
-    out: List[Any] = []
+def _unique(values: list[Any]) -> list[Any]:
+    out: list[Any] = []
     for v in values:
         if v not in out:
             out.append(v)
@@ -167,7 +167,7 @@ def _nan(v: Any) -> float:
     return math.nan if v is None else float(v)
 
 
-def _series_frame(source: Any) -> "pl.DataFrame":
+def _series_frame(source: Any) -> pl.DataFrame:
     """The long series table (name, t, value) of a run directory, a Results, or a frame."""
     import polars as pl
 
@@ -187,11 +187,11 @@ def _series_frame(source: Any) -> "pl.DataFrame":
     raise TypeError(f"expected a run directory, a Results or a (name, t, value) frame, not {type(source).__name__}")
 
 
-def select_series(available: Sequence[str], names: Union[str, Sequence[str]]) -> List[str]:
+def select_series(available: Sequence[str], names: str | Sequence[str]) -> list[str]:
     """The series that `names` ask for, in order: each is a series name (`queue R1->R2`), a
     kind (`cwnd`: every cwnd series), or a prefix ending in `*` (`cwnd bulk*`)."""
     names = [names] if isinstance(names, str) else list(names)
-    chosen: List[str] = []
+    chosen: list[str] = []
     for n in names:
         if n in available:
             hits = [n]
@@ -208,10 +208,10 @@ def select_series(available: Sequence[str], names: Union[str, Sequence[str]]) ->
 
 def time_series(
     source: Any,
-    names: Union[str, Sequence[str]],
-    title: Optional[str] = None,
-    out: Optional[Union[str, "os.PathLike[str]"]] = None,
-) -> "Figure":
+    names: str | Sequence[str],
+    title: str | None = None,
+    out: str | os.PathLike[str] | None = None,
+) -> Figure:
     """Time series of one run against simulated time. `source`: a run directory written by
     `ccsim run --out` (its series.parquet), a `Results`, or a (name, t, value) frame.
     `names`: see `select_series`. Series of the same kind share a panel; each kind gets
@@ -221,7 +221,7 @@ def time_series(
     frame = _series_frame(source)
     available = _unique(frame["name"].to_list())
     chosen = select_series(available, names)
-    kinds: Dict[str, List[str]] = {}
+    kinds: dict[str, list[str]] = {}
     for n in chosen:
         kinds.setdefault(n.split(" ", 1)[0], []).append(n)
     fig = _figure(nrows=len(kinds), height=max(3.0, 2.4 * len(kinds) + 0.8))

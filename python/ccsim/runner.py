@@ -8,7 +8,7 @@ import math
 import os
 import sys
 import time
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Union
 
 from ._core import Simulation
 from ._scenario import check_seed, normalize_overrides, pcap_overrides, resolve
@@ -27,10 +27,10 @@ Progress = Union[None, bool, Callable[[float, float], Any]]
 def run(
     scenario: Any,
     overrides: Any = None,
-    seed: Optional[int] = None,
+    seed: int | None = None,
     progress: Progress = None,
     pcap: Any = None,
-    out_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
+    out_dir: str | os.PathLike[str] | None = None,
 ) -> Results:
     """Runs one scenario and returns its `Results`.
 
@@ -56,10 +56,10 @@ def run_text(
     text: str,
     origin: str,
     overrides: Any = None,
-    seed: Optional[int] = None,
+    seed: int | None = None,
     progress: Progress = None,
     pcap: Any = None,
-    out_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
+    out_dir: str | os.PathLike[str] | None = None,
 ) -> Results:
     """`run` for scenario text already read; `origin` names it in error messages (a file
     name, `<string>`, `<dict>`). Sweeps send the text to their workers, which may not see

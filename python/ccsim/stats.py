@@ -14,8 +14,9 @@ quantile.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any, Iterable, List, Tuple
+from typing import Any
 
 __all__ = ["mean_ci", "t_quantile", "t_cdf", "normal_quantile", "regularized_incomplete_beta", "clean"]
 
@@ -127,7 +128,7 @@ def t_quantile(p: float, df: float) -> float:
     return _invert(lambda t: t_cdf(t, df), p)
 
 
-def clean(values: Any) -> List[float]:
+def clean(values: Any) -> list[float]:
     """The values as floats, leaving out missing ones (None and NaN). Accepts any iterable,
     a Polars or pandas Series or a NumPy array."""
     if hasattr(values, "to_list"):
@@ -144,7 +145,7 @@ def clean(values: Any) -> List[float]:
     return out
 
 
-def mean_ci(values: Iterable[Any], confidence: float = 0.95) -> Tuple[float, float]:
+def mean_ci(values: Iterable[Any], confidence: float = 0.95) -> tuple[float, float]:
     """(mean, half-width) of the two-sided Student t confidence interval for the mean.
 
     Missing values (None, NaN) are left out. With one value the half-width is NaN (the
@@ -164,7 +165,7 @@ def mean_ci(values: Iterable[Any], confidence: float = 0.95) -> Tuple[float, flo
     return mean, half_width(sample_std(xs, mean), n, confidence)
 
 
-def sample_std(xs: List[float], mean: float) -> float:
+def sample_std(xs: list[float], mean: float) -> float:
     """The sample standard deviation (divisor n - 1) of at least two values."""
     return math.sqrt(math.fsum((x - mean) ** 2 for x in xs) / (len(xs) - 1))
 

@@ -27,9 +27,9 @@ import tempfile
 import time
 import uuid
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Optional
 
 from ._core import ScenarioError
 from ._scenario import U64_MAX, resolve, toml_value
@@ -57,7 +57,7 @@ MACHINE_FIELDS = ("wall_time_s", "events_per_second")
 
 OK, ERROR = "ok", "error"
 
-Metrics = Optional[Mapping[str, Callable[[Dict[str, Any]], float]]]
+Metrics = Optional[Mapping[str, Callable[[dict[str, Any]], float]]]
 
 
 # --- seeds ----------------------------------------------------------------------------------
@@ -111,7 +111,7 @@ def _plain(v: Any) -> Any:
     return v
 
 
-def _values_of(key: str, values: Any) -> List[Any]:
+def _values_of(key: str, values: Any) -> list[Any]:
     if isinstance(values, (str, bytes, Mapping)) or not hasattr(values, "__iter__"):
         raise ValueError(f"grid[{key!r}] must be a list of values, got {values!r}")
     out = [_plain(v) for v in values]
@@ -132,11 +132,13 @@ def _check_key(key: Any, where: str) -> str:
     return key
 
 
-def expand_points(grid: Optional[Mapping[str, Sequence[Any]]] = None, points: Optional[Sequence[Mapping[str, Any]]] = None) -> List[Dict[str, Any]]:
+def expand_points(
+    grid: Mapping[str, Sequence[Any]] | None = None, points: Sequence[Mapping[str, Any]] | None = None
+) -> list[dict[str, Any]]:
     """The points of a sweep, each a dict {key.path: value}: the `points` first, in order,
     then the Cartesian product of the `grid` (the first key varies slowest, each key's
     values in their order). Neither (or both empty): one point without overrides."""
-    out: List[Dict[str, Any]] = []
+    out: list[dict[str, Any]] = []
     for i, p in enumerate(points or []):
         if not isinstance(p, Mapping):
             raise ValueError(f"points[{i}] must be a dict {{key.path: value}}, got {p!r}")
@@ -178,7 +180,7 @@ def run_key(scenario_text: str, overrides: Sequence[str], replication: int, seed
 _BOOL, _INT, _FLOAT, _STR = "bool", "int", "float", "str"
 
 
-def _column_kind(values: List[Any]) -> str:
+def _column_kind(values: list[Any]) -> str:
     vs = [v for v in values if v is not None]
     if vs and all(isinstance(v, bool) for v in vs):
         return _BOOL
@@ -199,7 +201,7 @@ def _cell(value: Any, kind: str) -> Any:
     return value
 
 
-def _dtype(kind: str) -> "pl.DataType":
+def _dtype(kind: str) -> pl.DataType:
     import polars as pl
 
     return {_BOOL: pl.Boolean, _INT: pl.Int64, _FLOAT: pl.Float64, _STR: pl.Utf8}[kind]
@@ -217,15 +219,24 @@ class Task(NamedTuple):
     seed: int
     scenario: str
     origin: str
-    overrides: Tuple[str, ...]
-    metrics: Tuple[Tuple[str, Callable[[Dict[str, Any]], float]], ...] = ()
+    overrides: tuple[str, ...]
+    metrics: tuple[tuple[str, Callable[[dict[str, Any]], float]], ...] = ()
 
 
 class Plan:
     """A sweep's definition, expanded: points, override strings, seeds and run keys."""
 
-    def __init__(self, text: str, origin: str, grid: Any, points: Any, replications: int, base_seed: int,
-                 metrics: Metrics = None, keep_flows: bool = False):
+    def __init__(
+        self,
+        text: str,
+        origin: str,
+        grid: Any,
+        points: Any,
+        replications: int,
+        base_seed: int,
+        metrics: Metrics = None,
+        keep_flows: bool = False,
+    ):
         if isinstance(replications, bool) or not isinstance(replications, numbers.Integral) or replications < 1:
             raise ValueError(f"replications must be a positive integer, got {replications!r}")
         self.text, self.origin = text, origin
@@ -237,7 +248,7 @@ class Plan:
         self.base_seed = int(base_seed)
         self.keep_flows = bool(keep_flows)
         self.metrics = _check_metrics(metrics)
-        self.parameters: List[str] = []
+        self.parameters: list[str] = []
         for p in self.points:
             self.parameters.extend(k for k in p if k not in self.parameters)
         clash = [m for m, _ in self.metrics if m in self.parameters]
@@ -246,29 +257,29 @@ class Plan:
         self.kinds = {k: _column_kind([p.get(k) for p in self.points]) for k in self.parameters}
         self.overrides = [tuple(override_string(k, v) for k, v in p.items()) for p in self.points]
         # (point, replication, seed, run_key) of every run, point-major.
-        self.runs: List[Tuple[int, int, int, str]] = [
+        self.runs: list[tuple[int, int, int, str]] = [
             (i, r, self.seeds[r], run_key(text, ov, r, self.seeds[r]))
             for i, ov in enumerate(self.overrides)
             for r in range(self.replications)
         ]
         # Identical runs (two equal points) are run once.
-        self.unique: Dict[str, Tuple[int, int, int]] = {}
+        self.unique: dict[str, tuple[int, int, int]] = {}
         for i, r, s, k in self.runs:
             self.unique.setdefault(k, (i, r, s))
 
     @property
-    def metric_names(self) -> List[str]:
+    def metric_names(self) -> list[str]:
         return [m for m, _ in self.metrics]
 
     def task(self, key: str) -> Task:
         i, r, s = self.unique[key]
         return Task(key, i, r, s, self.text, self.origin, self.overrides[i], self.metrics)
 
-    def parameter_values(self, point: int) -> Dict[str, Any]:
+    def parameter_values(self, point: int) -> dict[str, Any]:
         p = self.points[point]
         return {k: _cell(p.get(k), self.kinds[k]) for k in self.parameters}
 
-    def definition(self) -> Dict[str, Any]:
+    def definition(self) -> dict[str, Any]:
         from . import __version__
 
         return {
@@ -289,7 +300,7 @@ class Plan:
         }
 
 
-def _check_metrics(metrics: Metrics) -> Tuple[Tuple[str, Callable[[Dict[str, Any]], float]], ...]:
+def _check_metrics(metrics: Metrics) -> tuple[tuple[str, Callable[[dict[str, Any]], float]], ...]:
     if metrics is None:
         return ()
     if not isinstance(metrics, Mapping):
@@ -316,8 +327,8 @@ def _message(e: BaseException) -> str:
     return f"{type(e).__name__}: {text}" if text else type(e).__name__
 
 
-def _metric_values(summary: Dict[str, Any], metrics) -> Tuple[Dict[str, Optional[float]], Optional[str]]:
-    values: Dict[str, Optional[float]] = {}
+def _metric_values(summary: dict[str, Any], metrics) -> tuple[dict[str, float | None], str | None]:
+    values: dict[str, float | None] = {}
     error = None
     for name, fn in metrics:
         try:
@@ -329,7 +340,7 @@ def _metric_values(summary: Dict[str, Any], metrics) -> Tuple[Dict[str, Optional
     return values, error
 
 
-def run_one(task: Task) -> Dict[str, Any]:
+def run_one(task: Task) -> dict[str, Any]:
     """Runs one (point, replication) and returns its results as a dict: `status`, `error`,
     `wall_time_s`, `totals.*`, `events_processed`, `measured_s`, the metrics and
     `summary_json`. Never raises for a problem with the run: it is returned as
@@ -343,7 +354,7 @@ def run_one(task: Task) -> Dict[str, Any]:
     summary = res.summary
     for f in MACHINE_FIELDS:
         summary.pop(f, None)
-    row: Dict[str, Any] = {"status": OK, "error": None, "wall_time_s": time.perf_counter() - start}
+    row: dict[str, Any] = {"status": OK, "error": None, "wall_time_s": time.perf_counter() - start}
     summary_json = json.dumps(summary, separators=(",", ":"))
     for k, v in summary.get("totals", {}).items():
         if v is None or isinstance(v, (int, float)):
@@ -361,7 +372,7 @@ def run_one(task: Task) -> Dict[str, Any]:
 # --- the store ------------------------------------------------------------------------------
 
 
-def _atomic_write_parquet(df: "pl.DataFrame", path: Path) -> None:
+def _atomic_write_parquet(df: pl.DataFrame, path: Path) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
     try:
         df.write_parquet(tmp)
@@ -385,7 +396,7 @@ def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
 
-def _row_frame(plan: Plan, key: str, result: Dict[str, Any]) -> "pl.DataFrame":
+def _row_frame(plan: Plan, key: str, result: dict[str, Any]) -> pl.DataFrame:
     """One run's row, typed, in column order."""
     import polars as pl
 
@@ -412,7 +423,7 @@ def _row_frame(plan: Plan, key: str, result: Dict[str, Any]) -> "pl.DataFrame":
     return pl.DataFrame(series)
 
 
-def _flows_frame(summary: Dict[str, Any], point: int, replication: int, seed: int, key: str) -> "pl.DataFrame":
+def _flows_frame(summary: dict[str, Any], point: int, replication: int, seed: int, key: str) -> pl.DataFrame:
     import polars as pl
 
     from .results import Results
@@ -420,11 +431,13 @@ def _flows_frame(summary: Dict[str, Any], point: int, replication: int, seed: in
     flows = Results(summary).flows
     return pl.concat(
         [
-            pl.DataFrame({
-                "point": pl.Series([point] * flows.height, dtype=pl.Int64),
-                "replication": pl.Series([replication] * flows.height, dtype=pl.Int64),
-                "seed": pl.Series([seed] * flows.height, dtype=pl.Int64),
-            }),
+            pl.DataFrame(
+                {
+                    "point": pl.Series([point] * flows.height, dtype=pl.Int64),
+                    "replication": pl.Series([replication] * flows.height, dtype=pl.Int64),
+                    "seed": pl.Series([seed] * flows.height, dtype=pl.Int64),
+                }
+            ),
             flows,
             pl.DataFrame({"run_key": pl.Series([key] * flows.height, dtype=pl.Utf8)}),
         ],
@@ -437,7 +450,7 @@ class Store:
     `flows/<run_key>.parquet` (with keep_flows), and at the end `runs.parquet`,
     `flows.parquet` and `sweep.json`."""
 
-    def __init__(self, out: Union[str, "os.PathLike[str]"]):
+    def __init__(self, out: str | os.PathLike[str]):
         self.out = Path(out)
         self.runs_dir = self.out / "runs"
         self.flows_dir = self.out / "flows"
@@ -448,13 +461,13 @@ class Store:
     def flows_path(self, key: str) -> Path:
         return self.flows_dir / f"{key}.parquet"
 
-    def read_definition(self) -> Optional[Dict[str, Any]]:
+    def read_definition(self) -> dict[str, Any] | None:
         path = self.out / "sweep.json"
         if not path.is_file():
             return None
         return json.loads(path.read_text(encoding="utf-8"))
 
-    def write_definition(self, plan: Plan, complete: bool, started: str, counts: Optional[Dict[str, int]] = None) -> None:
+    def write_definition(self, plan: Plan, complete: bool, started: str, counts: dict[str, int] | None = None) -> None:
         d = plan.definition()
         d["complete"] = complete
         d["started"] = started
@@ -485,7 +498,7 @@ class Store:
         self.write_definition(plan, complete=False, started=started)
         return started
 
-    def pending(self, plan: Plan, retry_errors: bool) -> Tuple[List[str], int]:
+    def pending(self, plan: Plan, retry_errors: bool) -> tuple[list[str], int]:
         """The run keys still to run, and how many runs are reused. Reused runs get any
         metric column or flows file they lack, computed from their summary_json."""
         import polars as pl
@@ -513,7 +526,7 @@ class Store:
                 self._write_flows_from(path, key)
         return todo, reused
 
-    def _add_metrics(self, plan: Plan, key: str, path: Path, missing: List[str]) -> None:
+    def _add_metrics(self, plan: Plan, key: str, path: Path, missing: list[str]) -> None:
         import polars as pl
 
         df = pl.read_parquet(path)
@@ -531,7 +544,7 @@ class Store:
         summary = json.loads(row["summary_json"])
         _atomic_write_parquet(_flows_frame(summary, row["point"], row["replication"], row["seed"], key), self.flows_path(key))
 
-    def save(self, plan: Plan, key: str, result: Dict[str, Any]) -> None:
+    def save(self, plan: Plan, key: str, result: dict[str, Any]) -> None:
         """Writes one finished run: its flows first (keep_flows), then its row, whose file's
         existence is what marks the run done."""
         if plan.keep_flows and result.get("status") == OK:
@@ -540,7 +553,7 @@ class Store:
             _atomic_write_parquet(_flows_frame(summary, point, replication, seed, key), self.flows_path(key))
         _atomic_write_parquet(_row_frame(plan, key, result), self.run_path(key))
 
-    def finish(self, plan: Plan, started: str) -> Tuple["pl.DataFrame", Optional["pl.DataFrame"]]:
+    def finish(self, plan: Plan, started: str) -> tuple[pl.DataFrame, pl.DataFrame | None]:
         runs = collect_runs(self.out, plan.runs, plan.parameters, plan.kinds, plan.metric_names)
         _atomic_write_parquet(runs, self.out / "runs.parquet")
         flows = None
@@ -556,11 +569,11 @@ class Store:
         return runs, flows
 
 
-def _runs_of(definition: Dict[str, Any]) -> List[Tuple[int, int, int, str]]:
+def _runs_of(definition: dict[str, Any]) -> list[tuple[int, int, int, str]]:
     return [(r["point"], r["replication"], r["seed"], r["run_key"]) for r in definition["runs"]]
 
 
-def _empty_runs(parameters: Sequence[str], kinds: Mapping[str, str], metric_names: Sequence[str]) -> "pl.DataFrame":
+def _empty_runs(parameters: Sequence[str], kinds: Mapping[str, str], metric_names: Sequence[str]) -> pl.DataFrame:
     import polars as pl
 
     schema = {"point": pl.Int64, "replication": pl.Int64, "seed": pl.Int64, "status": pl.Utf8, "error": pl.Utf8, "wall_time_s": pl.Float64}
@@ -571,13 +584,14 @@ def _empty_runs(parameters: Sequence[str], kinds: Mapping[str, str], metric_name
     return pl.DataFrame(schema=schema)
 
 
-def _order_columns(df: "pl.DataFrame", parameters: Sequence[str], metric_names: Sequence[str]) -> List[str]:
+def _order_columns(df: pl.DataFrame, parameters: Sequence[str], metric_names: Sequence[str]) -> list[str]:
     totals = [c for c in df.columns if c.startswith("totals.")]
     return [*HEAD_COLUMNS, *parameters, *totals, "events_processed", "measured_s", *metric_names, "run_key", "summary_json"]
 
 
-def collect_runs(out: Path, runs: List[Tuple[int, int, int, str]], parameters: Sequence[str], kinds: Mapping[str, str],
-                 metric_names: Sequence[str]) -> "pl.DataFrame":
+def collect_runs(
+    out: Path, runs: list[tuple[int, int, int, str]], parameters: Sequence[str], kinds: Mapping[str, str], metric_names: Sequence[str]
+) -> pl.DataFrame:
     """The rows of the listed runs that have a file in `out/runs`, one per (point,
     replication), ordered by point then replication."""
     import polars as pl
@@ -606,7 +620,7 @@ def collect_runs(out: Path, runs: List[Tuple[int, int, int, str]], parameters: S
     return df.sort(["point", "replication"], maintain_order=True)
 
 
-def collect_flows(out: Path, runs: List[Tuple[int, int, int, str]]) -> "pl.DataFrame":
+def collect_flows(out: Path, runs: list[tuple[int, int, int, str]]) -> pl.DataFrame:
     """The per-flow tables of the listed runs that have one, combined."""
     import polars as pl
 
@@ -632,13 +646,14 @@ def collect_flows(out: Path, runs: List[Tuple[int, int, int, str]]) -> "pl.DataF
 # --- execution ------------------------------------------------------------------------------
 
 
-def _failure(e: BaseException) -> Dict[str, Any]:
+def _failure(e: BaseException) -> dict[str, Any]:
     """The result of a run whose worker failed (not the simulation: that is caught there)."""
     return {"status": ERROR, "error": f"the worker failed: {_message(e)}", "wall_time_s": None}
 
 
-def _execute_local(tasks: List[Task], workers: int, done: Callable[[Task, Dict[str, Any]], None],
-                   save: Callable[[Task, Dict[str, Any]], None]) -> None:
+def _execute_local(
+    tasks: list[Task], workers: int, done: Callable[[Task, dict[str, Any]], None], save: Callable[[Task, dict[str, Any]], None]
+) -> None:
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     pool = ProcessPoolExecutor(max_workers=min(workers, max(1, len(tasks))))
@@ -685,8 +700,10 @@ def _check_workers(client) -> None:
     try:
         theirs = client.run(build_fingerprint)
     except Exception as e:  # a worker without ccsim: the runs will fail and say so
-        warnings.warn(f"could not check that the Dask workers run the same build of ccsim as this process "
-                      f"(their results may differ): {_message(e)}", stacklevel=4)
+        warnings.warn(
+            f"could not check that the Dask workers run the same build of ccsim as this process (their results may differ): {_message(e)}",
+            stacklevel=4,
+        )
         return
     mine = build_fingerprint()
     other = sorted(w for w, f in theirs.items() if f != mine)
@@ -714,7 +731,7 @@ def _dask_client(scheduler: Any):
     raise TypeError(f"scheduler must be an address ('tcp://host:8786'), a distributed.Client or a cluster, not {type(scheduler).__name__}")
 
 
-def _execute_dask(tasks: List[Task], scheduler: Any, done: Callable[[Task, Dict[str, Any]], None]) -> None:
+def _execute_dask(tasks: list[Task], scheduler: Any, done: Callable[[Task, dict[str, Any]], None]) -> None:
     from distributed import as_completed
 
     client, own = _dask_client(scheduler)
@@ -749,10 +766,9 @@ class _Progress:
         if self.callback is None and show and total > initial:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, initial=initial, file=sys.stderr, desc="sweep", unit="run",
-                            leave=False, dynamic_ncols=True)
+            self.bar = tqdm(total=total, initial=initial, file=sys.stderr, desc="sweep", unit="run", leave=False, dynamic_ncols=True)
 
-    def update(self, result: Dict[str, Any]) -> None:
+    def update(self, result: dict[str, Any]) -> None:
         self.done += 1
         if result.get("status") != OK:
             self.errors += 1
@@ -770,18 +786,18 @@ class _Progress:
 
 def sweep(
     base: Any,
-    grid: Optional[Mapping[str, Sequence[Any]]] = None,
-    points: Optional[Sequence[Mapping[str, Any]]] = None,
+    grid: Mapping[str, Sequence[Any]] | None = None,
+    points: Sequence[Mapping[str, Any]] | None = None,
     replications: int = 1,
     base_seed: int = 1,
-    out: Optional[Union[str, "os.PathLike[str]"]] = None,
-    workers: Optional[int] = None,
+    out: str | os.PathLike[str] | None = None,
+    workers: int | None = None,
     scheduler: Any = None,
     progress: Any = None,
     keep_flows: bool = False,
     metrics: Metrics = None,
     retry_errors: bool = True,
-) -> "SweepResult":
+) -> SweepResult:
     """Runs `base` at every point of the sweep, `replications` times each, and returns a
     `SweepResult`.
 
@@ -828,10 +844,10 @@ def sweep(
     tasks = [plan.task(k) for k in todo]
     bar = _Progress(progress, len(plan.unique), reused)
 
-    def save(task: Task, result: Dict[str, Any]) -> None:
+    def save(task: Task, result: dict[str, Any]) -> None:
         store.save(plan, task.run_key, result)
 
-    def done(task: Task, result: Dict[str, Any]) -> None:
+    def done(task: Task, result: dict[str, Any]) -> None:
         save(task, result)
         bar.update(result)
 
@@ -864,8 +880,15 @@ class SweepResult:
     - `ran`, `reused`: runs computed by this call and found in the store.
     """
 
-    def __init__(self, out: Path, runs: "pl.DataFrame", flows: Optional["pl.DataFrame"] = None,
-                 definition: Optional[Dict[str, Any]] = None, ran: int = 0, reused: int = 0):
+    def __init__(
+        self,
+        out: Path,
+        runs: pl.DataFrame,
+        flows: pl.DataFrame | None = None,
+        definition: dict[str, Any] | None = None,
+        ran: int = 0,
+        reused: int = 0,
+    ):
         self.out = Path(out)
         self.runs = runs
         self.flows = flows
@@ -873,19 +896,19 @@ class SweepResult:
         self.ran, self.reused = ran, reused
 
     @property
-    def parameters(self) -> List[str]:
+    def parameters(self) -> list[str]:
         if "parameters" in self.definition:
             return [p["name"] for p in self.definition["parameters"]]
         # Without sweep.json: the columns between the head and the first totals column.
         out = []
-        for c in self.runs.columns[len(HEAD_COLUMNS):]:
+        for c in self.runs.columns[len(HEAD_COLUMNS) :]:
             if c.startswith("totals.") or c in RESERVED_COLUMNS:
                 break
             out.append(c)
         return out
 
     @property
-    def failed(self) -> "pl.DataFrame":
+    def failed(self) -> pl.DataFrame:
         import polars as pl
 
         return self.runs.filter(pl.col("status") != OK)
@@ -895,27 +918,26 @@ class SweepResult:
         """Whether every run of the sweep has a row."""
         return bool(self.definition.get("runs")) and self.runs.height == len(self.definition["runs"])
 
-    def summaries(self) -> Iterator[Tuple[Dict[str, Any], Dict[str, Any]]]:
+    def summaries(self) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
         """(row without summary_json, report) for each run that finished without error."""
         for row in self.runs.iter_rows(named=True):
             if row["status"] == OK and row.get("summary_json"):
                 text = row.pop("summary_json")
                 yield row, json.loads(text)
 
-    def with_metrics(self, metrics: Mapping[str, Callable[[Dict[str, Any]], float]]) -> "pl.DataFrame":
+    def with_metrics(self, metrics: Mapping[str, Callable[[dict[str, Any]], float]]) -> pl.DataFrame:
         """`runs` with more metric columns, computed here from each run's summary_json (null
         for failed runs). For metrics thought of after the sweep; nothing is rerun."""
         import polars as pl
 
-        columns: Dict[str, List[Optional[float]]] = {m: [] for m in metrics}
+        columns: dict[str, list[float | None]] = {m: [] for m in metrics}
         for text, status in zip(self.runs["summary_json"].to_list(), self.runs["status"].to_list()):
             summary = json.loads(text) if text else None
             for m, fn in metrics.items():
                 columns[m].append(None if summary is None or status != OK else _float(fn(summary)))
         return self.runs.with_columns([pl.Series(m, v, dtype=pl.Float64) for m, v in columns.items()])
 
-    def aggregate(self, metrics: Union[str, Sequence[str]], by: Union[None, str, Sequence[str]] = None,
-                  confidence: float = 0.95) -> "pl.DataFrame":
+    def aggregate(self, metrics: str | Sequence[str], by: None | str | Sequence[str] = None, confidence: float = 0.95) -> pl.DataFrame:
         """Mean, sample standard deviation, count and confidence-interval half-width of each
         metric column over the replications, per group: by default per point (grouped by
         every override column), else by the columns `by`.
@@ -951,7 +973,9 @@ class SweepResult:
             g = runs.select(aggs)
         columns = []
         for m in metrics:
-            hw = [half_width(s if s is not None else math.nan, n, confidence) for s, n in zip(g[f"{m}.std"].to_list(), g[f"{m}.n"].to_list())]
+            hw = [
+                half_width(s if s is not None else math.nan, n, confidence) for s, n in zip(g[f"{m}.std"].to_list(), g[f"{m}.n"].to_list())
+            ]
             columns.append(pl.Series(f"{m}.{ci}", hw, dtype=pl.Float64))
             columns.append(pl.col(f"{m}.std").fill_null(math.nan))
             columns.append(pl.col(f"{m}.mean").fill_null(math.nan))
@@ -962,7 +986,7 @@ class SweepResult:
         return g.select(order)
 
     @classmethod
-    def load(cls, out: Union[str, "os.PathLike[str]"]) -> "SweepResult":
+    def load(cls, out: str | os.PathLike[str]) -> SweepResult:
         """A store written by `ccsim.sweep` or `ccsim sweep`, finished or not: the rows of
         the runs of its last sweep definition that have finished."""
         import polars as pl
@@ -995,5 +1019,5 @@ class SweepResult:
         return f"<SweepResult {str(self.out)!r}: {self.runs.height} of {total} runs, {failed} failed>"
 
 
-def _float(v: Any) -> Optional[float]:
+def _float(v: Any) -> float | None:
     return None if v is None else float(v)

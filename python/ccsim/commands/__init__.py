@@ -16,7 +16,6 @@ import importlib
 import pkgutil
 import sys
 from types import ModuleType
-from typing import List
 
 
 class CliError(Exception):
@@ -31,7 +30,7 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {message}\n")
 
 
-def discover() -> List[ModuleType]:
+def discover() -> list[ModuleType]:
     modules = []
     for info in pkgutil.iter_modules(__path__):
         if info.name.startswith("_"):

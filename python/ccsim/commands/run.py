@@ -68,7 +68,12 @@ def register(subparsers) -> None:
     )
     p.add_argument("file", metavar="FILE", help="scenario file (TOML)")
     p.add_argument(
-        "--set", "-s", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE",
+        "--set",
+        "-s",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY.PATH=VALUE",
         help="override a field of the scenario (repeatable)",
     )
     p.add_argument("--seed", type=seed_arg, metavar="N", help="seed of every random stream (replaces the file's)")
@@ -76,8 +81,9 @@ def register(subparsers) -> None:
     p.add_argument("--out", "-o", metavar="DIR", help="write summary.json and the Parquet tables into DIR")
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no text summary")
     p.add_argument(
-        "--pcap", metavar="LINK[,LINK...]",
-        help="capture these links (\"R1->R2\") or every link of these nodes (\"R1\") into trace.pcapng "
+        "--pcap",
+        metavar="LINK[,LINK...]",
+        help='capture these links ("R1->R2") or every link of these nodes ("R1") into trace.pcapng '
         "(trace.pcap with --pcap-format pcap), in the --out directory or the current one",
     )
     p.add_argument("--pcap-format", choices=["pcapng", "pcap"], default="pcapng", help="capture file format (default pcapng)")
@@ -107,8 +113,12 @@ def main(args: argparse.Namespace) -> int:
         raise CliError("--pcap-format and --pcap-snaplen go with --pcap")
     try:
         results = run(
-            Path(args.file), overrides=args.overrides, seed=args.seed, progress=False if args.quiet else None,
-            pcap=pcap, out_dir=args.out,
+            Path(args.file),
+            overrides=args.overrides,
+            seed=args.seed,
+            progress=False if args.quiet else None,
+            pcap=pcap,
+            out_dir=args.out,
         )
     except OSError as e:
         raise CliError(str(e)) from None

@@ -10,7 +10,7 @@ import sys
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from . import CliError
 
@@ -101,8 +101,18 @@ def register(subparsers) -> None:
 class SweepFile:
     """A parsed and checked sweep file."""
 
-    def __init__(self, path: Path, scenario: Path, replications: int, seed: int, out: Optional[Path],
-                 metrics: List[str], keep_flows: bool, grid: Dict[str, List[Any]], points: List[Dict[str, Any]]):
+    def __init__(
+        self,
+        path: Path,
+        scenario: Path,
+        replications: int,
+        seed: int,
+        out: Path | None,
+        metrics: list[str],
+        keep_flows: bool,
+        grid: dict[str, list[Any]],
+        points: list[dict[str, Any]],
+    ):
         self.path, self.scenario, self.replications, self.seed = path, scenario, replications, seed
         self.out, self.metrics, self.keep_flows, self.grid, self.points = out, metrics, keep_flows, grid, points
 
@@ -121,9 +131,9 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
 
-def _flatten_grid(table: Dict[str, Any], prefix: str, fail) -> Dict[str, List[Any]]:
+def _flatten_grid(table: dict[str, Any], prefix: str, fail) -> dict[str, list[Any]]:
     """`[grid]` with dotted keys written either quoted or as nested tables."""
-    out: Dict[str, List[Any]] = {}
+    out: dict[str, list[Any]] = {}
     for k, v in table.items():
         key = f"{prefix}.{k}" if prefix else k
         if isinstance(v, dict):
@@ -183,7 +193,7 @@ def load_sweep_file(path: Path) -> SweepFile:
         fail("out", f"must be a directory path (string), got {out!r}")
     metrics = doc.get("metrics", DEFAULT_METRICS)
     if not isinstance(metrics, list) or not metrics:
-        fail("metrics", "must be a non-empty list of column names such as \"totals.goodput_bps\"")
+        fail("metrics", 'must be a non-empty list of column names such as "totals.goodput_bps"')
     for i, m in enumerate(metrics):
         if not isinstance(m, str) or not (m.startswith("totals.") and len(m) > 7 or m in NUMERIC_COLUMNS):
             fail(f"metrics[{i}]", f"unknown column {m!r} (expected totals.NAME, {', '.join(NUMERIC_COLUMNS)})")
@@ -193,11 +203,11 @@ def load_sweep_file(path: Path) -> SweepFile:
 
     grid_doc = doc.get("grid", {})
     if not isinstance(grid_doc, dict):
-        fail("grid", "must be a table of `\"key.path\" = [values]`")
+        fail("grid", 'must be a table of `"key.path" = [values]`')
     grid = _flatten_grid(grid_doc, "", fail)
     points = doc.get("points", [])
     if not isinstance(points, list) or not all(isinstance(p, dict) for p in points):
-        fail("points", "must be an array of tables ([[points]]) of `\"key.path\" = value`")
+        fail("points", 'must be an array of tables ([[points]]) of `"key.path" = value`')
     from ..sweeps import _check_key
 
     for where, keys in [("grid", list(grid))] + [(f"points[{i}]", list(p)) for i, p in enumerate(points)]:
@@ -227,7 +237,7 @@ def _fmt(v: Any, digits: int = 4) -> str:
     return f"{f:.{digits}g}"
 
 
-def format_table(agg, parameters: List[str], metrics: List[str]) -> List[str]:
+def format_table(agg, parameters: list[str], metrics: list[str]) -> list[str]:
     """The aggregate as aligned text: point, parameters, then `mean ± ci (n)` per metric."""
     from .._format import table
 
@@ -246,7 +256,7 @@ def format_table(agg, parameters: List[str], metrics: List[str]) -> List[str]:
     )
 
 
-def _point_label(row: Dict[str, Any], parameters: List[str]) -> str:
+def _point_label(row: dict[str, Any], parameters: list[str]) -> str:
     values = ", ".join(f"{p}={_fmt(row[p])}" for p in parameters if row.get(p) is not None)
     return f"point {row['point']}" + (f" ({values})" if values else "")
 

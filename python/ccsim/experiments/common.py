@@ -3,9 +3,10 @@ run summaries, and comparing two strategies with confidence intervals."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from ..stats import mean_ci
 

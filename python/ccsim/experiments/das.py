@@ -14,7 +14,7 @@ import json
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 from .. import sweep
 from .common import Options, group_goodput, pm, summarise
@@ -24,12 +24,18 @@ TITLE = "DAS: duplicate-ACK suppression for TCP in IP fast reroute (Mao, Wen, Ye
 PAPER_FIG2 = {"without DAS (kb/s)": 15280, "with DAS (kb/s)": 19931, "improvement (%)": 30.4}
 
 ASSUMED = [
-    ("receiver window", "64 KB (65536 bytes); the paper gives none. With it one flow peaks at 17.5 Mb/s on the 30 ms primary path, so the paper's 19931 kb/s cannot be reached"),
+    (
+        "receiver window",
+        "64 KB (65536 bytes); the paper gives none. With it one flow peaks at 17.5 Mb/s on the 30 ms primary path, so the paper's 19931 kb/s cannot be reached",
+    ),
     ("segments", "512-byte payload, 552 on the wire; no delayed ACKs; initial window 1; min RTO 200 ms; TCP NewReno"),
     ("links and buffers", "100 Mb/s, 5 ms everywhere; 10,000-packet buffers (never overflow)"),
     ("failure handling", "detection at A immediate; hold-down 10 s, so both failures are transient; no reconvergence"),
     ("Fig. 2 backup", "the loop-free alternate A-B-C computed by ccsim (RFC 5286), as the paper highlights"),
-    ("#-network layout", "A top-left, B top-right, C bottom-left, D bottom-right; links A-B, C-D, A-C, B-D; S0/S2 on A, R2/S1 on B, R0/S3 on C, R1/R3 on D"),
+    (
+        "#-network layout",
+        "A top-left, B top-right, C bottom-left, D bottom-right; links A-B, C-D, A-C, B-D; S0/S2 on A, R2/S1 on B, R0/S3 on C, R1/R3 on D",
+    ),
     ("#-network backup", "explicit repair path A-B-D-C (and C-D-B-A for ACKs): with unit costs no node is a strict loop-free alternate"),
     ("#-network failure", "A-C fails at t ~ U(2, 4) s (stream failure/0) for 2 s; 6 s runs"),
     ("DAS deployment", "on the receivers of every flow in the 'with' runs"),
@@ -58,7 +64,20 @@ def fig2(das: bool = False) -> dict:
 
 def sharp(n: int = 1, das: bool = False) -> dict:
     """The #-network; `scenarios/das_sharp.toml` is this with n = 1, without DAS."""
-    pairs = [["A", "B"], ["C", "D"], ["A", "C"], ["B", "D"], ["S0", "A"], ["S2", "A"], ["S1", "B"], ["R2", "B"], ["R0", "C"], ["S3", "C"], ["R1", "D"], ["R3", "D"]]
+    pairs = [
+        ["A", "B"],
+        ["C", "D"],
+        ["A", "C"],
+        ["B", "D"],
+        ["S0", "A"],
+        ["S2", "A"],
+        ["S1", "B"],
+        ["R2", "B"],
+        ["R0", "C"],
+        ["S3", "C"],
+        ["R1", "D"],
+        ["R3", "D"],
+    ]
     groups = [("observed", "S0", "R0", n), ("bg1", "S1", "R1", 10), ("bg2", "S2", "R2", 10), ("bg3", "S3", "R3", 10)]
     return {
         "name": "das-sharp",
@@ -92,8 +111,18 @@ def reproduce(opt: Options) -> Report:
 def fig2_part(rep: Report, opt: Options) -> None:
     step = 3 if opt.quick else 1
     offsets = list(range(0, 40, step))  # ms after 8 s: one round trip of the backup path
-    points = [{"name": f"{das}/{k}", "failures.0.duration": 5 + k / 1000, **das_overrides(["tcp"], das)} for das in (False, True) for k in offsets]
-    res = sweep(fig2(), points=points, replications=1, out=opt.out / "runs-fig2", workers=opt.workers, scheduler=opt.scheduler, progress=opt.progress)
+    points = [
+        {"name": f"{das}/{k}", "failures.0.duration": 5 + k / 1000, **das_overrides(["tcp"], das)} for das in (False, True) for k in offsets
+    ]
+    res = sweep(
+        fig2(),
+        points=points,
+        replications=1,
+        out=opt.out / "runs-fig2",
+        workers=opt.workers,
+        scheduler=opt.scheduler,
+        progress=opt.progress,
+    )
     good: dict[tuple[bool, int], dict] = {}
     for row, summary in res.summaries():
         das, k = row["name"].split("/")
@@ -106,10 +135,28 @@ def fig2_part(rep: Report, opt: Options) -> None:
 
     rep.heading("Fig. 2 network: one flow, A-C down from 3 s to 8 s")
     rows = [
-        ["without DAS", f"{g(base_off):.0f}", PAPER_FIG2["without DAS (kb/s)"], flow(base_off)["fast_retransmits"], flow(base_off)["false_fast_retransmits"], flow(base_off)["dupacks_sent"]],
-        ["with DAS", f"{g(base_on):.0f}", PAPER_FIG2["with DAS (kb/s)"], flow(base_on)["fast_retransmits"], flow(base_on)["false_fast_retransmits"], flow(base_on)["dupacks_suppressed"]],
+        [
+            "without DAS",
+            f"{g(base_off):.0f}",
+            PAPER_FIG2["without DAS (kb/s)"],
+            flow(base_off)["fast_retransmits"],
+            flow(base_off)["false_fast_retransmits"],
+            flow(base_off)["dupacks_sent"],
+        ],
+        [
+            "with DAS",
+            f"{g(base_on):.0f}",
+            PAPER_FIG2["with DAS (kb/s)"],
+            flow(base_on)["fast_retransmits"],
+            flow(base_on)["false_fast_retransmits"],
+            flow(base_on)["dupacks_suppressed"],
+        ],
     ]
-    rep.table(["", "goodput (kb/s)", "paper (kb/s)", "fast retransmits", "false ones", "dup ACKs sent / suppressed"], rows, "repair at exactly 8 s")
+    rep.table(
+        ["", "goodput (kb/s)", "paper (kb/s)", "fast retransmits", "false ones", "dup ACKs sent / suppressed"],
+        rows,
+        "repair at exactly 8 s",
+    )
     n_reorder = sum(1 for k in offsets if flow(good[(False, k)])["out_of_order_packets"] > 0)
     rep.text(
         f"With a 64 KB window on uncongested 100 Mb/s links the sender emits its window in a burst of a few "
@@ -146,12 +193,22 @@ def fig2_part(rep: Report, opt: Options) -> None:
 
     fr_off = sum(flow(good[(False, k)])["false_fast_retransmits"] for k in offsets)
     fr_on = sum(flow(good[(True, k)])["false_fast_retransmits"] for k in offsets)
-    rep.claim("DAS improves the Fig. 2 goodput, by up to 30.4% (15280 -> 19931 kb/s)",
-              PARTLY if impr[worst] > 0 else FAILS,
-              f"at 8 s: {g(base_off):.0f} vs {g(base_on):.0f} kb/s (no reordering); over the repair instants: mean {sum(impr.values()) / len(impr):.1f}%, max {impr[worst]:.1f}%")
-    rep.claim("The false fast retransmits after the repair are suppressed by DAS", HOLDS if fr_off > 0 and fr_on == 0 else FAILS,
-              f"false fast retransmits over all repair instants: {fr_off} without DAS, {fr_on} with")
-    (opt.out / "fig2.json").write_text(json.dumps({"offsets_ms": offsets, "improvement_pct": [impr[k] for k in offsets], "goodput_kbps_at_8s": [g(base_off), g(base_on)]}, indent=2))
+    rep.claim(
+        "DAS improves the Fig. 2 goodput, by up to 30.4% (15280 -> 19931 kb/s)",
+        PARTLY if impr[worst] > 0 else FAILS,
+        f"at 8 s: {g(base_off):.0f} vs {g(base_on):.0f} kb/s (no reordering); over the repair instants: mean {sum(impr.values()) / len(impr):.1f}%, max {impr[worst]:.1f}%",
+    )
+    rep.claim(
+        "The false fast retransmits after the repair are suppressed by DAS",
+        HOLDS if fr_off > 0 and fr_on == 0 else FAILS,
+        f"false fast retransmits over all repair instants: {fr_off} without DAS, {fr_on} with",
+    )
+    (opt.out / "fig2.json").write_text(
+        json.dumps(
+            {"offsets_ms": offsets, "improvement_pct": [impr[k] for k in offsets], "goodput_kbps_at_8s": [g(base_off), g(base_on)]},
+            indent=2,
+        )
+    )
 
 
 def sharp_part(rep: Report, opt: Options) -> None:
@@ -159,20 +216,35 @@ def sharp_part(rep: Report, opt: Options) -> None:
     reps = 5 if opt.quick else 15
     groups = ["observed", "bg1", "bg2", "bg3"]
     points = [{"name": f"{n}/{das}", "flows.observed.count": n, **das_overrides(groups, das)} for n in ns for das in (False, True)]
-    res = sweep(sharp(), points=points, replications=reps, out=opt.out / "runs-sharp", workers=opt.workers, scheduler=opt.scheduler, progress=opt.progress)
+    res = sweep(
+        sharp(),
+        points=points,
+        replications=reps,
+        out=opt.out / "runs-sharp",
+        workers=opt.workers,
+        scheduler=opt.scheduler,
+        progress=opt.progress,
+    )
     good: dict[tuple[int, bool, int], float] = {}
     for row, summary in res.summaries():
         n, das = row["name"].split("/")
         good[(int(n), das == "True", row["replication"])] = group_goodput(summary, "observed")
     rows, means = [], []
     for n in ns:
-        impr = [100 * (good[(n, True, r)] - good[(n, False, r)]) / good[(n, False, r)] for r in range(reps) if (n, True, r) in good and (n, False, r) in good]
+        impr = [
+            100 * (good[(n, True, r)] - good[(n, False, r)]) / good[(n, False, r)]
+            for r in range(reps)
+            if (n, True, r) in good and (n, False, r) in good
+        ]
         m, h, k = summarise(impr)
         means.append((n, m, h))
         rows.append([n, k, pm(m, h), f"{max(impr):.1f}"])
     rep.heading("#-network (Fig. 4): goodput improvement of the S0 -> R0 flows")
-    rep.table(["n", "runs", "improvement % (mean ± 95% CI)", "max %"], rows,
-              "same seed (failure time and every other draw) with and without DAS in each run")
+    rep.table(
+        ["n", "runs", "improvement % (mean ± 95% CI)", "max %"],
+        rows,
+        "same seed (failure time and every other draw) with and without DAS in each run",
+    )
     fig, ax = plt.subplots(figsize=(7, 3.5))
     ax.errorbar([x[0] for x in means], [x[1] for x in means], yerr=[0 if x[2] != x[2] else x[2] for x in means], marker="o", capsize=3)
     ax.axhline(0, color="grey", lw=0.6)
@@ -180,6 +252,13 @@ def sharp_part(rep: Report, opt: Options) -> None:
     ax.set_ylabel("goodput improvement (%)")
     rep.figure(fig, "fig4", "Fig. 4: goodput improvement with DAS against n (mean and 95% CI)")
     first, last = means[0][1], means[-1][1]
-    rep.claim("DAS improves the goodput of the observed flows in the #-network", HOLDS if all(m > 0 for _, m, _ in means) else PARTLY,
-              ", ".join(f"n={n}: {m:.1f}%" for n, m, _ in means))
-    rep.claim("The improvement decreases as n grows", HOLDS if last < first else FAILS, f"n={means[0][0]}: {first:.1f}% -> n={means[-1][0]}: {last:.1f}%")
+    rep.claim(
+        "DAS improves the goodput of the observed flows in the #-network",
+        HOLDS if all(m > 0 for _, m, _ in means) else PARTLY,
+        ", ".join(f"n={n}: {m:.1f}%" for n, m, _ in means),
+    )
+    rep.claim(
+        "The improvement decreases as n grows",
+        HOLDS if last < first else FAILS,
+        f"n={means[0][0]}: {first:.1f}% -> n={means[-1][0]}: {last:.1f}%",
+    )

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import base64
 import html
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
-
+from typing import Any
 
 HOLDS = "holds"
 FAILS = "does not hold"
@@ -104,7 +104,9 @@ class Report:
             parts.append(f"<h{sub}>Verdicts</h{sub}><table><tr><th>claim of the paper</th><th>verdict</th><th>our numbers</th></tr>")
             for c in self.claims:
                 cls = {HOLDS: "ok", FAILS: "bad"}.get(c.verdict, "mid")
-                parts.append(f"<tr><td>{html.escape(c.text)}</td><td class='{cls}'>{html.escape(c.verdict)}</td><td>{html.escape(c.evidence)}</td></tr>")
+                parts.append(
+                    f"<tr><td>{html.escape(c.text)}</td><td class='{cls}'>{html.escape(c.verdict)}</td><td>{html.escape(c.evidence)}</td></tr>"
+                )
             parts.append("</table>")
         for b in self.blocks:
             if b.kind == "heading":
@@ -120,7 +122,9 @@ class Report:
             elif b.kind == "figure":
                 path, caption = b.data
                 data = base64.b64encode(path.read_bytes()).decode()
-                parts.append(f"<figure><img src='data:image/png;base64,{data}' alt='{html.escape(caption)}'><figcaption>{html.escape(caption)}</figcaption></figure>")
+                parts.append(
+                    f"<figure><img src='data:image/png;base64,{data}' alt='{html.escape(caption)}'><figcaption>{html.escape(caption)}</figcaption></figure>"
+                )
         return "\n".join(parts)
 
     def write(self) -> Path:
@@ -152,4 +156,3 @@ def _fmt(x: Any) -> str:
 
 def _md(s: Any) -> str:
     return str(s).replace("|", "\\|").replace("\n", " ")
-

@@ -11,7 +11,7 @@ import json
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 from .. import sweep
 from .common import Options, compare, pm, queue, summarise
@@ -44,15 +44,32 @@ ASSUMED = [
     ("run length", "120 s (Table II's ~18,000 packets fit 0.7 Mb/s for about two minutes); no warm-up"),
     ("access links", "10 Mb/s, delay drawn uniformly in [1, 5] ms per source (stream delay/Si-G)"),
     ("RED", "packet mode, w_q = 0.002, not gentle, no wait, mean packet size 592 bytes for the idle-time decay"),
-    ("Adaptive RED", "'ARED' = Floyd/Gummadi/Shenker 2001 (ns-2's adaptive_: every 0.5 s toward the middle of [min_th, max_th]); 'ARED-Feng' = Feng et al. 1999 (x2 entering above max_th, /3 entering below min_th)"),
-    ("RTRED, silent cases", "max_th <= q < risk_th (the 'safe' area) and q in [min_th, max_th) with avg outside it both use initial max_p / 2; see crates/ccsim/src/queue/rtred.rs"),
-    ("average delay", "ours is the mean time a packet spends in the bottleneck queue (queueing only); the paper does not define its 'average delay time', whose values (~120 ms whatever the queue) do not track its own queue sizes"),
+    (
+        "Adaptive RED",
+        "'ARED' = Floyd/Gummadi/Shenker 2001 (ns-2's adaptive_: every 0.5 s toward the middle of [min_th, max_th]); 'ARED-Feng' = Feng et al. 1999 (x2 entering above max_th, /3 entering below min_th)",
+    ),
+    (
+        "RTRED, silent cases",
+        "max_th <= q < risk_th (the 'safe' area) and q in [min_th, max_th) with avg outside it both use initial max_p / 2; see crates/ccsim/src/queue/rtred.rs",
+    ),
+    (
+        "average delay",
+        "ours is the mean time a packet spends in the bottleneck queue (queueing only); the paper does not define its 'average delay time', whose values (~120 ms whatever the queue) do not track its own queue sizes",
+    ),
 ]
 
 
 def queue_spec(scenario: str, strategy: str) -> dict:
     min_th, max_th, max_p, risk_th, buf = SCENARIOS[scenario]
-    q = {"discipline": "red", "limit": buf, "min_th": min_th, "max_th": max_th, "max_p": max_p, "mean_packet_size": 592, "drop_areas": [min_th, max_th, risk_th]}
+    q = {
+        "discipline": "red",
+        "limit": buf,
+        "min_th": min_th,
+        "max_th": max_th,
+        "max_p": max_p,
+        "mean_packet_size": 592,
+        "drop_areas": [min_th, max_th, risk_th],
+    }
     if strategy == "RTRED":
         q.update(discipline="rtred", risk_th=risk_th)
     elif strategy == "ARED":
@@ -73,9 +90,23 @@ def scenario(name: str = "S1", strategy: str = "RTRED", duration: float = 120.0)
         "routers": ["G"],
         "links": [
             {"between": ["S{1..6}", "G"], "rate": "10Mbps", "delay": {"uniform": ["1ms", "5ms"]}, "queue": {"limit": 1000}},
-            {"between": ["G", "K"], "rate": "0.7Mbps", "delay": "20ms", "queue": queue_spec(name, strategy), "queue_reverse": {"limit": 1000}},
+            {
+                "between": ["G", "K"],
+                "rate": "0.7Mbps",
+                "delay": "20ms",
+                "queue": queue_spec(name, strategy),
+                "queue_reverse": {"limit": 1000},
+            },
         ],
-        "flows": [{"name": "tcp", "from": "S{1..6}", "to": "K", "start": {"uniform": ["0s", "7s"]}, "tcp": {"variant": "reno", "mss": 552, "rwnd": 11040}}],
+        "flows": [
+            {
+                "name": "tcp",
+                "from": "S{1..6}",
+                "to": "K",
+                "start": {"uniform": ["0s", "7s"]},
+                "tcp": {"variant": "reno", "mss": 552, "rwnd": 11040},
+            }
+        ],
         "series": series,
     }
 
@@ -95,7 +126,16 @@ def reproduce(opt: Options) -> Report:
     reps = 3 if opt.quick else 10
     duration = 120.0
     points = [{"name": f"{s}/{st}", "links.1.queue": queue_spec(s, st)} for s in SCENARIOS for st in STRATEGIES]
-    result = sweep(scenario(duration=duration), points=points, replications=reps, base_seed=1, out=opt.out / "runs", workers=opt.workers, scheduler=opt.scheduler, progress=opt.progress)
+    result = sweep(
+        scenario(duration=duration),
+        points=points,
+        replications=reps,
+        base_seed=1,
+        out=opt.out / "runs",
+        workers=opt.workers,
+        scheduler=opt.scheduler,
+        progress=opt.progress,
+    )
     per: dict[tuple[str, str], list[dict]] = {}
     series: dict[tuple[str, str], dict] = {}
     for row, summary in result.summaries():
@@ -105,9 +145,11 @@ def reproduce(opt: Options) -> Report:
             series[(s, st)] = {x["name"].split(" ")[0]: x for x in summary["series"]}
 
     rep = Report("rtred", TITLE, opt.out)
-    rep.text(f"{len(STRATEGIES)} strategies x {len(SCENARIOS)} scenarios, {reps} replications each "
-             f"(seeds derived from base seed 1; replication r uses the same seed for every strategy), "
-             f"{duration:g} s each. Means with 95% confidence intervals (Student t).")
+    rep.text(
+        f"{len(STRATEGIES)} strategies x {len(SCENARIOS)} scenarios, {reps} replications each "
+        f"(seeds derived from base seed 1; replication r uses the same seed for every strategy), "
+        f"{duration:g} s each. Means with 95% confidence intervals (Student t)."
+    )
     table_ii(rep, per)
     drop_areas(rep, per)
     figures(rep, series)
@@ -136,8 +178,11 @@ def table_ii(rep: Report, per) -> None:
                 cells += [pm(m, h, 4), "-" if paper is None else f"{paper[i]:g}"]
             rows.append(cells)
     rep.heading("Table II: network performance")
-    rep.table(["scenario", "strategy", "avg queue (pkts)", "paper", "delay (ms)", "paper", "packets lost", "paper", "propagated", "paper"], rows,
-              "ours (mean ± 95% CI) beside the paper's single values; ARED-Feng has no column in the paper")
+    rep.table(
+        ["scenario", "strategy", "avg queue (pkts)", "paper", "delay (ms)", "paper", "packets lost", "paper", "propagated", "paper"],
+        rows,
+        "ours (mean ± 95% CI) beside the paper's single values; ARED-Feng has no column in the paper",
+    )
 
 
 def drop_areas(rep: Report, per) -> None:
@@ -199,11 +244,15 @@ def verdicts(rep: Report, per) -> None:
     check("RTRED loses fewer packets than Adaptive RED (every scenario)", "lost", True, ["ARED"])
     check("RTRED keeps a higher average queue than RED and Adaptive RED", "avg_queue", False, ["RED", "ARED"])
     check("RTRED makes the sources propagate fewer packets (fewer retransmissions)", "propagated", True, ["RED", "ARED"])
-    rep.text("A verdict 'yes' needs our 95% confidence intervals to separate; 'yes, within noise' means the "
-             "means point the paper's way but the intervals overlap.")
-    rep.text("ARED-Feng gives exactly RED's numbers wherever the average queue stays between min_th and max_th "
-             "after its first rise: Feng et al. change max_p only when the average enters the region below min_th "
-             "or above max_th.")
+    rep.text(
+        "A verdict 'yes' needs our 95% confidence intervals to separate; 'yes, within noise' means the "
+        "means point the paper's way but the intervals overlap."
+    )
+    rep.text(
+        "ARED-Feng gives exactly RED's numbers wherever the average queue stays between min_th and max_th "
+        "after its first rise: Feng et al. change max_p only when the average enters the region below min_th "
+        "or above max_th."
+    )
 
 
 def summary_json(per) -> dict:
@@ -217,4 +266,3 @@ def summary_json(per) -> dict:
         entry["paper"] = None if paper is None else dict(zip(["avg_queue", "delay_ms", "lost", "propagated"], paper))
         out[f"{s}/{st}"] = entry
     return {"table_ii": out}
-
