@@ -2,10 +2,10 @@
 //! (`SenderConfig::data_bytes`); this module holds the UDP sources: constant rate, on/off
 //! (constant or exponential periods) and Poisson.
 
-use crate::net::packet::{Ecn, Kind, Packet, UDP_IP_HEADER};
+use crate::net::packet::{Packet, UDP_IP_HEADER};
 use crate::sim::{Dur, Rng, SimTime};
 use crate::stats::counters;
-use crate::tcp::{Endpoints, Seq};
+use crate::tcp::Endpoints;
 
 /// The length of an on or off period.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -77,25 +77,7 @@ impl UdpSource {
     pub fn send(&mut self, now: SimTime, out: &mut Vec<Packet>) -> SimTime {
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += self.payload as u64;
-        out.push(Packet {
-            kind: Kind::Udp,
-            flow: self.ends.flow,
-            src: self.ends.sender,
-            dst: self.ends.receiver,
-            sport: self.ends.sport,
-            dport: self.ends.dport,
-            ttl: self.ttl,
-            ecn: Ecn::NotEct,
-            flags: 0,
-            seq: Seq(0),
-            ack: Seq(0),
-            wnd: 0,
-            payload: self.payload,
-            size: self.payload + UDP_IP_HEADER,
-            sent_at: now,
-            acc: None,
-            tunnel: 0,
-        });
+        out.push(Packet::udp(&self.ends, self.payload, self.ttl, now));
         match self.pattern {
             UdpPattern::Constant => now + self.gap(),
             UdpPattern::Poisson => now + Dur::from_secs_f64(self.rng.exponential(self.gap().as_secs_f64())),

@@ -1,5 +1,10 @@
 //! Packets are plain `Copy` values carrying the fields the real IPv4/TCP/UDP headers carry,
 //! plus a few simulator fields (flow index, kind, send time) that never reach the wire.
+//!
+//! Packets are made by named constructors, one per kind ([`Packet::tcp_data`],
+//! [`Packet::tcp_ack`], [`Packet::spoofed_ack`], [`Packet::udp`], [`Packet::acc_control`]),
+//! so that every field a kind does not use has one value everywhere, and the transport
+//! protocol on the wire ([`Protocol`]) follows from the kind.
 
 use crate::sim::SimTime;
 use crate::tcp::seq::Seq;
@@ -13,6 +18,12 @@ pub type FlowId = u32;
 pub const TCP_IP_HEADER: u32 = 40;
 /// Bytes of IPv4 + UDP header.
 pub const UDP_IP_HEADER: u32 = 28;
+/// UDP port that ACC control messages are sent to.
+pub const ACC_PORT: u16 = 7777;
+/// Bytes of the ACC control payload (cwnd, ssthresh, srtt, flags; see `crate::trace`).
+pub const ACC_PAYLOAD: u32 = 16;
+/// Initial TTL of the packets routers make (spoofed ACKs, ACC controls).
+pub const ROUTER_TTL: u8 = 64;
 
 /// The IP ECN field (RFC 3168).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -43,6 +54,14 @@ pub mod flags {
     pub const CWR: u8 = 0x80;
 }
 
+/// The transport protocol of a packet: the IPv4 header's protocol field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Protocol {
+    Tcp = 6,
+    Udp = 17,
+}
+
 /// What a packet is, for dispatch at the end host and for statistics and traces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -56,6 +75,42 @@ pub enum Kind {
     AccControl,
     /// A UDP datagram.
     Udp,
+}
+
+impl Kind {
+    /// The transport protocol this kind of packet travels in (ACC controls are UDP).
+    pub const fn protocol(self) -> Protocol {
+        match self {
+            Kind::TcpData | Kind::TcpAck | Kind::SpoofedAck => Protocol::Tcp,
+            Kind::AccControl | Kind::Udp => Protocol::Udp,
+        }
+    }
+    /// True for packets travelling from a TCP receiver toward its sender.
+    pub const fn is_reverse(self) -> bool {
+        matches!(self, Kind::TcpAck | Kind::SpoofedAck | Kind::AccControl)
+    }
+}
+
+/// The addressing of one flow, from its sender's point of view: data goes `sender:sport`
+/// -> `receiver:dport`, acknowledgements the other way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Endpoints {
+    pub flow: FlowId,
+    pub sender: NodeId,
+    pub receiver: NodeId,
+    pub sport: u16,
+    pub dport: u16,
+}
+
+impl Endpoints {
+    /// The endpoints of the flow a forward-direction packet (data, datagram) belongs to.
+    pub fn of_forward(p: &Packet) -> Endpoints {
+        Endpoints { flow: p.flow, sender: p.src, receiver: p.dst, sport: p.sport, dport: p.dport }
+    }
+    /// The endpoints of the flow a reverse-direction packet (an ACK) belongs to.
+    pub fn of_reverse(p: &Packet) -> Endpoints {
+        Endpoints { flow: p.flow, sender: p.dst, receiver: p.src, sport: p.dport, dport: p.sport }
+    }
 }
 
 /// The sender's congestion state that ACC/TCP carries in every data packet.
@@ -101,14 +156,128 @@ pub struct Packet {
 }
 
 impl Packet {
+    /// A packet of `kind` from `src:sport` to `dst:dport` with no payload, no flags, no ECN
+    /// capability and zero sequence numbers; the constructors below fill in the rest.
+    #[allow(clippy::too_many_arguments)] // the addressing, each part named
+    const fn bare(kind: Kind, flow: FlowId, src: NodeId, dst: NodeId, sport: u16, dport: u16, ttl: u8, now: SimTime) -> Packet {
+        Packet {
+            kind,
+            flow,
+            src,
+            dst,
+            sport,
+            dport,
+            ttl,
+            ecn: Ecn::NotEct,
+            flags: 0,
+            seq: Seq(0),
+            ack: Seq(0),
+            wnd: 0,
+            payload: 0,
+            size: match kind.protocol() {
+                Protocol::Tcp => TCP_IP_HEADER,
+                Protocol::Udp => UDP_IP_HEADER,
+            },
+            sent_at: now,
+            acc: None,
+            tunnel: 0,
+        }
+    }
+
+    /// A TCP segment of `payload` bytes starting at `seq`, from the flow's sender. The ACK
+    /// flag is set; the reverse direction carries no data, so the advertised window is a
+    /// full 65535 as a real stack's would be (traces then show no zero window).
+    pub fn tcp_data(ends: &Endpoints, seq: Seq, payload: u32, ttl: u8, now: SimTime) -> Packet {
+        let mut p = Packet::bare(Kind::TcpData, ends.flow, ends.sender, ends.receiver, ends.sport, ends.dport, ttl, now);
+        p.flags = flags::ACK;
+        p.seq = seq;
+        p.wnd = u16::MAX as u32;
+        p.payload = payload;
+        p.size = payload + TCP_IP_HEADER;
+        p
+    }
+
+    /// A pure TCP acknowledgement of everything below `ack`, from the flow's receiver,
+    /// advertising `wnd` bytes.
+    pub fn tcp_ack(ends: &Endpoints, ack: Seq, wnd: u32, ttl: u8, now: SimTime) -> Packet {
+        let mut p = Packet::bare(Kind::TcpAck, ends.flow, ends.receiver, ends.sender, ends.dport, ends.sport, ttl, now);
+        p.flags = flags::ACK;
+        p.ack = ack;
+        p.wnd = wnd;
+        p
+    }
+
+    /// A duplicate ACK a router makes on the receiver's behalf (ACK spoofing): a valid TCP
+    /// ACK on the wire, `seq`, `ack` and `wnd` copied from a real ACK of the flow.
+    pub fn spoofed_ack(ends: &Endpoints, seq: Seq, ack: Seq, wnd: u32, now: SimTime) -> Packet {
+        let mut p = Packet::bare(Kind::SpoofedAck, ends.flow, ends.receiver, ends.sender, ends.dport, ends.sport, ROUTER_TTL, now);
+        p.flags = flags::ACK;
+        p.seq = seq;
+        p.ack = ack;
+        p.wnd = wnd;
+        p
+    }
+
+    /// A UDP datagram of `payload` bytes from the flow's sender.
+    pub fn udp(ends: &Endpoints, payload: u32, ttl: u8, now: SimTime) -> Packet {
+        let mut p = Packet::bare(Kind::Udp, ends.flow, ends.sender, ends.receiver, ends.sport, ends.dport, ttl, now);
+        p.payload = payload;
+        p.size = payload + UDP_IP_HEADER;
+        p
+    }
+
+    /// An ACC control message from `router` to the sender of `dropped` (a data packet the
+    /// router dropped), asking for the congestion state `state`. Its `seq` names the dropped
+    /// segment, so that the sender can tell which window of data it is about.
+    pub fn acc_control(router: NodeId, dropped: &Packet, state: AccState, now: SimTime) -> Packet {
+        let mut p = Packet::bare(Kind::AccControl, dropped.flow, router, dropped.src, ACC_PORT, ACC_PORT, ROUTER_TTL, now);
+        p.seq = dropped.seq;
+        p.payload = ACC_PAYLOAD;
+        p.size = UDP_IP_HEADER + ACC_PAYLOAD;
+        p.acc = Some(state);
+        p
+    }
+
     pub fn has_flag(&self, f: u8) -> bool {
         self.flags & f != 0
     }
+    /// The transport protocol on the wire.
+    pub fn protocol(&self) -> Protocol {
+        self.kind.protocol()
+    }
     pub fn is_tcp(&self) -> bool {
-        !matches!(self.kind, Kind::Udp)
+        self.protocol() == Protocol::Tcp
     }
     /// True for packets travelling from a TCP receiver toward its sender.
     pub fn is_reverse(&self) -> bool {
-        matches!(self.kind, Kind::TcpAck | Kind::SpoofedAck | Kind::AccControl)
+        self.kind.is_reverse()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ENDS: Endpoints = Endpoints { flow: 3, sender: 1, receiver: 2, sport: 10_000, dport: 80 };
+
+    #[test]
+    fn constructors_address_each_kind_and_size_it_on_the_wire() {
+        let t = SimTime::ZERO;
+        let d = Packet::tcp_data(&ENDS, Seq(1000), 500, 64, t);
+        assert_eq!((d.src, d.dst, d.sport, d.dport, d.size, d.protocol()), (1, 2, 10_000, 80, 540, Protocol::Tcp));
+        assert_eq!(Endpoints::of_forward(&d), ENDS);
+        let a = Packet::tcp_ack(&ENDS, Seq(1500), 4000, 64, t);
+        assert_eq!((a.src, a.dst, a.sport, a.dport, a.size, a.ack, a.wnd), (2, 1, 80, 10_000, 40, Seq(1500), 4000));
+        assert_eq!(Endpoints::of_reverse(&a), ENDS);
+        assert!(a.is_reverse() && !d.is_reverse());
+        let s = Packet::spoofed_ack(&ENDS, Seq(0), Seq(1500), 4000, t);
+        assert_eq!((s.kind, s.src, s.dst, s.ttl), (Kind::SpoofedAck, 2, 1, ROUTER_TTL));
+        let u = Packet::udp(&ENDS, 200, 64, t);
+        assert_eq!((u.size, u.protocol(), u.is_tcp()), (228, Protocol::Udp, false));
+        let state = AccState { cwnd: 5000, ssthresh: 5000, srtt_us: 1, slow_start: false };
+        let c = Packet::acc_control(7, &d, state, t);
+        assert_eq!((c.src, c.dst, c.seq, c.size, c.acc), (7, 1, Seq(1000), 44, Some(state)));
+        assert!(!c.is_tcp(), "an ACC control is a UDP datagram");
+        assert!(c.is_reverse());
     }
 }

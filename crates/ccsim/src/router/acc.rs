@@ -39,12 +39,10 @@
 //! - Filtered packets are counted as drops of their flow where they are filtered, and lost
 //!   controls against the router that sent them.
 
-use crate::net::packet::{AccState, Ecn, FlowId, Kind, NodeId, Packet, UDP_IP_HEADER};
+use crate::net::packet::{AccState, FlowId, Kind, NodeId, Packet};
 use crate::net::{LinkId, Network, NodeKind};
 use crate::sim::{Dur, SimTime};
 use crate::stats::counters;
-use crate::tcp::Seq;
-use crate::trace::{ACC_PAYLOAD, ACC_PORT};
 use std::collections::HashMap;
 
 /// The ACC settings of one egress queue.
@@ -143,25 +141,7 @@ impl Acc {
             let until = from + cfg.filter_timeout.unwrap_or(srtt.saturating_mul(2));
             self.install(site, Filter { flow: pkt.flow, from, until, carried: state.cwnd, remaining });
         }
-        Some(Packet {
-            kind: Kind::AccControl,
-            flow: pkt.flow,
-            src: router,
-            dst: pkt.src,
-            sport: ACC_PORT,
-            dport: ACC_PORT,
-            ttl: 64,
-            ecn: Ecn::NotEct,
-            flags: 0,
-            seq: pkt.seq,
-            ack: Seq(0),
-            wnd: 0,
-            payload: ACC_PAYLOAD as u32,
-            size: UDP_IP_HEADER + ACC_PAYLOAD as u32,
-            sent_at: now,
-            acc: Some(AccState { cwnd, ssthresh: cwnd, srtt_us: state.srtt_us, slow_start: false }),
-            tunnel: 0,
-        })
+        Some(Packet::acc_control(router, pkt, AccState { cwnd, ssthresh: cwnd, srtt_us: state.srtt_us, slow_start: false }, now))
     }
 
     fn install(&mut self, node: NodeId, filter: Filter) {
@@ -244,10 +224,12 @@ fn filter_site(net: &Network, link: LinkId, pkt: &Packet) -> (NodeId, Dur) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::Endpoints;
     use crate::net::{Link, Node, NodeStats};
     use crate::queue::{Discipline, EgressQueue, Limit, TailDrop};
     use crate::signal::SignalPolicy;
     use crate::sim::Rng;
+    use crate::tcp::Seq;
 
     const MSS: u32 = 1000;
 
@@ -274,25 +256,10 @@ mod tests {
     }
 
     fn data(seq: u32, cwnd_segs: u32, srtt_ms: u32) -> Packet {
-        Packet {
-            kind: Kind::TcpData,
-            flow: 0,
-            src: 0,
-            dst: 3,
-            sport: 1,
-            dport: 2,
-            ttl: 64,
-            ecn: Ecn::NotEct,
-            flags: 0,
-            seq: Seq(seq),
-            ack: Seq(0),
-            wnd: 0,
-            payload: MSS,
-            size: MSS + 40,
-            sent_at: SimTime::ZERO,
-            acc: Some(AccState { cwnd: cwnd_segs * MSS, ssthresh: u32::MAX, srtt_us: srtt_ms * 1000, slow_start: false }),
-            tunnel: 0,
-        }
+        let ends = Endpoints { flow: 0, sender: 0, receiver: 3, sport: 1, dport: 2 };
+        let mut p = Packet::tcp_data(&ends, Seq(seq), MSS, 64, SimTime::ZERO);
+        p.acc = Some(AccState { cwnd: cwnd_segs * MSS, ssthresh: u32::MAX, srtt_us: srtt_ms * 1000, slow_start: false });
+        p
     }
 
     fn ms(t: u64) -> SimTime {

@@ -98,14 +98,14 @@
 //! whose flow is never seen again stays pending (reported as `pending_now`).
 
 use super::flow_table::{FlowKey, FlowTable};
-use crate::net::packet::{flags, Ecn, Kind, Packet, TCP_IP_HEADER};
+use crate::net::packet::{Kind, Packet};
 use crate::signal::Action;
 use crate::sim::{Dur, SimTime};
 use crate::stats::counters;
 use crate::tcp::{Endpoints, Seq};
 
 /// TTL of the ACKs a router makes.
-pub const SPOOF_TTL: u8 = 64;
+pub const SPOOF_TTL: u8 = crate::net::packet::ROUTER_TTL;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct SpoofConfig {
@@ -217,14 +217,6 @@ pub struct AckSpoofer {
     pub stats: SpoofStats,
 }
 
-fn ends_of_data(p: &Packet) -> Endpoints {
-    Endpoints { flow: p.flow, sender: p.src, receiver: p.dst, sport: p.sport, dport: p.dport }
-}
-
-fn ends_of_ack(p: &Packet) -> Endpoints {
-    Endpoints { flow: p.flow, sender: p.dst, receiver: p.src, sport: p.dport, dport: p.sport }
-}
-
 fn key(e: &Endpoints) -> FlowKey {
     FlowKey::new(e.sender, e.receiver, e.sport, e.dport)
 }
@@ -254,7 +246,7 @@ impl AckSpoofer {
     pub fn on_signal(&mut self, pkt: &Packet, action: Action, now: SimTime) -> (Action, Option<Burst>) {
         let AckSpoofer { cfg, table, armed, stats } = self;
         stats.signals += 1;
-        let ends = ends_of_data(pkt);
+        let ends = Endpoints::of_forward(pkt);
         let (st, evicted) = table.entry(&key(&ends));
         if let Some(old) = evicted {
             stats.evictions += 1;
@@ -300,7 +292,7 @@ impl AckSpoofer {
 
     fn on_real_ack(&mut self, pkt: &Packet, now: SimTime) -> Passage {
         let AckSpoofer { cfg, table, armed, stats } = self;
-        let ends = ends_of_ack(pkt);
+        let ends = Endpoints::of_reverse(pkt);
         let Some(st) = table.get_mut(&key(&ends)) else { return Passage::Forward };
         expire(st, cfg, stats, armed, now);
         let previous = st.last;
@@ -330,7 +322,7 @@ impl AckSpoofer {
 
     fn check_retransmission(&mut self, pkt: &Packet, now: SimTime) -> Passage {
         let AckSpoofer { cfg, table, armed, stats } = self;
-        let Some(st) = table.get_mut(&key(&ends_of_data(pkt))) else { return Passage::Forward };
+        let Some(st) = table.get_mut(&key(&Endpoints::of_forward(pkt))) else { return Passage::Forward };
         expire(st, cfg, stats, armed, now);
         let Some((left, since)) = st.discard else { return Passage::Forward };
         // Needless only if the receiver has acknowledged all of it.
@@ -371,31 +363,14 @@ fn burst(st: &mut FlowState, cfg: &SpoofConfig, stats: &mut SpoofStats, armed: &
         *armed += st.discard.is_none() as u32;
         st.discard = Some((st.discard.map_or(1, |(left, _)| left + 1), now));
     }
-    let pkt = Packet {
-        kind: Kind::SpoofedAck,
-        flow: ends.flow,
-        src: ends.receiver,
-        dst: ends.sender,
-        sport: ends.dport,
-        dport: ends.sport,
-        ttl: SPOOF_TTL,
-        ecn: Ecn::NotEct,
-        flags: flags::ACK,
-        seq: acked.seq,
-        ack: acked.ack,
-        wnd: acked.wnd,
-        payload: 0,
-        size: TCP_IP_HEADER,
-        sent_at: now,
-        acc: None,
-        tunnel: 0,
-    };
+    let pkt = Packet::spoofed_ack(&ends, acked.seq, acked.ack, acked.wnd, now);
     Burst { pkt, count: cfg.dupacks }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::{flags, TCP_IP_HEADER};
 
     const MSS: u32 = 100;
     const WND: u32 = 8000;
@@ -404,30 +379,14 @@ mod tests {
         SimTime(ms * 1_000_000)
     }
 
+    const ENDS: Endpoints = Endpoints { flow: 7, sender: 1, receiver: 2, sport: 10_000, dport: 80 };
+
     fn data(seq: u32) -> Packet {
-        Packet {
-            kind: Kind::TcpData,
-            flow: 7,
-            src: 1,
-            dst: 2,
-            sport: 10_000,
-            dport: 80,
-            ttl: 63,
-            ecn: Ecn::NotEct,
-            flags: flags::ACK,
-            seq: Seq(seq),
-            ack: Seq(0),
-            wnd: u16::MAX as u32,
-            payload: MSS,
-            size: MSS + TCP_IP_HEADER,
-            sent_at: SimTime::ZERO,
-            acc: None,
-            tunnel: 0,
-        }
+        Packet::tcp_data(&ENDS, Seq(seq), MSS, 63, SimTime::ZERO)
     }
 
     fn ack(n: u32) -> Packet {
-        Packet { kind: Kind::TcpAck, src: 2, dst: 1, sport: 80, dport: 10_000, seq: Seq(0), ack: Seq(n), wnd: WND, payload: 0, size: TCP_IP_HEADER, ..data(0) }
+        Packet { ttl: 63, ..Packet::tcp_ack(&ENDS, Seq(n), WND, 64, SimTime::ZERO) }
     }
 
     fn spoofer(below: bool) -> AckSpoofer {

@@ -15,7 +15,7 @@ pub use receiver::{ReceiverConfig, ReceiverStats, TcpReceiver};
 pub use sender::{SenderStats, TcpSender};
 pub use seq::Seq;
 
-use crate::net::packet::{FlowId, NodeId};
+pub use crate::net::packet::Endpoints;
 use crate::sim::Dur;
 
 /// Loss-recovery algorithm of the sender.
@@ -87,14 +87,4 @@ impl Default for SenderConfig {
             ttl: 64,
         }
     }
-}
-
-/// The addressing of one connection, from the sender's point of view.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Endpoints {
-    pub flow: FlowId,
-    pub sender: NodeId,
-    pub receiver: NodeId,
-    pub sport: u16,
-    pub dport: u16,
 }

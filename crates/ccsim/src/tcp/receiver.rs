@@ -6,7 +6,7 @@
 //! The advertised window is constant: the application reads data as soon as it is in order.
 
 use super::Endpoints;
-use crate::net::packet::{flags, Ecn, Kind, Packet, TCP_IP_HEADER};
+use crate::net::packet::{flags, Ecn, Packet};
 use crate::sim::{Dur, SimTime};
 use crate::stats::counters;
 use crate::tcp::seq::Seq;
@@ -204,25 +204,11 @@ impl TcpReceiver {
         if duplicate {
             self.stats.dupacks_sent += 1;
         }
-        out.push(Packet {
-            kind: Kind::TcpAck,
-            flow: self.ends.flow,
-            src: self.ends.receiver,
-            dst: self.ends.sender,
-            sport: self.ends.dport,
-            dport: self.ends.sport,
-            ttl: self.cfg.ttl,
-            ecn: Ecn::NotEct,
-            flags: flags::ACK | if self.ece_pending { flags::ECE } else { 0 },
-            seq: Seq(0),
-            ack: self.rcv_nxt,
-            wnd: self.cfg.rwnd,
-            payload: 0,
-            size: TCP_IP_HEADER,
-            sent_at: now,
-            acc: None,
-            tunnel: 0,
-        });
+        let mut ack = Packet::tcp_ack(&self.ends, self.rcv_nxt, self.cfg.rwnd, self.cfg.ttl, now);
+        if self.ece_pending {
+            ack.flags |= flags::ECE;
+        }
+        out.push(ack);
     }
 }
 
@@ -237,25 +223,7 @@ mod tests {
     }
 
     fn seg(i: u32, ttl: u8) -> Packet {
-        Packet {
-            kind: Kind::TcpData,
-            flow: 0,
-            src: 0,
-            dst: 1,
-            sport: 1,
-            dport: 2,
-            ttl,
-            ecn: Ecn::NotEct,
-            flags: flags::ACK,
-            seq: Seq(i * MSS),
-            ack: Seq(0),
-            wnd: 0,
-            payload: MSS,
-            size: MSS + 40,
-            sent_at: SimTime::ZERO,
-            acc: None,
-            tunnel: 0,
-        }
+        Packet { wnd: 0, ..Packet::tcp_data(&ends(), Seq(i * MSS), MSS, ttl, SimTime::ZERO) }
     }
 
     fn receiver(cfg: ReceiverConfig) -> TcpReceiver {

@@ -12,7 +12,7 @@
 
 use super::rto::RtoEstimator;
 use super::{Endpoints, PartialAckTimer, SenderConfig, Variant};
-use crate::net::packet::{flags, AccState, Ecn, Kind, Packet, TCP_IP_HEADER};
+use crate::net::packet::{flags, AccState, Ecn, Packet};
 use crate::sim::{Dur, SimTime};
 use crate::stats::counters;
 use crate::tcp::seq::Seq;
@@ -434,33 +434,18 @@ impl TcpSender {
             srtt_us: self.rto.srtt().map_or(0, |d| (d.as_nanos() / 1000) as u32),
             slow_start: self.cwnd < self.ssthresh,
         });
-        out.push(Packet {
-            kind: Kind::TcpData,
-            flow: self.ends.flow,
-            src: self.ends.sender,
-            dst: self.ends.receiver,
-            sport: self.ends.sport,
-            dport: self.ends.dport,
-            ttl: self.cfg.ttl,
-            ecn: if self.cfg.ecn { Ecn::Ect0 } else { Ecn::NotEct },
-            flags: f,
-            seq: self.seq_at(off),
-            ack: Seq(0),
-            // The reverse direction carries no data; advertise a full window as a real
-            // stack would, so traces do not show a zero window.
-            wnd: u16::MAX as u32,
-            payload: len,
-            size: len + TCP_IP_HEADER,
-            sent_at: now,
-            acc,
-            tunnel: 0,
-        });
+        let mut pkt = Packet::tcp_data(&self.ends, self.seq_at(off), len, self.cfg.ttl, now);
+        pkt.flags = f;
+        pkt.ecn = if self.cfg.ecn { Ecn::Ect0 } else { Ecn::NotEct };
+        pkt.acc = acc;
+        out.push(pkt);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::Kind;
 
     const MSS: u32 = 1000;
 
@@ -474,25 +459,7 @@ mod tests {
     }
 
     fn ack(s: &TcpSender, ackno: u32) -> Packet {
-        Packet {
-            kind: Kind::TcpAck,
-            flow: 0,
-            src: 1,
-            dst: 0,
-            sport: 2,
-            dport: 1,
-            ttl: 64,
-            ecn: Ecn::NotEct,
-            flags: flags::ACK,
-            seq: Seq(0),
-            ack: Seq(s.cfg.isn.wrapping_add(ackno)),
-            wnd: 1 << 30,
-            payload: 0,
-            size: 40,
-            sent_at: SimTime::ZERO,
-            acc: None,
-            tunnel: 0,
-        }
+        Packet::tcp_ack(&ends(), Seq(s.cfg.isn.wrapping_add(ackno)), 1 << 30, 64, SimTime::ZERO)
     }
 
     fn t(ms: u64) -> SimTime {

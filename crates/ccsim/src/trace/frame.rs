@@ -5,14 +5,13 @@
 use crate::net::packet::{AccState, TCP_IP_HEADER, UDP_IP_HEADER};
 use crate::net::{Kind, NodeId, Packet};
 
-/// UDP port that ACC control messages are sent to.
-pub const ACC_PORT: u16 = 7777;
+pub use crate::net::packet::ACC_PORT;
 /// DSCP of spoofed ACKs: CS1.
 pub const DSCP_SPOOFED_ACK: u8 = 8;
 /// DSCP of ACC control messages: CS2.
 pub const DSCP_ACC_CONTROL: u8 = 16;
 /// Bytes of the ACC control payload layout (see the module docs of [`super`]).
-pub const ACC_PAYLOAD: usize = 16;
+pub const ACC_PAYLOAD: usize = crate::net::packet::ACC_PAYLOAD as usize;
 
 const IP_HEADER: usize = 20;
 const PROTO_TCP: u8 = 6;
