@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("golden", ROOT / "scripts" / "golden.py")
 golden = importlib.util.module_from_spec(_spec)
+sys.modules["golden"] = golden  # the rerun pool's workers find its functions by this name
 _spec.loader.exec_module(golden)
 
 
