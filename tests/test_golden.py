@@ -26,7 +26,9 @@ def test_example_scenario_report_is_as_recorded(path):
     if got != want:
         w, g = json.loads(want), json.loads(got)
         changed = sorted(k for k in set(w) | set(g) if w.get(k) != g.get(k))
-        pytest.fail(f"{path.name}: report differs from tests/golden (top-level fields {changed}); rerun `python scripts/golden.py bless` only if the change is meant")
+        pytest.fail(
+            f"{path.name}: report differs from tests/golden (top-level fields {changed}); rerun `python scripts/golden.py bless` only if the change is meant"
+        )
 
 
 def test_reproduce_quick_runs_are_as_recorded():
