@@ -13,5 +13,12 @@ if ! command -v tshark >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && 
 fi
 
 python3 -m pip install --quiet --disable-pip-version-check ".[test,dask]"
+
+# The tree stays formatted and lint-clean.
+cargo fmt --all -- --check
+cargo clippy --all-targets --quiet -- -D warnings
+python3 -m ruff check python tests scripts
+python3 -m ruff format --check python tests scripts
+
 cargo test -p ccsim --quiet
 python3 -m pytest tests -q
