@@ -91,7 +91,7 @@ fn spoofer(c: &mut Criterion) {
     g.bench_function("real_ack", |b| {
         b.iter(|| {
             now = SimTime(now.0 + 1_000);
-            acks.iter().filter(|a| sp.on_arrival(black_box(a), now) != ccsim::router::Passage::Forward).count()
+            acks.iter().filter(|a| sp.on_arrival(black_box(a), now) != ccsim::router::ack_spoof::Passage::Forward).count()
         })
     });
     g.finish();

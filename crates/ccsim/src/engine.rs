@@ -1,16 +1,15 @@
 //! The run loop: events, packet forwarding between nodes, and the glue between the network
-//! and the end-host state machines (TCP, UDP).
+//! and the end-host state machines (TCP, UDP). Router mechanisms (`crate::router`) are
+//! called through their hooks; this module names none of them.
 //!
 //! Timers of the TCP state machines are polled, not cancelled: a sender exposes its
 //! retransmission deadline and the engine keeps at most one pending event per deadline it has
 //! already scheduled, so restarting the timer on every ACK costs no heap operation.
 
 use crate::app::{UdpSource, UdpStats};
-use crate::net::frr::{self, Backup, Frr, FrrStats};
-use crate::net::{Kind, LinkId, LinkStats, Network, NodeId, NodeKind, NodeStats, Packet, Routes};
+use crate::net::{Kind, LinkId, LinkStats, Network, NodeId, NodeKind, NodeStats, Packet};
 use crate::queue::QueueStats;
-use crate::router::acc::{Acc, AccStats};
-use crate::router::{AckSpoofer, Burst, Passage, SpoofStats};
+use crate::router::{Cx, Effects, Hooks, Mechanism, Passage, Registered, RouterMechanism, Timer};
 use crate::sim::{Dur, EventQueue, Rng, SimTime};
 use crate::stats::{counters, Series, SeriesSpec, SeriesTarget};
 use crate::tcp::{ReceiverStats, SenderStats, TcpReceiver, TcpSender};
@@ -43,24 +42,12 @@ pub enum Event {
     Sample(u32),
     LinkDown(LinkId),
     LinkUp(LinkId),
-    /// The router at the head of a failed link notices the failure.
-    FrrDetect {
-        link: LinkId,
-        generation: u32,
-    },
-    /// The hold-down timer of a repair expires.
-    FrrHoldDown {
-        link: LinkId,
-        generation: u32,
-    },
-    /// A router installs the tables of reconvergence `round`.
-    RouterConverge {
-        node: NodeId,
-        round: u32,
-    },
-    /// The last router has converged: repairs give way to the new tables.
-    ConvergenceDone {
-        round: u32,
+    /// A timer of router mechanism `mechanism` (an index into `Simulation::mechanisms`).
+    Timer {
+        mechanism: u8,
+        kind: u8,
+        a: u32,
+        b: u32,
     },
 }
 
@@ -165,11 +152,6 @@ pub struct Snapshot {
     pub receivers: Vec<ReceiverStats>,
     pub udp: Vec<UdpStats>,
     pub flow_net: Vec<FlowNetStats>,
-    pub frr: FrrStats,
-    /// ACC counters by node (empty when ACC is off).
-    pub acc: Vec<AccStats>,
-    /// One per router with an ACK spoofer, in node order.
-    pub spoofers: Vec<SpoofStats>,
 }
 
 pub struct Simulation {
@@ -186,12 +168,12 @@ pub struct Simulation {
     series_last: Vec<u64>,
     pub baseline: Snapshot,
     pub events_processed: u64,
-    /// IP fast reroute, when the scenario enables it.
-    pub frr: Option<Frr>,
-    /// Active congestion control, when some queue runs it.
-    pub acc: Option<Acc>,
-    /// ACK spoofers by node (empty when no router has one).
-    pub spoofers: Vec<Option<AckSpoofer>>,
+    /// Router mechanisms, in the order their hooks are called (see `crate::router`).
+    pub mechanisms: Vec<Mechanism>,
+    /// For each hook point, the mechanisms that implement it (indices into `mechanisms`).
+    hooked: HookLists,
+    /// Effects of the hook being applied; see [`Simulation::run_hooks`].
+    effects: Effects,
     /// Packet captures of chosen links (None: no `[[pcap]]` in the scenario).
     pub trace: Option<Box<crate::trace::Tracer>>,
     events: EventQueue<Event>,
@@ -233,9 +215,9 @@ impl Simulation {
             series,
             baseline: Snapshot::default(),
             events_processed: 0,
-            frr: None,
-            acc: None,
-            spoofers: Vec::new(),
+            mechanisms: Vec::new(),
+            hooked: HookLists::default(),
+            effects: Effects::default(),
             trace: None,
             events: EventQueue::default(),
             outbox: Vec::with_capacity(64),
@@ -258,6 +240,19 @@ impl Simulation {
             sim.events.schedule(t, if up { Event::LinkUp(link) } else { Event::LinkDown(link) });
         }
         sim
+    }
+
+    /// Adds a router mechanism; its hooks are called after those of the mechanisms added
+    /// before it.
+    pub fn add_mechanism(&mut self, m: Mechanism) {
+        let i = u8::try_from(self.mechanisms.len()).expect("at most 255 router mechanisms");
+        self.hooked.add(i, m.hooks());
+        self.mechanisms.push(m);
+    }
+
+    /// The simulation's mechanism of type `T`, if the scenario uses it.
+    pub fn mechanism<T: Registered>(&self) -> Option<&T> {
+        self.mechanisms.iter().find_map(T::find)
     }
 
     /// Runs until simulated time `t` (or the stop time, whichever is earlier).
@@ -295,42 +290,84 @@ impl Simulation {
             Event::Sample(i) => self.on_sample(i),
             Event::LinkDown(l) => self.set_link(l, false),
             Event::LinkUp(l) => self.set_link(l, true),
-            Event::FrrDetect { link, generation } => self.on_frr_detect(link, generation),
-            Event::FrrHoldDown { link, generation } => self.on_frr_hold_down(link, generation),
-            Event::RouterConverge { node, round } => self.on_router_converge(node, round),
-            Event::ConvergenceDone { round } => self.on_convergence_done(round),
+            Event::Timer { mechanism, kind, a, b } => {
+                let mark = self.effects.emits.len();
+                self.mechanisms[mechanism as usize].on_timer(Timer { kind, a, b }, &mut Cx::new(self.now, &mut self.net, &mut self.effects));
+                self.schedule_timers(mechanism);
+                self.send_emits(mark);
+            }
         }
+    }
+
+    // ---- router mechanisms ----
+    //
+    // Hooks gather their effects in `self.effects`. Timers are scheduled as soon as the hook
+    // returns (they carry the index of the mechanism that set them). Packets are sent once
+    // the engine is done with the packet that caused them: from a mark taken before the
+    // hooks ran to the end of the buffer, which is then truncated back to the mark. Sending
+    // runs further hooks, whose effects go after (and are gone before) those being sent, so
+    // nothing is allocated per packet.
+
+    /// Schedules the timers mechanism `by` has just set.
+    fn schedule_timers(&mut self, by: u8) {
+        for (at, t) in self.effects.timers.drain(..) {
+            self.events.schedule(at, Event::Timer { mechanism: by, kind: t.kind, a: t.a, b: t.b });
+        }
+    }
+
+    /// Sends the packets mechanisms asked for since `mark` (in `on_arrival`, those not sent
+    /// first) and forgets them.
+    fn send_emits(&mut self, mark: usize) {
+        let end = self.effects.emits.len();
+        for i in mark..end {
+            let e = self.effects.emits[i];
+            if !e.first {
+                self.emit(e.from, e.pkt);
+            }
+        }
+        self.effects.emits.truncate(mark);
+    }
+
+    /// Sends the packets asked for since `mark` to go before the packet being handled.
+    fn send_emits_first(&mut self, mark: usize) {
+        let end = self.effects.emits.len();
+        for i in mark..end {
+            let e = self.effects.emits[i];
+            if e.first {
+                self.emit(e.from, e.pkt);
+            }
+        }
+    }
+
+    /// A router sends a packet it made for a flow.
+    fn emit(&mut self, from: NodeId, pkt: Packet) {
+        if pkt.kind == Kind::SpoofedAck {
+            if let Some(f) = self.flows.get_mut(pkt.flow as usize) {
+                f.net.spoofed_acks += 1;
+            }
+        }
+        self.forward(from, pkt);
     }
 
     // ---- forwarding ----
 
     /// A host or router hands `pkt` to the link toward its destination.
     fn forward(&mut self, node: NodeId, mut pkt: Packet) {
-        if let Some(f) = &self.frr {
-            if pkt.tunnel != 0 {
-                match frr::tunnel_next(&f.cfg.repair_paths[pkt.tunnel as usize - 1], &self.net.links, node) {
-                    Some(link) => return self.enqueue(link, pkt),
-                    None => pkt.tunnel = 0, // end of the repair path: routed normally from here
-                }
+        let mut link = self.net.routes.next_hop(node, pkt.dst);
+        if !self.hooked.next_hop.is_empty() {
+            let mark = self.effects.emits.len();
+            for k in 0..self.hooked.next_hop.len() {
+                let i = self.hooked.next_hop[k];
+                link = self.mechanisms[i as usize].next_hop(node, &mut pkt, link, &mut Cx::new(self.now, &mut self.net, &mut self.effects));
+                self.schedule_timers(i);
             }
+            self.send_emits(mark);
         }
-        let Some(mut link) = self.net.routes.next_hop(node, pkt.dst) else {
+        let Some(link) = link else {
             self.net.nodes[node as usize].stats.no_route += 1;
             self.count_drop(&pkt);
             return;
         };
-        if let Some(f) = &self.frr {
-            if let Some(backup) = f.repair(node, link).and_then(|r| r.backup_for(pkt.dst)) {
-                link = match backup {
-                    Backup::Alternate(l) => l,
-                    Backup::Tunnel(i) => {
-                        pkt.tunnel = i + 1;
-                        f.cfg.repair_paths[i as usize].hops[0]
-                    }
-                };
-                self.net.nodes[node as usize].stats.backup_forwarded += 1;
-            }
-        }
         self.enqueue(link, pkt);
     }
 
@@ -345,15 +382,12 @@ impl Simulation {
         // The discipline must see the queue as of now: without the packets that have started
         // transmission since the link was last touched.
         self.advance_link(link);
-        let l = &mut self.net.links[link as usize];
-        let (verdict, mut action) = l.queue.classify(&pkt, now);
-        let node = l.from;
-        let mut spoofs = None;
-        if action.spoofs() {
-            // A spoof signal at a node without a spoofer sends nothing.
-            if let Some(sp) = self.spoofer(node) {
-                (action, spoofs) = sp.on_signal(&pkt, action, now);
-            }
+        let (verdict, mut action) = self.net.links[link as usize].queue.classify(&pkt, now);
+        let mark = self.effects.emits.len();
+        for k in 0..self.hooked.verdict.len() {
+            let i = self.hooked.verdict[k];
+            action = self.mechanisms[i as usize].on_verdict(link, &pkt, verdict, action, &mut Cx::new(now, &mut self.net, &mut self.effects));
+            self.schedule_timers(i);
         }
         let l = &mut self.net.links[link as usize];
         if l.queue.commit(pkt, verdict, action, now) {
@@ -367,26 +401,14 @@ impl Simulation {
             }
         } else {
             self.count_drop(&pkt);
-            if let Some(ctl) = self.acc.as_mut().and_then(|a| a.on_drop(link, &pkt, now, &self.net)) {
-                self.forward(ctl.src, ctl);
+            for k in 0..self.hooked.queue_drop.len() {
+                let i = self.hooked.queue_drop[k];
+                self.mechanisms[i as usize].on_queue_drop(link, &pkt, &mut Cx::new(now, &mut self.net, &mut self.effects));
+                self.schedule_timers(i);
             }
         }
-        if let Some(b) = spoofs {
-            self.send_spoofs(node, b);
-        }
-    }
-
-    fn spoofer(&mut self, node: NodeId) -> Option<&mut AckSpoofer> {
-        self.spoofers.get_mut(node as usize)?.as_mut()
-    }
-
-    /// A router sends the spoofed ACKs its spoofer made.
-    fn send_spoofs(&mut self, node: NodeId, b: Burst) {
-        if let Some(f) = self.flows.get_mut(b.pkt.flow as usize) {
-            f.net.spoofed_acks += b.count as u64;
-        }
-        for _ in 0..b.count {
-            self.forward(node, b.pkt);
+        if self.effects.emits.len() > mark {
+            self.send_emits(mark);
         }
     }
 
@@ -444,12 +466,6 @@ impl Simulation {
             self.deliver(pkt);
             return;
         }
-        if let Some(acc) = &mut self.acc {
-            if acc.filter(node, &pkt, self.now) {
-                self.count_drop(&pkt);
-                return;
-            }
-        }
         let n = &mut self.net.nodes[node as usize];
         if n.kind == NodeKind::Host {
             n.stats.no_route += 1;
@@ -462,26 +478,36 @@ impl Simulation {
             self.count_drop(&pkt);
             return;
         }
-        let now = self.now;
-        let passage = match self.spoofer(node) {
-            Some(sp) => sp.on_arrival(&pkt, now),
-            None => Passage::Forward,
-        };
-        match passage {
-            Passage::Discard => return self.count_drop(&pkt),
-            Passage::SpoofBefore(b) => self.send_spoofs(node, b),
-            Passage::Forward | Passage::SpoofAfter(_) => {}
+        let mut passage = Passage::Forward;
+        let mark = self.effects.emits.len();
+        for k in 0..self.hooked.arrival.len() {
+            let i = self.hooked.arrival[k];
+            passage = self.mechanisms[i as usize].on_arrival(node, &pkt, &mut Cx::new(self.now, &mut self.net, &mut self.effects));
+            self.schedule_timers(i);
+            if passage == Passage::Discard {
+                break;
+            }
         }
-        self.net.nodes[node as usize].stats.forwarded += 1;
-        self.forward(node, pkt);
-        if let Passage::SpoofAfter(b) = passage {
-            self.send_spoofs(node, b);
+        let emitted = self.effects.emits.len() > mark;
+        if emitted {
+            self.send_emits_first(mark);
+        }
+        match passage {
+            Passage::Discard => self.count_drop(&pkt),
+            Passage::Forward => {
+                self.net.nodes[node as usize].stats.forwarded += 1;
+                self.forward(node, pkt);
+            }
+        }
+        if emitted {
+            self.send_emits(mark);
         }
     }
 
+    /// The network lost `pkt`: charged to its flow unless a mechanism claims it as its own.
     fn count_drop(&mut self, pkt: &Packet) {
-        if let Some(acc) = &mut self.acc {
-            if acc.count_lost_control(pkt) {
+        for k in 0..self.hooked.loss.len() {
+            if self.mechanisms[self.hooked.loss[k] as usize].claims_loss(pkt) {
                 return;
             }
         }
@@ -652,103 +678,13 @@ impl Simulation {
         for p in &lost {
             self.count_drop(p);
         }
-        let Some(f) = &mut self.frr else { return };
-        if self.net.nodes[self.net.links[link as usize].from as usize].kind != NodeKind::Router {
-            return;
+        let mark = self.effects.emits.len();
+        for k in 0..self.hooked.link_change.len() {
+            let i = self.hooked.link_change[k];
+            self.mechanisms[i as usize].on_link_change(link, up, &mut Cx::new(now, &mut self.net, &mut self.effects));
+            self.schedule_timers(i);
         }
-        if up {
-            let head = self.net.links[link as usize].from as usize;
-            let before = f.active[head].len();
-            f.active[head].retain(|r| r.link != link);
-            if f.active[head].len() < before {
-                // Repaired before the hold-down expired: transient, traffic returns at once.
-                f.stats.transient_repairs += 1;
-            } else if f.routed_around[link as usize] {
-                self.start_reconvergence();
-            }
-        } else {
-            f.generation[link as usize] = f.generation[link as usize].wrapping_add(1);
-            let generation = f.generation[link as usize];
-            self.events.schedule(now + f.cfg.detection_delay, Event::FrrDetect { link, generation });
-        }
-    }
-
-    fn on_frr_detect(&mut self, link: LinkId, generation: u32) {
-        let now = self.now;
-        let Some(f) = &mut self.frr else { return };
-        if f.generation[link as usize] != generation || self.net.links[link as usize].up {
-            return;
-        }
-        let head = self.net.links[link as usize].from;
-        let n = self.net.nodes.len();
-        let backups = self
-            .net
-            .destinations
-            .iter()
-            .filter(|&&d| self.net.routes.next_hop(head, d) == Some(link))
-            .filter_map(|&d| frr::choose_backup(&f.cfg, n, &self.net.links, link, d).map(|b| (d, b)))
-            .collect();
-        f.active[head as usize].push(frr::ActiveRepair { link, generation, backups });
-        f.stats.detections += 1;
-        self.events.schedule(now + f.cfg.hold_down, Event::FrrHoldDown { link, generation });
-    }
-
-    fn on_frr_hold_down(&mut self, link: LinkId, generation: u32) {
-        let Some(f) = &self.frr else { return };
-        let head = self.net.links[link as usize].from as usize;
-        if f.active[head].iter().any(|r| r.link == link && r.generation == generation) {
-            self.start_reconvergence();
-        }
-    }
-
-    /// Every router installs shortest paths over the links now up, each after its own
-    /// delay; routers with a repair in force wait for the last one (`ConvergenceDone`).
-    fn start_reconvergence(&mut self) {
-        let now = self.now;
-        let Some(f) = &mut self.frr else { return };
-        f.round += 1;
-        let round = f.round;
-        for (i, l) in self.net.links.iter().enumerate() {
-            f.routed_around[i] = !l.up;
-        }
-        f.pending = Some((Routes::compute(self.net.nodes.len(), &self.net.links, &self.net.destinations), round));
-        let mut last = now;
-        for (i, node) in self.net.nodes.iter().enumerate() {
-            if node.kind != NodeKind::Router {
-                continue;
-            }
-            let at = now + f.cfg.reconvergence_delay[i];
-            last = last.max(at);
-            if f.active[i].is_empty() {
-                self.events.schedule(at, Event::RouterConverge { node: i as NodeId, round });
-            }
-        }
-        self.events.schedule(last, Event::ConvergenceDone { round });
-    }
-
-    fn on_router_converge(&mut self, node: NodeId, round: u32) {
-        let Some(f) = &self.frr else { return };
-        if let Some((routes, r)) = &f.pending {
-            if *r == round {
-                self.net.routes.install_row(routes, node);
-            }
-        }
-    }
-
-    fn on_convergence_done(&mut self, round: u32) {
-        let Some(f) = &mut self.frr else { return };
-        let Some((routes, r)) = f.pending.take() else { return };
-        if r != round {
-            f.pending = Some((routes, r));
-            return;
-        }
-        for (i, repairs) in f.active.iter_mut().enumerate() {
-            if !repairs.is_empty() {
-                repairs.clear();
-                self.net.routes.install_row(&routes, i as NodeId);
-            }
-        }
-        f.stats.reconvergences += 1;
+        self.send_emits(mark);
     }
 
     // ---- statistics ----
@@ -758,6 +694,9 @@ impl Simulation {
         let now = self.now;
         for l in &mut self.net.links {
             l.settle(now);
+        }
+        for m in &mut self.mechanisms {
+            m.settle(now);
         }
     }
 
@@ -784,12 +723,6 @@ impl Simulation {
             }
             s.flow_net.push(f.net);
         }
-        s.frr = self.frr.as_ref().map(|f| f.stats).unwrap_or_default();
-        if let Some(acc) = &mut self.acc {
-            acc.settle(self.now);
-            s.acc = acc.stats.clone();
-        }
-        s.spoofers = self.spoofers.iter().flatten().map(|sp| sp.stats).collect();
         s
     }
 
@@ -797,6 +730,9 @@ impl Simulation {
         self.baseline = self.snapshot();
         for l in &mut self.net.links {
             l.queue.begin_measurement();
+        }
+        for m in &mut self.mechanisms {
+            m.begin_measurement();
         }
     }
 
@@ -877,5 +813,33 @@ impl Simulation {
         }
         self.flows[fi as usize].pending.iter().for_each(|(_, p)| count(p));
         (fwd, rev)
+    }
+}
+
+/// For each hook point, the indices of the mechanisms that implement it, in order.
+#[derive(Clone, Debug, Default)]
+struct HookLists {
+    arrival: Vec<u8>,
+    next_hop: Vec<u8>,
+    verdict: Vec<u8>,
+    queue_drop: Vec<u8>,
+    loss: Vec<u8>,
+    link_change: Vec<u8>,
+}
+
+impl HookLists {
+    fn add(&mut self, i: u8, hooks: Hooks) {
+        for (hook, list) in [
+            (Hooks::ARRIVAL, &mut self.arrival),
+            (Hooks::NEXT_HOP, &mut self.next_hop),
+            (Hooks::VERDICT, &mut self.verdict),
+            (Hooks::QUEUE_DROP, &mut self.queue_drop),
+            (Hooks::LOSS, &mut self.loss),
+            (Hooks::LINK_CHANGE, &mut self.link_change),
+        ] {
+            if hooks.contains(hook) {
+                list.push(i);
+            }
+        }
     }
 }

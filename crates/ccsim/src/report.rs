@@ -5,6 +5,7 @@
 use crate::engine::{Simulation, Transport};
 use crate::net::NodeKind;
 use crate::router::acc::AccStats;
+use crate::router::RouterMechanism;
 use crate::router::SpoofStats;
 use crate::stats::{jain_index, Series};
 use serde::Serialize;
@@ -45,7 +46,7 @@ pub struct Totals {
     pub jain_fairness: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct IpFrrReport {
     pub detections: u64,
     pub transient_repairs: u64,
@@ -309,36 +310,6 @@ impl Report {
             })
             .collect();
 
-        let acc = match &sim.acc {
-            None => Vec::new(),
-            Some(acc) => (0..sim.net.nodes.len())
-                .filter(|&i| sim.net.nodes[i].kind == NodeKind::Router)
-                .map(|i| {
-                    // The baseline of a run without warm-up predates ACC's installation.
-                    let s = base.acc.get(i).map_or(now.acc[i], |b| now.acc[i].delta(b));
-                    AccRouterReport { router: node_name(i as u32), counters: s, filters_active: acc.filters_at(i as u32) as u64 }
-                })
-                .collect(),
-        };
-        let spoofers = sim
-            .spoofers
-            .iter()
-            .enumerate()
-            .filter_map(|(node, sp)| Some((node, sp.as_ref()?)))
-            .enumerate()
-            .map(|(i, (node, sp))| {
-                // Spoofers added after the simulation was built have no baseline: zero.
-                let s = now.spoofers[i].delta(&base.spoofers.get(i).copied().unwrap_or_default());
-                SpooferReport {
-                    node: node_name(node as u32),
-                    counters: s,
-                    pending_now: sp.pending_now(),
-                    table_occupancy: sp.table_occupancy(),
-                    table_capacity: sp.table_capacity(),
-                }
-            })
-            .collect();
-
         let tcp_goodputs: Vec<f64> = flows.iter().filter(|f| f.transport == "tcp").map(|f| f.goodput_bps).collect();
         let totals = Totals {
             goodput_bps: flows.iter().map(|f| f.goodput_bps).sum(),
@@ -351,7 +322,7 @@ impl Report {
             jain_fairness: if tcp_goodputs.is_empty() { 1.0 } else { jain_index(&tcp_goodputs) },
         };
 
-        Report {
+        let mut report = Report {
             scenario: sim.name.clone(),
             seed: sim.seed,
             duration_s: sim.stop_at.as_secs_f64(),
@@ -359,18 +330,19 @@ impl Report {
             measured_s: measured,
             events_processed: sim.events_processed,
             totals,
-            ipfrr: {
-                let f = now.frr.delta(&base.frr);
-                IpFrrReport { detections: f.detections, transient_repairs: f.transient_repairs, reconvergences: f.reconvergences }
-            },
-            acc,
-            spoofers,
+            ipfrr: IpFrrReport::default(),
+            acc: Vec::new(),
+            spoofers: Vec::new(),
             flows,
             queues,
             links,
             nodes,
             series: sim.series.clone(),
+        };
+        for m in &sim.mechanisms {
+            m.report(&sim.net, &mut report);
         }
+        report
     }
 
     pub fn to_json(&self) -> String {

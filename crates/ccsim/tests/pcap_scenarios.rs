@@ -241,7 +241,7 @@ fn spoofed_acks_carry_dscp_cs1() {
     let path = dir.join("r2.pcapng");
     assert_clean(&path);
 
-    let spoofer = sim.spoofers.iter().flatten().map(|s| s.stats).next().unwrap();
+    let spoofer = sim.mechanism::<ccsim::router::AckSpoofing>().and_then(|m| m.spoofers().next()).unwrap().stats;
     let per_flow: u64 = sim.flows.iter().map(|f| f.net.spoofed_acks).sum();
     for l in ["R2->R0", "R2->R1"] {
         assert_eq!(sim.net.links[link(&sim, l)].queue.stats.drops(), 0, "{l} drops nothing");
@@ -273,7 +273,7 @@ fn acc_controls_are_udp_to_port_7777() {
     assert_clean(&path);
 
     let r1 = sim.net.nodes.iter().position(|n| n.name == "R1").unwrap();
-    let acc = sim.acc.as_ref().unwrap().stats[r1];
+    let acc = sim.mechanism::<ccsim::router::acc::Acc>().unwrap().stats[r1];
     let controls = count(&path, "udp.dstport == 7777");
     let cs2 = count(&path, "ip.dsfield.dscp == 16");
     let received: u64 = sim.flows.iter().filter_map(|f| f.sender()).map(|s| s.stats.acc_controls).sum();

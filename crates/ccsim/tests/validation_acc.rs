@@ -5,7 +5,7 @@ mod common;
 use ccsim::engine::{Simulation, Transport};
 use ccsim::net::Kind;
 use ccsim::report::Report;
-use ccsim::router::acc::AccStats;
+use ccsim::router::acc::{Acc, AccStats};
 use ccsim::sim::{Dur, SimTime};
 use ccsim::tcp::sender::ReductionCause;
 use common::*;
@@ -46,11 +46,11 @@ tcp = {{ variant = "reno", acc = true }}
 }
 
 fn router(sim: &Simulation, name: &str) -> AccStats {
-    sim.acc.as_ref().expect("ACC is on").stats[sim.net.node_id(name).unwrap() as usize]
+    sim.mechanism::<Acc>().expect("ACC is on").stats[sim.net.node_id(name).unwrap() as usize]
 }
 
 fn total(sim: &Simulation, f: impl Fn(&AccStats) -> u64) -> u64 {
-    sim.acc.as_ref().map_or(0, |a| a.stats.iter().map(f).sum())
+    sim.mechanism::<Acc>().map_or(0, |a| a.stats.iter().map(f).sum())
 }
 
 /// Every packet is delivered, dropped once, or still in the network: per flow (data, ACKs,
@@ -121,7 +121,7 @@ fn filters_end_by_count_when_the_sender_does_not_react() {
             + r0.filters_removed_behaviour
             + r0.filters_removed_timeout
             + r0.filters_replaced
-            + sim.acc.as_ref().unwrap().filters_at(sim.net.node_id("R0").unwrap()) as u64
+            + sim.mechanism::<Acc>().unwrap().filters_at(sim.net.node_id("R0").unwrap()) as u64
     );
 }
 
@@ -295,7 +295,7 @@ fn acc_off_changes_nothing() {
     let text = line("", "20s");
     let (a, ra) = run_with(&text, &["links.2.queue.acc=false"]);
     let (_, rb) = run_with(&text, &["links.2.queue.acc=false", "flows.0.tcp.acc=false"]);
-    assert!(a.acc.is_none() && ra.acc.is_empty());
+    assert!(a.mechanism::<Acc>().is_none() && ra.acc.is_empty());
     let delivered = |r: &Report| r.flows.iter().map(|f| (f.delivered_bytes, f.window_reductions)).collect::<Vec<_>>();
     assert_eq!(delivered(&ra), delivered(&rb));
     assert!(ra.totals.queue_drops > 0);

@@ -44,7 +44,7 @@ fn sharp_network_needs_the_explicit_repair_path() {
     let n = sim.net.nodes.len();
     let (ac, r0) = (link(&sim, "A->C"), node(&sim, "R0"));
     assert_eq!(loop_free_alternate(n, &sim.net.links, ac, r0), None);
-    let frr = sim.frr.as_ref().unwrap();
+    let frr = sim.mechanism::<ccsim::net::frr::FastReroute>().unwrap();
     assert_eq!(choose_backup(&frr.cfg, n, &sim.net.links, ac, r0), Some(Backup::Tunnel(0)));
     let hops: Vec<&str> = frr.cfg.repair_paths[0].hops.iter().map(|&l| sim.net.links[l as usize].name.as_str()).collect();
     assert_eq!(hops, vec!["A->B", "B->D", "D->C"]);

@@ -7,7 +7,8 @@ mod common;
 use ccsim::engine::Simulation;
 use ccsim::net::{Kind, Packet};
 use ccsim::report::Report;
-use ccsim::router::{AckSpoofer, Passage, SpoofConfig};
+use ccsim::router::ack_spoof::Passage;
+use ccsim::router::{AckSpoofer, SpoofConfig};
 use ccsim::signal::Action;
 use ccsim::sim::SimTime;
 use ccsim::tcp::{Endpoints, ReceiverConfig, SenderConfig, TcpReceiver, TcpSender, Variant};
@@ -334,7 +335,7 @@ fn asymmetric_path_falls_back_to_drops_and_a_reverse_packet_clears_it() {
     let r1 = sim.net.node_id("R1").unwrap() as usize;
     let mut stats_at = |s: f64| {
         sim.run_until(SimTime::from_secs_f64(s));
-        sim.spoofers[r1].as_ref().unwrap().stats
+        sim.mechanism::<ccsim::router::AckSpoofing>().and_then(|m| m.at(r1 as u32)).unwrap().stats
     };
     let (before, after, end) = (stats_at(3.99), stats_at(4.5), stats_at(10.0));
     assert!(before.spoof_events == 0 && before.fallback_drops > 0, "{before:?}");

@@ -14,9 +14,15 @@
 //! converged, then moves the affected traffic to the new path (the DAS paper, Fig. 1).
 
 use super::link::{Link, LinkId};
-use super::packet::NodeId;
+use super::packet::{NodeId, Packet};
 use super::routing::Routes;
-use crate::sim::Dur;
+use super::{Network, NodeKind};
+use crate::report::{IpFrrReport, Report};
+use crate::router::{Cx, Hooks, RouterMechanism, Timer};
+use crate::scenario::build::{fail, BuildContext, BuildError};
+use crate::scenario::units::{Duration, TimeDist};
+use crate::sim::{Dur, Rng};
+use serde::Deserialize;
 
 /// An explicit repair path for a link: the nodes from the link's head, through the detour,
 /// to a node from which normal routing avoids the link.
@@ -140,26 +146,123 @@ crate::stats::counters! {
     }
 }
 
-/// The fast-reroute state of the whole network.
-#[derive(Clone, Debug)]
-pub struct Frr {
-    pub cfg: FrrConfig,
-    /// Repairs in force, per node.
-    pub active: Vec<Vec<ActiveRepair>>,
-    /// Bumped on every failure of a link, so that stale detection and hold-down events are
-    /// recognised.
-    pub generation: Vec<u32>,
-    /// Links that were down when the routes in force were computed.
-    pub routed_around: Vec<bool>,
-    /// Tables being installed by a reconvergence in progress, and its round number.
-    pub pending: Option<(Routes, u32)>,
-    pub round: u32,
-    pub stats: FrrStats,
+/// The scenario's `[ipfrr]` table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IpFrrSpec {
+    /// Time for the router at the head of a failed link to notice (default 0).
+    #[serde(default)]
+    pub detection_delay: Option<Duration>,
+    /// Hold-down timer started at detection (default 10 s).
+    #[serde(default)]
+    pub hold_down: Option<Duration>,
+    /// Delay of each router's table update in a reconvergence, drawn per router (default 0).
+    #[serde(default)]
+    pub reconvergence_delay: Option<TimeDist>,
+    /// Compute loop-free alternates (RFC 5286) from the topology (default true).
+    #[serde(default)]
+    pub lfa: Option<bool>,
+    /// Explicit repair paths, used instead of an alternate for their link.
+    #[serde(default)]
+    pub repair_paths: Vec<RepairPathSpec>,
 }
 
-impl Frr {
-    pub fn new(cfg: FrrConfig, n_nodes: usize, n_links: usize) -> Frr {
-        Frr {
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepairPathSpec {
+    /// The protected link, "A->C".
+    pub link: String,
+    /// The detour's nodes from the link's head, e.g. ["A", "B", "D", "C"].
+    pub path: Vec<String>,
+}
+
+/// Default hold-down timer.
+pub const DEFAULT_HOLD_DOWN: Dur = Dur::from_secs(10);
+
+impl FrrConfig {
+    /// The configuration `spec` describes for the network of `cx`, every field checked.
+    pub fn from_spec(spec: &IpFrrSpec, cx: &BuildContext) -> Result<FrrConfig, BuildError> {
+        let p = "ipfrr";
+        let (net, seed) = (cx.net, cx.seed);
+        if let Some(m) = spec.reconvergence_delay.as_ref().and_then(|d| d.check()) {
+            return fail(format!("{p}.reconvergence_delay"), m);
+        }
+        let reconvergence_delay = net
+            .nodes
+            .iter()
+            .map(|n| spec.reconvergence_delay.map_or(Dur::ZERO, |d| d.draw(&mut Rng::stream(seed, &format!("reconvergence/{}", n.name)))))
+            .collect();
+        let mut repair_paths = Vec::new();
+        for (i, rp) in spec.repair_paths.iter().enumerate() {
+            let path = format!("{p}.repair_paths[{i}]");
+            let &link = cx.link_ids.get(&rp.link).ok_or_else(|| (format!("{path}.link"), format!("unknown link {:?} (links are named \"A->B\")", rp.link)))?;
+            let head = &net.nodes[net.links[link as usize].from as usize].name;
+            if rp.path.len() < 2 || &rp.path[0] != head {
+                return fail(format!("{path}.path"), format!("must start at the link's head {head:?} and name at least one more node"));
+            }
+            let mut hops = Vec::new();
+            for w in rp.path.windows(2) {
+                let name = format!("{}->{}", w[0], w[1]);
+                for n in w {
+                    if !cx.node_ids.contains_key(n) {
+                        return fail(format!("{path}.path"), format!("unknown node {n:?}"));
+                    }
+                }
+                let &l = cx.link_ids.get(&name).ok_or_else(|| (format!("{path}.path"), format!("no link {name:?}")))?;
+                if l == link {
+                    return fail(format!("{path}.path"), "the repair path uses the link it protects");
+                }
+                hops.push(l);
+            }
+            repair_paths.push(RepairPath { link, hops });
+        }
+        Ok(FrrConfig {
+            detection_delay: spec.detection_delay.map_or(Dur::ZERO, |d| d.dur()),
+            hold_down: spec.hold_down.map_or(DEFAULT_HOLD_DOWN, |d| d.dur()),
+            reconvergence_delay,
+            lfa: spec.lfa.unwrap_or(true),
+            repair_paths,
+        })
+    }
+}
+
+/// The timers of the state machine (their `kind`).
+mod timer {
+    /// The router at the head of a failed link notices: `a` the link, `b` its failure
+    /// generation.
+    pub const DETECT: u8 = 0;
+    /// The hold-down of a repair expires: `a` the link, `b` its failure generation.
+    pub const HOLD_DOWN: u8 = 1;
+    /// A router installs the tables of a reconvergence: `a` the node, `b` the round.
+    pub const CONVERGE: u8 = 2;
+    /// The last router has converged: repairs give way to the new tables; `b` the round.
+    pub const DONE: u8 = 3;
+}
+
+/// IP fast reroute for the whole network, as a router mechanism: it picks the backup next
+/// hop while a repair is in force ([`next_hop`](RouterMechanism::next_hop)) and runs the
+/// state machine of the module documentation on link changes and its timers.
+#[derive(Clone, Debug)]
+pub struct FastReroute {
+    pub cfg: FrrConfig,
+    /// Repairs in force, per node.
+    active: Vec<Vec<ActiveRepair>>,
+    /// Bumped on every failure of a link, so that stale detection and hold-down timers are
+    /// recognised.
+    generation: Vec<u32>,
+    /// Links that were down when the routes in force were computed.
+    routed_around: Vec<bool>,
+    /// Tables being installed by a reconvergence in progress, and its round number.
+    pending: Option<(Routes, u32)>,
+    round: u32,
+    pub stats: FrrStats,
+    /// The counters at the end of the warm-up (zero before).
+    baseline: FrrStats,
+}
+
+impl FastReroute {
+    pub fn new(cfg: FrrConfig, n_nodes: usize, n_links: usize) -> FastReroute {
+        FastReroute {
             cfg,
             active: vec![Vec::new(); n_nodes],
             generation: vec![0; n_links],
@@ -167,11 +270,167 @@ impl Frr {
             pending: None,
             round: 0,
             stats: FrrStats::default(),
+            baseline: FrrStats::default(),
         }
+    }
+
+    /// Fast reroute as the scenario's `[ipfrr]` table configures it; None without the table.
+    pub fn build(cx: &BuildContext) -> Result<Option<FastReroute>, BuildError> {
+        let Some(spec) = &cx.scenario.ipfrr else { return Ok(None) };
+        let cfg = FrrConfig::from_spec(spec, cx)?;
+        Ok(Some(FastReroute::new(cfg, cx.net.nodes.len(), cx.net.links.len())))
     }
 
     /// The repair in force at `node` for traffic whose primary next hop is `link`.
     pub fn repair(&self, node: NodeId, link: LinkId) -> Option<&ActiveRepair> {
         self.active.get(node as usize)?.iter().find(|r| r.link == link)
+    }
+
+    /// Repairs in force at `node`.
+    pub fn repairs_at(&self, node: NodeId) -> usize {
+        self.active[node as usize].len()
+    }
+
+    /// The router at the head of `link` notices its failure: it installs a backup for every
+    /// destination it routes over the link and starts the hold-down.
+    fn detect(&mut self, link: LinkId, generation: u32, cx: &mut Cx) {
+        let net = &*cx.net;
+        if self.generation[link as usize] != generation || net.links[link as usize].up {
+            return;
+        }
+        let head = net.links[link as usize].from;
+        let n = net.nodes.len();
+        let backups = net
+            .destinations
+            .iter()
+            .filter(|&&d| net.routes.next_hop(head, d) == Some(link))
+            .filter_map(|&d| choose_backup(&self.cfg, n, &net.links, link, d).map(|b| (d, b)))
+            .collect();
+        self.active[head as usize].push(ActiveRepair { link, generation, backups });
+        self.stats.detections += 1;
+        cx.set_timer(cx.now + self.cfg.hold_down, Timer { kind: timer::HOLD_DOWN, a: link, b: generation });
+    }
+
+    /// Every router installs shortest paths over the links now up, each after its own
+    /// delay; routers with a repair in force wait for the last one (`timer::DONE`).
+    fn start_reconvergence(&mut self, cx: &mut Cx) {
+        self.round += 1;
+        let round = self.round;
+        let net = &*cx.net;
+        for (i, l) in net.links.iter().enumerate() {
+            self.routed_around[i] = !l.up;
+        }
+        self.pending = Some((Routes::compute(net.nodes.len(), &net.links, &net.destinations), round));
+        let mut last = cx.now;
+        let mut timers = Vec::new();
+        for (i, node) in net.nodes.iter().enumerate() {
+            if node.kind != NodeKind::Router {
+                continue;
+            }
+            let at = cx.now + self.cfg.reconvergence_delay[i];
+            last = last.max(at);
+            if self.active[i].is_empty() {
+                timers.push((at, Timer { kind: timer::CONVERGE, a: i as u32, b: round }));
+            }
+        }
+        for (at, t) in timers {
+            cx.set_timer(at, t);
+        }
+        cx.set_timer(last, Timer { kind: timer::DONE, a: 0, b: round });
+    }
+
+    fn converge(&mut self, node: NodeId, round: u32, cx: &mut Cx) {
+        if let Some((routes, r)) = &self.pending {
+            if *r == round {
+                cx.net.routes.install_row(routes, node);
+            }
+        }
+    }
+
+    fn convergence_done(&mut self, round: u32, cx: &mut Cx) {
+        let Some((routes, r)) = self.pending.take() else { return };
+        if r != round {
+            self.pending = Some((routes, r));
+            return;
+        }
+        for (i, repairs) in self.active.iter_mut().enumerate() {
+            if !repairs.is_empty() {
+                repairs.clear();
+                cx.net.routes.install_row(&routes, i as NodeId);
+            }
+        }
+        self.stats.reconvergences += 1;
+    }
+}
+
+impl RouterMechanism for FastReroute {
+    fn hooks(&self) -> Hooks {
+        Hooks::NEXT_HOP | Hooks::LINK_CHANGE
+    }
+
+    /// A packet in a tunnel follows its repair path while `node` is on it; otherwise a
+    /// router with a repair in force for the chosen link sends the packet to its backup.
+    fn next_hop(&mut self, node: NodeId, pkt: &mut Packet, chosen: Option<LinkId>, cx: &mut Cx) -> Option<LinkId> {
+        if pkt.tunnel != 0 {
+            match tunnel_next(&self.cfg.repair_paths[pkt.tunnel as usize - 1], &cx.net.links, node) {
+                Some(link) => return Some(link),
+                None => pkt.tunnel = 0, // end of the repair path: routed normally from here
+            }
+        }
+        let link = chosen?;
+        let Some(backup) = self.repair(node, link).and_then(|r| r.backup_for(pkt.dst)) else { return Some(link) };
+        cx.net.nodes[node as usize].stats.backup_forwarded += 1;
+        Some(match backup {
+            Backup::Alternate(l) => l,
+            Backup::Tunnel(i) => {
+                pkt.tunnel = i + 1;
+                self.cfg.repair_paths[i as usize].hops[0]
+            }
+        })
+    }
+
+    fn on_link_change(&mut self, link: LinkId, up: bool, cx: &mut Cx) {
+        let head = cx.net.links[link as usize].from;
+        if cx.net.nodes[head as usize].kind != NodeKind::Router {
+            return;
+        }
+        if up {
+            let repairs = &mut self.active[head as usize];
+            let before = repairs.len();
+            repairs.retain(|r| r.link != link);
+            if repairs.len() < before {
+                // Repaired before the hold-down expired: transient, traffic returns at once.
+                self.stats.transient_repairs += 1;
+            } else if self.routed_around[link as usize] {
+                self.start_reconvergence(cx);
+            }
+        } else {
+            let g = &mut self.generation[link as usize];
+            *g = g.wrapping_add(1);
+            cx.set_timer(cx.now + self.cfg.detection_delay, Timer { kind: timer::DETECT, a: link, b: *g });
+        }
+    }
+
+    fn on_timer(&mut self, t: Timer, cx: &mut Cx) {
+        match t.kind {
+            timer::DETECT => self.detect(t.a, t.b, cx),
+            timer::HOLD_DOWN => {
+                let head = cx.net.links[t.a as usize].from as usize;
+                if self.active[head].iter().any(|r| r.link == t.a && r.generation == t.b) {
+                    self.start_reconvergence(cx);
+                }
+            }
+            timer::CONVERGE => self.converge(t.a, t.b, cx),
+            _ => self.convergence_done(t.b, cx),
+        }
+    }
+
+    fn begin_measurement(&mut self) {
+        self.baseline = self.stats;
+    }
+
+    fn report(&self, _net: &Network, out: &mut Report) {
+        let f = self.stats.delta(&self.baseline);
+        out.ipfrr = IpFrrReport { detections: f.detections, transient_repairs: f.transient_repairs, reconvergences: f.reconvergences };
     }
 }

@@ -98,11 +98,18 @@
 //! whose flow is never seen again stays pending (reported as `pending_now`).
 
 use super::flow_table::{FlowKey, FlowTable};
+use super::{Cx, Hooks, Passage as Verdict, RouterMechanism};
 use crate::net::packet::{Kind, Packet};
-use crate::signal::Action;
+use crate::net::{LinkId, Network, NodeId, NodeKind};
+use crate::queue;
+use crate::report::{Report, SpooferReport};
+use crate::scenario::build::{fail, BuildContext, BuildError};
+use crate::scenario::units::Duration;
+use crate::signal::{Action, SignalPolicy};
 use crate::sim::{Dur, SimTime};
 use crate::stats::counters;
 use crate::tcp::{Endpoints, Seq};
+use serde::Deserialize;
 
 /// TTL of the ACKs a router makes.
 pub const SPOOF_TTL: u8 = crate::net::packet::ROUTER_TTL;
@@ -365,6 +372,192 @@ fn burst(st: &mut FlowState, cfg: &SpoofConfig, stats: &mut SpoofStats, armed: &
     }
     let pkt = Packet::spoofed_ack(&ends, acked.seq, acked.ack, acked.wnd, now);
     Burst { pkt, count: cfg.dupacks }
+}
+
+/// The scenario's `[ack_spoofing]` table: options of the spoofer that every router with a
+/// `signal = "spoof"` queue runs (one per router, shared by its queues). Ignored when no
+/// queue spoofs, so that overrides can switch the signal without removing the table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AckSpoofingSpec {
+    /// Spoofed duplicate ACKs per signal (default 3, the sender's duplicate-ACK threshold).
+    #[serde(default)]
+    pub dupacks: Option<u32>,
+    /// Wait for the flow's next real ACK and send the spoofs just before it, numbered one
+    /// segment below it (the paper's optimisation; default true). False: spoof at once
+    /// with the highest ACK seen when it is known.
+    #[serde(default)]
+    pub spoof_below_real_ack: Option<bool>,
+    /// Drop, once, the needless retransmission a spoof provokes when it passes the router
+    /// (only if the receiver has acknowledged past it). Default: the value of
+    /// `spoof_below_real_ack`, the only way the paper's "no wasted retransmission" holds.
+    #[serde(default)]
+    pub discard_retransmission: Option<bool>,
+    /// Entries of the per-router flow table (default 1024; rounded up to a power of two).
+    #[serde(default)]
+    pub table_size: Option<u32>,
+    /// Signals with no real ACK of the flow seen after which a flow is treated as having an
+    /// asymmetric path and later signals drop (default 3).
+    #[serde(default)]
+    pub asymmetric_threshold: Option<u32>,
+    /// Pending spoofs and armed discards older than this are given up (default 500 ms).
+    #[serde(default)]
+    pub pending_timeout: Option<Duration>,
+}
+
+impl AckSpoofingSpec {
+    /// The spoofer's configuration, each option checked.
+    pub fn config(&self) -> Result<SpoofConfig, BuildError> {
+        let p = "ack_spoofing";
+        let mut cfg = SpoofConfig::default();
+        if let Some(n) = self.dupacks {
+            if !(1..=64).contains(&n) {
+                return fail(format!("{p}.dupacks"), format!("must be between 1 and 64, got {n}"));
+            }
+            cfg.dupacks = n;
+        }
+        cfg.below_real_ack = self.spoof_below_real_ack.unwrap_or(cfg.below_real_ack);
+        cfg.discard_retransmission = self.discard_retransmission.unwrap_or(cfg.below_real_ack);
+        if let Some(n) = self.table_size {
+            if !(1..=1 << 24).contains(&n) {
+                return fail(format!("{p}.table_size"), format!("must be between 1 and 16777216 entries, got {n}"));
+            }
+            cfg.table_size = n as usize;
+        }
+        if let Some(n) = self.asymmetric_threshold {
+            if n == 0 {
+                return fail(format!("{p}.asymmetric_threshold"), "must be at least 1 signal");
+            }
+            cfg.asymmetric_threshold = n;
+        }
+        if let Some(t) = self.pending_timeout {
+            if t.0 <= 0.0 {
+                return fail(format!("{p}.pending_timeout"), "must be positive");
+            }
+            cfg.pending_timeout = t.dur();
+        }
+        Ok(cfg)
+    }
+}
+
+/// ACK spoofing as a router mechanism: one [`AckSpoofer`] at every router with a spoofing
+/// queue, fed each real ACK and data packet passing the router and each spoofing signal of
+/// its queues. A spoofing signal at a node without a spoofer sends nothing.
+#[derive(Clone, Debug)]
+pub struct AckSpoofing {
+    /// By node.
+    spoofers: Vec<Option<AckSpoofer>>,
+    /// Counters of each router's spoofer at the end of the warm-up (zero before).
+    baseline: Vec<SpoofStats>,
+}
+
+impl AckSpoofing {
+    /// A spoofer at each of `routers`, configured by `cfg`, in a network of `n_nodes`.
+    pub fn new(cfg: &SpoofConfig, routers: impl IntoIterator<Item = NodeId>, n_nodes: usize) -> AckSpoofing {
+        let mut spoofers = vec![None; n_nodes];
+        for r in routers {
+            spoofers[r as usize].get_or_insert_with(|| AckSpoofer::new(cfg.clone()));
+        }
+        AckSpoofing { spoofers, baseline: vec![SpoofStats::default(); n_nodes] }
+    }
+
+    /// Spoofers at the routers whose queues signal by spoofing; None when no queue does.
+    /// The `[ack_spoofing]` options are checked even then.
+    pub fn build(cx: &BuildContext) -> Result<Option<AckSpoofing>, BuildError> {
+        let cfg = cx.scenario.ack_spoofing.as_ref().map_or(Ok(SpoofConfig::default()), |s| s.config())?;
+        let mut heads = Vec::new();
+        for (l, link) in cx.net.links.iter().enumerate() {
+            if link.queue.policy != SignalPolicy::Spoof {
+                continue;
+            }
+            let head = &cx.net.nodes[link.from as usize];
+            if head.kind == NodeKind::Host {
+                return fail(
+                    format!("{}.signal", cx.link_queues[l].0),
+                    format!("\"spoof\" is for routers: the queue of {} is at host {:?}", link.name, head.name),
+                );
+            }
+            heads.push(link.from);
+        }
+        Ok((!heads.is_empty()).then(|| AckSpoofing::new(&cfg, heads, cx.net.nodes.len())))
+    }
+
+    /// The spoofers, in node order.
+    pub fn spoofers(&self) -> impl Iterator<Item = &AckSpoofer> {
+        self.spoofers.iter().flatten()
+    }
+
+    /// The spoofer of router `node`, if it has one.
+    pub fn at(&self, node: NodeId) -> Option<&AckSpoofer> {
+        self.spoofers.get(node as usize)?.as_ref()
+    }
+
+    fn send(cx: &mut Cx, node: NodeId, b: Burst, first: bool) {
+        for _ in 0..b.count {
+            if first {
+                cx.send_first(node, b.pkt);
+            } else {
+                cx.send(node, b.pkt);
+            }
+        }
+    }
+}
+
+impl RouterMechanism for AckSpoofing {
+    fn hooks(&self) -> Hooks {
+        Hooks::ARRIVAL | Hooks::VERDICT
+    }
+
+    fn on_arrival(&mut self, node: NodeId, pkt: &Packet, cx: &mut Cx) -> Verdict {
+        let Some(sp) = self.spoofers[node as usize].as_mut() else { return Verdict::Forward };
+        match sp.on_arrival(pkt, cx.now) {
+            Passage::Forward => Verdict::Forward,
+            Passage::Discard => Verdict::Discard,
+            Passage::SpoofBefore(b) => {
+                Self::send(cx, node, b, true);
+                Verdict::Forward
+            }
+            Passage::SpoofAfter(b) => {
+                Self::send(cx, node, b, false);
+                Verdict::Forward
+            }
+        }
+    }
+
+    fn on_verdict(&mut self, link: LinkId, pkt: &Packet, _verdict: queue::Verdict, action: Action, cx: &mut Cx) -> Action {
+        if !action.spoofs() {
+            return action;
+        }
+        let node = cx.net.links[link as usize].from;
+        let Some(sp) = self.spoofers[node as usize].as_mut() else { return action };
+        let (action, burst) = sp.on_signal(pkt, action, cx.now);
+        if let Some(b) = burst {
+            Self::send(cx, node, b, false);
+        }
+        action
+    }
+
+    fn begin_measurement(&mut self) {
+        for (base, sp) in self.baseline.iter_mut().zip(&self.spoofers) {
+            *base = sp.as_ref().map_or_else(SpoofStats::default, |sp| sp.stats);
+        }
+    }
+
+    fn report(&self, net: &Network, out: &mut Report) {
+        out.spoofers = self
+            .spoofers
+            .iter()
+            .enumerate()
+            .filter_map(|(node, sp)| Some((node, sp.as_ref()?)))
+            .map(|(node, sp)| SpooferReport {
+                node: net.nodes[node].name.clone(),
+                counters: sp.stats.delta(&self.baseline[node]),
+                pending_now: sp.pending_now(),
+                table_occupancy: sp.table_occupancy(),
+                table_capacity: sp.table_capacity(),
+            })
+            .collect();
+    }
 }
 
 #[cfg(test)]

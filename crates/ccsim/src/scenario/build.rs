@@ -2,14 +2,12 @@
 //! Errors are `(field path, message)`; `load` adds the file name.
 
 use super::expand_names;
-use super::schema::{AckSpoofingSpec, DelayedAck, FlowSpec, IpFrrSpec, LinkSpec, PcapSpec, QueueSpec, Scenario, SeriesSpecToml};
+use super::schema::{DelayedAck, FlowSpec, LinkSpec, PcapSpec, QueueSpec, Scenario, SeriesSpecToml};
 use crate::app::{Period, UdpPattern, UdpSource};
 use crate::engine::{Flow, Simulation, Transport};
-use crate::net::frr::{Frr, FrrConfig, RepairPath};
 use crate::net::{Link, LinkId, Network, Node, NodeId, NodeKind, NodeStats, Routes};
 use crate::queue::{fifo::MAX_AREAS, AdaptiveRed, AredVariant, Discipline, EgressQueue, Limit, Red, RedParams, Rtred, TailDrop};
-use crate::router::acc::{Acc, MonitorConfig};
-use crate::router::{AckSpoofer, SpoofConfig};
+use crate::router::Mechanism;
 use crate::signal::SignalPolicy;
 use crate::sim::{Dur, Rng, SimTime};
 use crate::stats::{SeriesSpec, SeriesTarget};
@@ -18,10 +16,26 @@ use crate::trace::{PcapFormat, Tracer};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+/// A problem with the scenario: (field path, message).
 pub type BuildError = (String, String);
 
-fn fail<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, BuildError> {
+/// The error `msg` about the field at `path`.
+pub fn fail<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, BuildError> {
     Err((path.into(), msg.into()))
+}
+
+/// What a router mechanism sees of the scenario when it is built (see `crate::router`):
+/// the parsed scenario, the network with its links and routes, and the names.
+pub struct BuildContext<'a> {
+    pub scenario: &'a Scenario,
+    pub net: &'a Network,
+    /// The run's seed, for the mechanism's own random streams.
+    pub seed: u64,
+    pub node_ids: &'a HashMap<String, NodeId>,
+    pub link_ids: &'a HashMap<String, LinkId>,
+    /// For each link, in link order: the field path of its queue table
+    /// (`links[i].queue` or `links[i].queue_reverse`) and the table, if the scenario gave one.
+    pub link_queues: &'a [(String, Option<QueueSpec>)],
 }
 
 /// Default buffer of an egress queue, packets (ns-3's default).
@@ -58,9 +72,9 @@ pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result
     let node =
         |path: &str, name: &str| -> Result<NodeId, BuildError> { ids.get(name).copied().ok_or_else(|| (path.to_string(), format!("unknown node {name:?}"))) };
 
-    let mut acc_monitors = Vec::new();
+    let mut link_queues = Vec::new();
     for (i, spec) in sc.links.iter().enumerate() {
-        add_links(&mut net, &mut acc_monitors, spec, &format!("links[{i}]"), &node, seed)?;
+        add_links(&mut net, &mut link_queues, spec, &format!("links[{i}]"), &node, seed)?;
     }
     let mut link_ids: HashMap<String, LinkId> = HashMap::new();
     for (i, l) in net.links.iter().enumerate() {
@@ -141,21 +155,15 @@ pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result
         add_series(&mut series, s, &format!("series[{i}]"), &groups, &flows, &link_ids)?;
     }
 
-    let frr = match &sc.ipfrr {
-        Some(spec) => Some(make_frr(spec, &net, &ids, &link_ids, seed)?),
-        None => None,
-    };
-    let spoofers = make_spoofers(sc.ack_spoofing.as_ref(), &net)?;
+    let cx = BuildContext { scenario: sc, net: &net, seed, node_ids: &ids, link_ids: &link_ids, link_queues: &link_queues };
+    let mechanisms = Mechanism::build_all(&cx)?;
     let trace = make_tracer(&sc.pcap, &net, &ids, &link_ids, out_dir)?;
     let name = sc.name.clone().unwrap_or_else(|| "scenario".into());
     let warmup = SimTime::from_secs_f64(sc.warmup.0);
-    let n_nodes = net.nodes.len();
     let mut sim = Simulation::new(name, seed, net, flows, stop, warmup, series, link_events);
-    sim.frr = frr;
-    if acc_monitors.iter().any(Option::is_some) {
-        sim.acc = Some(Acc::new(acc_monitors, n_nodes));
+    for m in mechanisms {
+        sim.add_mechanism(m);
     }
-    sim.spoofers = spoofers;
     sim.trace = trace;
     Ok(sim)
 }
@@ -226,94 +234,6 @@ fn make_tracer(
     Ok(Some(Box::new(tracer)))
 }
 
-/// One ACK spoofer at every router with a spoofing queue, indexed by node; none at all when
-/// no queue spoofs.
-fn make_spoofers(spec: Option<&AckSpoofingSpec>, net: &Network) -> Result<Vec<Option<AckSpoofer>>, BuildError> {
-    let p = "ack_spoofing";
-    let mut cfg = SpoofConfig::default();
-    if let Some(s) = spec {
-        if let Some(n) = s.dupacks {
-            if !(1..=64).contains(&n) {
-                return fail(format!("{p}.dupacks"), format!("must be between 1 and 64, got {n}"));
-            }
-            cfg.dupacks = n;
-        }
-        cfg.below_real_ack = s.spoof_below_real_ack.unwrap_or(cfg.below_real_ack);
-        cfg.discard_retransmission = s.discard_retransmission.unwrap_or(cfg.below_real_ack);
-        if let Some(n) = s.table_size {
-            if !(1..=1 << 24).contains(&n) {
-                return fail(format!("{p}.table_size"), format!("must be between 1 and 16777216 entries, got {n}"));
-            }
-            cfg.table_size = n as usize;
-        }
-        if let Some(n) = s.asymmetric_threshold {
-            if n == 0 {
-                return fail(format!("{p}.asymmetric_threshold"), "must be at least 1 signal");
-            }
-            cfg.asymmetric_threshold = n;
-        }
-        if let Some(t) = s.pending_timeout {
-            if t.0 <= 0.0 {
-                return fail(format!("{p}.pending_timeout"), "must be positive");
-            }
-            cfg.pending_timeout = t.dur();
-        }
-    }
-    let heads: Vec<NodeId> = net.links.iter().filter(|l| l.queue.policy == SignalPolicy::Spoof).map(|l| l.from).collect();
-    if heads.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut spoofers = vec![None; net.nodes.len()];
-    for h in heads {
-        spoofers[h as usize].get_or_insert_with(|| AckSpoofer::new(cfg.clone()));
-    }
-    Ok(spoofers)
-}
-
-fn make_frr(spec: &IpFrrSpec, net: &Network, ids: &HashMap<String, NodeId>, link_ids: &HashMap<String, LinkId>, seed: u64) -> Result<Frr, BuildError> {
-    let p = "ipfrr";
-    if let Some(m) = spec.reconvergence_delay.as_ref().and_then(|d| d.check()) {
-        return fail(format!("{p}.reconvergence_delay"), m);
-    }
-    let reconvergence_delay = net
-        .nodes
-        .iter()
-        .map(|n| spec.reconvergence_delay.map_or(Dur::ZERO, |d| d.draw(&mut Rng::stream(seed, &format!("reconvergence/{}", n.name)))))
-        .collect();
-    let mut repair_paths = Vec::new();
-    for (i, rp) in spec.repair_paths.iter().enumerate() {
-        let path = format!("{p}.repair_paths[{i}]");
-        let &link = link_ids.get(&rp.link).ok_or_else(|| (format!("{path}.link"), format!("unknown link {:?} (links are named \"A->B\")", rp.link)))?;
-        let head = &net.nodes[net.links[link as usize].from as usize].name;
-        if rp.path.len() < 2 || &rp.path[0] != head {
-            return fail(format!("{path}.path"), format!("must start at the link's head {head:?} and name at least one more node"));
-        }
-        let mut hops = Vec::new();
-        for w in rp.path.windows(2) {
-            let name = format!("{}->{}", w[0], w[1]);
-            for n in w {
-                if !ids.contains_key(n) {
-                    return fail(format!("{path}.path"), format!("unknown node {n:?}"));
-                }
-            }
-            let &l = link_ids.get(&name).ok_or_else(|| (format!("{path}.path"), format!("no link {name:?}")))?;
-            if l == link {
-                return fail(format!("{path}.path"), "the repair path uses the link it protects");
-            }
-            hops.push(l);
-        }
-        repair_paths.push(RepairPath { link, hops });
-    }
-    let cfg = FrrConfig {
-        detection_delay: spec.detection_delay.map_or(Dur::ZERO, |d| d.dur()),
-        hold_down: spec.hold_down.map_or(Dur::from_secs(10), |d| d.dur()),
-        reconvergence_delay,
-        lfa: spec.lfa.unwrap_or(true),
-        repair_paths,
-    };
-    Ok(Frr::new(cfg, net.nodes.len(), net.links.len()))
-}
-
 /// Pairs two expanded name lists: element-wise if equally long, or one against many.
 fn pair_up(path: &str, a: &[String], b: &[String]) -> Result<Vec<(String, String)>, BuildError> {
     match (a.len(), b.len()) {
@@ -328,10 +248,10 @@ fn expand(path: &str, pattern: &str) -> Result<Vec<String>, BuildError> {
     expand_names(pattern).or_else(|m| fail(path, m))
 }
 
-/// Adds the links of `spec` to `net`, and the ACC monitor of each (or None) to `acc`.
+/// Adds the links of `spec` to `net`, and the path and table of each one's queue to `queues`.
 fn add_links(
     net: &mut Network,
-    acc: &mut Vec<Option<MonitorConfig>>,
+    queues: &mut Vec<(String, Option<QueueSpec>)>,
     spec: &LinkSpec,
     path: &str,
     node: &dyn Fn(&str, &str) -> Result<NodeId, BuildError>,
@@ -367,37 +287,14 @@ fn add_links(
         }
         for (from, to, q, qfield) in dirs {
             let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
-            let queue = make_queue(q.cloned().unwrap_or_default(), &format!("{path}.{qfield}"), spec.rate.0, seed, &name)?;
-            let head = &net.nodes[from as usize];
-            if queue.policy == SignalPolicy::Spoof && head.kind == NodeKind::Host {
-                return fail(format!("{path}.{qfield}.signal"), format!("\"spoof\" is for routers: the queue of {name} is at host {:?}", head.name));
-            }
-            acc.push(acc_monitor(q, &format!("{path}.{qfield}"), head)?);
+            let qpath = format!("{path}.{qfield}");
+            let queue = make_queue(q.cloned().unwrap_or_default(), &qpath, spec.rate.0, seed, &name)?;
+            queues.push((qpath, q.cloned()));
             let loss_rng = Rng::stream(seed, &format!("loss/{name}"));
             net.links.push(Link::new(name, from, to, spec.rate.0.round() as u64, delay, spec.cost, spec.loss, queue, loss_rng));
         }
     }
     Ok(())
-}
-
-/// The ACC monitor of a queue at `head`, if the queue runs ACC.
-fn acc_monitor(q: Option<&QueueSpec>, path: &str, head: &Node) -> Result<Option<MonitorConfig>, BuildError> {
-    let Some(q) = q else { return Ok(None) };
-    if !q.acc.unwrap_or(false) {
-        for (field, given) in [("acc_rtt_floor", q.acc_rtt_floor.is_some()), ("acc_filter_timeout", q.acc_filter_timeout.is_some())] {
-            if given {
-                return fail(format!("{path}.{field}"), "only with `acc = true`");
-            }
-        }
-        return Ok(None);
-    }
-    if head.kind != NodeKind::Router {
-        return fail(format!("{path}.acc"), format!("ACC runs in routers, and {:?} is a host", head.name));
-    }
-    if q.acc_filter_timeout.is_some_and(|t| t.0 <= 0.0) {
-        return fail(format!("{path}.acc_filter_timeout"), "must be positive");
-    }
-    Ok(Some(MonitorConfig { rtt_floor: q.acc_rtt_floor.map_or(Dur::ZERO, |d| d.dur()), filter_timeout: q.acc_filter_timeout.map(|d| d.dur()) }))
 }
 
 fn make_queue(q: QueueSpec, path: &str, rate_bps: f64, seed: u64, link: &str) -> Result<EgressQueue, BuildError> {

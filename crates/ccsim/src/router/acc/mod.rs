@@ -1,5 +1,7 @@
 //! ACC/TCP in the routers (Faber, "Experience with Active Congestion Control", Sections 2
-//! and 3.1): a monitor on each egress queue configured with ACC, and packet filters.
+//! and 3.1): a monitor on each egress queue configured with ACC, and packet filters. The
+//! decisions themselves are in [`decide`], which a live router shares; this module wires
+//! them to the simulated network.
 //!
 //! When an ACC queue drops a data packet that carries its sender's state (`pkt.acc`), the
 //! router computes the window TCP would choose, half the carried cwnd and at least two
@@ -39,20 +41,20 @@
 //! - Filtered packets are counted as drops of their flow where they are filtered, and lost
 //!   controls against the router that sent them.
 
-use crate::net::packet::{AccState, FlowId, Kind, NodeId, Packet};
+pub mod decide;
+
+pub use decide::MonitorConfig;
+
+use crate::net::packet::{FlowId, Kind, NodeId, Packet};
 use crate::net::{LinkId, Network, NodeKind};
+use crate::report::{AccRouterReport, Report};
+use crate::router::{Cx, Hooks, Passage, RouterMechanism};
+use crate::scenario::build::{fail, BuildContext, BuildError};
+use crate::scenario::schema::QueueSpec;
 use crate::sim::{Dur, SimTime};
 use crate::stats::counters;
+use decide::{Decision, FilterEnd, FilterState};
 use std::collections::HashMap;
-
-/// The ACC settings of one egress queue.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct MonitorConfig {
-    /// Flows whose carried srtt is below this get no control (zero: every flow does).
-    pub rtt_floor: Dur,
-    /// How long a filter works once installed; None: two carried RTTs.
-    pub filter_timeout: Option<Dur>,
-}
 
 counters! {
     /// ACC counters of one router, as a congested router and as a filtering one.
@@ -80,13 +82,7 @@ counters! {
 #[derive(Clone, Copy, Debug)]
 struct Filter {
     flow: FlowId,
-    /// When the installing message arrives.
-    from: SimTime,
-    until: SimTime,
-    /// The window the dropped packet carried.
-    carried: u32,
-    /// Packets still to discard.
-    remaining: u32,
+    state: FilterState,
 }
 
 /// ACC for a whole network: the monitors, by link, and the filters, by node.
@@ -98,12 +94,30 @@ pub struct Acc {
     filters: Vec<Vec<Filter>>,
     /// By node.
     pub stats: Vec<AccStats>,
+    /// The counters at the end of the warm-up (zero before).
+    baseline: Vec<AccStats>,
 }
 
 impl Acc {
     /// `monitors[l]` configures link `l`'s queue, or is None where ACC is off.
     pub fn new(monitors: Vec<Option<MonitorConfig>>, n_nodes: usize) -> Acc {
-        Acc { monitors, last_control: HashMap::new(), filters: vec![Vec::new(); n_nodes], stats: vec![AccStats::default(); n_nodes] }
+        Acc {
+            monitors,
+            last_control: HashMap::new(),
+            filters: vec![Vec::new(); n_nodes],
+            stats: vec![AccStats::default(); n_nodes],
+            baseline: vec![AccStats::default(); n_nodes],
+        }
+    }
+
+    /// ACC for the queues whose table sets `acc = true`; None when no queue does.
+    pub fn build(cx: &BuildContext) -> Result<Option<Acc>, BuildError> {
+        let mut monitors = Vec::with_capacity(cx.net.links.len());
+        for (l, (path, q)) in cx.link_queues.iter().enumerate() {
+            let head = &cx.net.nodes[cx.net.links[l].from as usize];
+            monitors.push(monitor(q.as_ref(), path, &head.name, head.kind)?);
+        }
+        Ok(monitors.iter().any(Option::is_some).then(|| Acc::new(monitors, cx.net.nodes.len())))
     }
 
     /// Filters in place (or on their way) at `node`.
@@ -118,30 +132,22 @@ impl Acc {
         let router = net.links[link as usize].from;
         let stats = &mut self.stats[router as usize];
         stats.acc_drops += 1;
-        let srtt = Dur::from_micros(state.srtt_us as u64);
-        if srtt < cfg.rtt_floor {
-            stats.below_rtt_floor += 1;
-            return None;
-        }
-        let last = self.last_control.get(&(link, pkt.flow));
-        if srtt == Dur::ZERO || last.is_some_and(|&t| now < t + srtt) {
-            return None;
-        }
-        let seg = pkt.payload.max(1);
-        let cwnd = (state.cwnd / 2).max(2 * seg);
-        if cwnd >= state.cwnd {
-            return None;
-        }
+        let last = self.last_control.get(&(link, pkt.flow)).copied();
+        let (state, filter) = match decide::on_drop(&cfg, &state, pkt.payload, last, now) {
+            Decision::BelowFloor => {
+                stats.below_rtt_floor += 1;
+                return None;
+            }
+            Decision::Ignore => return None,
+            Decision::Control { state, filter } => (state, filter),
+        };
         stats.controls_sent += 1;
         self.last_control.insert((link, pkt.flow), now);
-        let remaining = (state.cwnd - cwnd) / seg;
-        if remaining > 0 {
+        if let Some(req) = filter {
             let (site, delay) = filter_site(net, link, pkt);
-            let from = now + delay;
-            let until = from + cfg.filter_timeout.unwrap_or(srtt.saturating_mul(2));
-            self.install(site, Filter { flow: pkt.flow, from, until, carried: state.cwnd, remaining });
+            self.install(site, Filter { flow: pkt.flow, state: FilterState::new(&req, now + delay) });
         }
-        Some(Packet::acc_control(router, pkt, AccState { cwnd, ssthresh: cwnd, srtt_us: state.srtt_us, slow_start: false }, now))
+        Some(Packet::acc_control(router, pkt, state, now))
     }
 
     fn install(&mut self, node: NodeId, filter: Filter) {
@@ -163,24 +169,21 @@ impl Acc {
             return false;
         }
         let (Kind::TcpData, Some(state)) = (pkt.kind, pkt.acc) else { return false };
-        let Some(i) = filters.iter().position(|f| f.flow == pkt.flow && f.from <= now) else { return false };
+        let Some(i) = filters.iter().position(|f| f.flow == pkt.flow && f.state.from <= now) else { return false };
         let stats = &mut self.stats[node as usize];
-        let f = &mut filters[i];
-        let (discard, ended) = if now >= f.until {
-            (false, &mut stats.filters_removed_timeout)
-        } else if state.cwnd < f.carried {
-            (false, &mut stats.filters_removed_behaviour)
-        } else {
+        let verdict = decide::filter(&mut filters[i].state, state.cwnd, now);
+        if verdict.discard {
             stats.packets_filtered += 1;
-            f.remaining -= 1;
-            if f.remaining > 0 {
-                return true;
-            }
-            (true, &mut stats.filters_removed_count)
-        };
-        *ended += 1;
-        filters.swap_remove(i);
-        discard
+        }
+        if let Some(end) = verdict.ended {
+            *match end {
+                FilterEnd::Count => &mut stats.filters_removed_count,
+                FilterEnd::Behaviour => &mut stats.filters_removed_behaviour,
+                FilterEnd::Timeout => &mut stats.filters_removed_timeout,
+            } += 1;
+            filters.swap_remove(i);
+        }
+        verdict.discard
     }
 
     /// The network lost `pkt`. A control message is the routers' packet, not its flow's:
@@ -194,13 +197,76 @@ impl Acc {
     }
 
     /// Removes the filters that have expired by `now` (before statistics are taken).
-    pub fn settle(&mut self, now: SimTime) {
+    pub fn expire(&mut self, now: SimTime) {
         for (filters, stats) in self.filters.iter_mut().zip(&mut self.stats) {
             let before = filters.len();
-            filters.retain(|f| f.until > now);
+            filters.retain(|f| f.state.until > now);
             stats.filters_removed_timeout += (before - filters.len()) as u64;
         }
     }
+}
+
+impl RouterMechanism for Acc {
+    fn hooks(&self) -> Hooks {
+        Hooks::ARRIVAL | Hooks::QUEUE_DROP | Hooks::LOSS
+    }
+
+    fn on_arrival(&mut self, node: NodeId, pkt: &Packet, cx: &mut Cx) -> Passage {
+        if self.filter(node, pkt, cx.now) {
+            Passage::Discard
+        } else {
+            Passage::Forward
+        }
+    }
+
+    fn on_queue_drop(&mut self, link: LinkId, pkt: &Packet, cx: &mut Cx) {
+        if let Some(ctl) = self.on_drop(link, pkt, cx.now, cx.net) {
+            cx.send(ctl.src, ctl);
+        }
+    }
+
+    fn claims_loss(&mut self, pkt: &Packet) -> bool {
+        self.count_lost_control(pkt)
+    }
+
+    fn settle(&mut self, now: SimTime) {
+        self.expire(now);
+    }
+
+    fn begin_measurement(&mut self) {
+        self.baseline.clone_from(&self.stats);
+    }
+
+    fn report(&self, net: &Network, out: &mut Report) {
+        out.acc = (0..net.nodes.len())
+            .filter(|&i| net.nodes[i].kind == NodeKind::Router)
+            .map(|i| AccRouterReport {
+                router: net.nodes[i].name.clone(),
+                counters: self.stats[i].delta(&self.baseline[i]),
+                filters_active: self.filters[i].len() as u64,
+            })
+            .collect();
+    }
+}
+
+/// The ACC monitor of a queue at node `head`, if its table `q` (at `path`) runs ACC.
+fn monitor(q: Option<&QueueSpec>, path: &str, head: &str, kind: NodeKind) -> Result<Option<MonitorConfig>, BuildError> {
+    let Some(q) = q else { return Ok(None) };
+    if !q.acc.unwrap_or(false) {
+        for (field, given) in [("acc_rtt_floor", q.acc_rtt_floor.is_some()), ("acc_filter_timeout", q.acc_filter_timeout.is_some())] {
+            if given {
+                return fail(format!("{path}.{field}"), "only with `acc = true`");
+            }
+        }
+        return Ok(None);
+    }
+    if kind != NodeKind::Router {
+        return fail(format!("{path}.acc"), format!("ACC runs in routers, and {head:?} is a host"));
+    }
+    if q.acc_filter_timeout.is_some_and(|t| t.0 <= 0.0) {
+        return fail(format!("{path}.acc_filter_timeout"), "must be positive");
+    }
+    Ok(Some(MonitorConfig { rtt_floor: q.acc_rtt_floor.map_or(Dur::ZERO, |d| d.dur()), filter_timeout: q.acc_filter_timeout.map(|d| d.dur()) }))
 }
 
 /// Where the filter for a drop of `pkt` at `link` goes, and how long the message installing
@@ -224,7 +290,7 @@ fn filter_site(net: &Network, link: LinkId, pkt: &Packet) -> (NodeId, Dur) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::Endpoints;
+    use crate::net::packet::{AccState, Endpoints};
     use crate::net::{Link, Node, NodeStats};
     use crate::queue::{Discipline, EgressQueue, Limit, TailDrop};
     use crate::signal::SignalPolicy;
@@ -323,9 +389,9 @@ mod tests {
         // Default: two carried RTTs; an idle flow's filter is swept when statistics are taken.
         let mut a = acc(MonitorConfig::default());
         a.on_drop(2, &data(0, 40, 100), ms(0), &net).unwrap();
-        a.settle(ms(204));
+        a.expire(ms(204));
         assert_eq!(a.filters_at(1), 1);
-        a.settle(ms(205));
+        a.expire(ms(205));
         assert_eq!((a.filters_at(1), a.stats[1].filters_removed_timeout), (0, 1));
     }
 
