@@ -522,11 +522,13 @@ impl Simulation {
 
     // ---- end hosts ----
 
+    /// `pkt` reached its destination host. A packet of no flow (one a router mechanism
+    /// made for no flow) is absorbed.
     fn deliver(&mut self, pkt: Packet) {
         let now = self.now;
         let fi = pkt.flow;
+        let Some(f) = self.flows.get_mut(fi as usize) else { return };
         let mut out = std::mem::take(&mut self.outbox);
-        let f = &mut self.flows[fi as usize];
         match (&mut f.transport, pkt.kind) {
             (Transport::Tcp { rx, .. }, Kind::TcpData) => {
                 rx.on_data(&pkt, now, &mut out);

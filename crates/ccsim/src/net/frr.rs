@@ -434,3 +434,183 @@ impl RouterMechanism for FastReroute {
         out.ipfrr = IpFrrReport { detections: f.detections, transient_repairs: f.transient_repairs, reconvergences: f.reconvergences };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::Endpoints;
+    use crate::net::{Node, NodeStats};
+    use crate::queue::{Discipline, EgressQueue, Limit, TailDrop};
+    use crate::router::Effects;
+    use crate::signal::SignalPolicy;
+    use crate::sim::SimTime;
+    use crate::tcp::Seq;
+
+    /// The DAS paper's Fig. 2 network: S - A - C - R with the detour A - B - C; every link
+    /// duplex, unit cost. Returns the network and the id of link A->C.
+    fn fig2() -> (Network, LinkId) {
+        let mut net = Network::default();
+        for (name, kind) in [("S", NodeKind::Host), ("R", NodeKind::Host), ("A", NodeKind::Router), ("B", NodeKind::Router), ("C", NodeKind::Router)] {
+            net.nodes.push(Node { name: name.into(), kind, stats: NodeStats::default() });
+        }
+        let (s, r, a, b, c) = (0, 1, 2, 3, 4);
+        for (x, y) in [(s, a), (a, c), (c, r), (a, b), (b, c)] {
+            for (from, to) in [(x, y), (y, x)] {
+                let q = EgressQueue::new(Limit::Packets(10), Discipline::TailDrop(TailDrop), SignalPolicy::Drop, Rng::from_seed(1), vec![]);
+                let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
+                net.links.push(Link::new(name, from, to, 1_000_000, Dur::from_millis(5), 1, 0.0, q, Rng::from_seed(2)));
+            }
+        }
+        net.destinations = vec![s, r];
+        net.recompute_routes();
+        let ac = net.links.iter().position(|l| l.name == "A->C").unwrap() as LinkId;
+        (net, ac)
+    }
+
+    fn config(net: &Network) -> FrrConfig {
+        FrrConfig {
+            detection_delay: Dur::from_millis(10),
+            hold_down: Dur::from_secs(1),
+            reconvergence_delay: vec![Dur::from_millis(50); net.nodes.len()],
+            lfa: true,
+            repair_paths: Vec::new(),
+        }
+    }
+
+    fn at(ms: u64) -> SimTime {
+        SimTime::ZERO + Dur::from_millis(ms)
+    }
+
+    /// Runs one hook at `now`; returns the timers it set.
+    fn hook(net: &mut Network, now: SimTime, f: impl FnOnce(&mut Cx)) -> Vec<(SimTime, Timer)> {
+        let mut effects = Effects::default();
+        f(&mut Cx::new(now, net, &mut effects));
+        assert!(effects.emits.is_empty(), "fast reroute sends no packets");
+        effects.timers
+    }
+
+    fn data_to_r(net: &Network) -> Packet {
+        let ends = Endpoints { flow: 0, sender: net.node_id("S").unwrap(), receiver: net.node_id("R").unwrap(), sport: 1, dport: 2 };
+        Packet::tcp_data(&ends, Seq(0), 1000, 64, SimTime::ZERO)
+    }
+
+    /// The link `node` sends a packet to R on, with the mechanism's say.
+    fn next(frr: &mut FastReroute, net: &mut Network, node: &str) -> String {
+        let (n, mut pkt) = (net.node_id(node).unwrap(), data_to_r(net));
+        let primary = net.routes.next_hop(n, pkt.dst);
+        let mut chosen = None;
+        hook(net, SimTime::ZERO, |cx| chosen = frr.next_hop(n, &mut pkt, primary, cx));
+        chosen.map_or("none".into(), |l| net.links[l as usize].name.clone())
+    }
+
+    fn fail_link(net: &mut Network, link: LinkId) {
+        net.links[link as usize].up = false;
+    }
+
+    #[test]
+    fn lfa_of_fig2_is_the_detour_through_b() {
+        let (net, ac) = fig2();
+        let r = net.node_id("R").unwrap();
+        let alt = loop_free_alternate(net.nodes.len(), &net.links, ac, r).map(|l| net.links[l as usize].name.clone());
+        assert_eq!(alt.as_deref(), Some("A->B"));
+        // RFC 5286 inequality 1 for neighbour S of A toward R: dist(S,R) = 3 is not below
+        // dist(S,A) + dist(A,R) = 1 + 2, so S, the other neighbour, is no alternate.
+        let (s, a) = (net.node_id("S").unwrap(), net.node_id("A").unwrap());
+        let to_s = net.links.iter().position(|l| l.from == a && l.to == s).unwrap();
+        assert_ne!(alt.as_deref(), Some(net.links[to_s].name.as_str()));
+    }
+
+    #[test]
+    fn detection_after_the_delay_then_backup_until_a_transient_repair() {
+        let (mut net, ac) = fig2();
+        let mut frr = FastReroute::new(config(&net), net.nodes.len(), net.links.len());
+        assert_eq!(next(&mut frr, &mut net, "A"), "A->C");
+        fail_link(&mut net, ac);
+        let timers = hook(&mut net, at(100), |cx| frr.on_link_change(ac, false, cx));
+        assert_eq!(timers, vec![(at(110), Timer { kind: timer::DETECT, a: ac, b: 1 })]);
+        assert_eq!(next(&mut frr, &mut net, "A"), "A->C", "not detected yet: traffic still goes to the dead link");
+        let timers = hook(&mut net, at(110), |cx| frr.on_timer(Timer { kind: timer::DETECT, a: ac, b: 1 }, cx));
+        assert_eq!(timers, vec![(at(1110), Timer { kind: timer::HOLD_DOWN, a: ac, b: 1 })]);
+        assert_eq!((frr.stats.detections, frr.repairs_at(net.node_id("A").unwrap())), (1, 1));
+        assert_eq!(next(&mut frr, &mut net, "A"), "A->B");
+        assert_eq!(net.nodes[net.node_id("A").unwrap() as usize].stats.backup_forwarded, 1);
+        // Up before the hold-down: transient, the primary at once, and the stale hold-down
+        // timer does nothing.
+        net.links[ac as usize].up = true;
+        assert!(hook(&mut net, at(500), |cx| frr.on_link_change(ac, true, cx)).is_empty());
+        assert_eq!((frr.stats.transient_repairs, next(&mut frr, &mut net, "A")), (1, "A->C".into()));
+        assert!(hook(&mut net, at(1110), |cx| frr.on_timer(Timer { kind: timer::HOLD_DOWN, a: ac, b: 1 }, cx)).is_empty());
+        assert_eq!(frr.stats.reconvergences, 0);
+    }
+
+    #[test]
+    fn a_stale_detection_is_ignored() {
+        let (mut net, ac) = fig2();
+        let mut frr = FastReroute::new(config(&net), net.nodes.len(), net.links.len());
+        fail_link(&mut net, ac);
+        hook(&mut net, at(0), |cx| frr.on_link_change(ac, false, cx));
+        net.links[ac as usize].up = true;
+        hook(&mut net, at(5), |cx| frr.on_link_change(ac, true, cx));
+        assert!(hook(&mut net, at(10), |cx| frr.on_timer(Timer { kind: timer::DETECT, a: ac, b: 1 }, cx)).is_empty());
+        assert_eq!(frr.stats.detections, 0, "the link came back before detection");
+    }
+
+    #[test]
+    fn persistent_failure_reconverges_and_the_repair_waits_for_the_last_router() {
+        let (mut net, ac) = fig2();
+        let mut cfg = config(&net);
+        let b = net.node_id("B").unwrap();
+        cfg.reconvergence_delay[b as usize] = Dur::from_millis(200);
+        let mut frr = FastReroute::new(cfg, net.nodes.len(), net.links.len());
+        fail_link(&mut net, ac);
+        hook(&mut net, at(0), |cx| frr.on_link_change(ac, false, cx));
+        hook(&mut net, at(10), |cx| frr.on_timer(Timer { kind: timer::DETECT, a: ac, b: 1 }, cx));
+        let timers = hook(&mut net, at(1010), |cx| frr.on_timer(Timer { kind: timer::HOLD_DOWN, a: ac, b: 1 }, cx));
+        // B and C converge after their delays; A, which repairs, waits for the end (1210 ms).
+        let (a, c) = (net.node_id("A").unwrap(), net.node_id("C").unwrap());
+        assert_eq!(
+            timers,
+            vec![
+                (at(1210), Timer { kind: timer::CONVERGE, a: b, b: 1 }),
+                (at(1060), Timer { kind: timer::CONVERGE, a: c, b: 1 }),
+                (at(1210), Timer { kind: timer::DONE, a: 0, b: 1 }),
+            ]
+        );
+        for (t, timer) in timers {
+            hook(&mut net, t, |cx| frr.on_timer(timer, cx));
+        }
+        assert_eq!((frr.stats.reconvergences, frr.repairs_at(a)), (1, 0));
+        // A's new table routes around the failed link without the repair.
+        assert_eq!(next(&mut frr, &mut net, "A"), "A->B");
+        assert_eq!(net.nodes[a as usize].stats.backup_forwarded, 0);
+        // When the link comes back after the reconvergence, routes are recomputed again.
+        net.links[ac as usize].up = true;
+        let timers = hook(&mut net, at(5000), |cx| frr.on_link_change(ac, true, cx));
+        assert!(timers.iter().any(|(_, t)| t.kind == timer::DONE && t.b == 2));
+    }
+
+    #[test]
+    fn explicit_repair_path_tunnels_to_its_end() {
+        let (mut net, ac) = fig2();
+        let mut cfg = config(&net);
+        let hops = ["A->B", "B->C"].map(|n| net.links.iter().position(|l| l.name == n).unwrap() as LinkId).to_vec();
+        cfg.repair_paths = vec![RepairPath { link: ac, hops }];
+        let mut frr = FastReroute::new(cfg, net.nodes.len(), net.links.len());
+        fail_link(&mut net, ac);
+        hook(&mut net, at(0), |cx| frr.on_link_change(ac, false, cx));
+        hook(&mut net, at(10), |cx| frr.on_timer(Timer { kind: timer::DETECT, a: ac, b: 1 }, cx));
+        let (a, b) = (net.node_id("A").unwrap(), net.node_id("B").unwrap());
+        let mut pkt = data_to_r(&net);
+        let primary = net.routes.next_hop(a, pkt.dst);
+        let mut chosen = None;
+        hook(&mut net, at(20), |cx| chosen = frr.next_hop(a, &mut pkt, primary, cx));
+        assert_eq!((chosen.map(|l| net.links[l as usize].name.as_str()), pkt.tunnel), (Some("A->B"), 1));
+        // At B the tunnel, not B's table, decides; past the path's end, normal routing.
+        hook(&mut net, at(25), |cx| chosen = frr.next_hop(b, &mut pkt, None, cx));
+        assert_eq!(chosen.map(|l| net.links[l as usize].name.as_str()), Some("B->C"));
+        let c = net.node_id("C").unwrap();
+        let primary = net.routes.next_hop(c, pkt.dst);
+        hook(&mut net, at(30), |cx| chosen = frr.next_hop(c, &mut pkt, primary, cx));
+        assert_eq!((chosen.map(|l| net.links[l as usize].name.as_str()), pkt.tunnel), (Some("C->R"), 0));
+    }
+}

@@ -12,7 +12,7 @@
 //! had happened at its own time.
 
 use super::packet::{NodeId, Packet};
-use crate::queue::EgressQueue;
+use crate::queue::{EgressQueue, QueueStats};
 use crate::sim::{Dur, Rng, Serializer, SimTime};
 use crate::stats::{counters, TimeIntegral};
 use std::collections::VecDeque;
@@ -278,10 +278,164 @@ impl Link {
         !self.pipe.is_empty() && self.pipe.iter().any(|(_, p)| hit(p))
     }
 
+    /// The link's and its queue's counters as of `now`, without changing the link: the
+    /// departures and transmissions not yet replayed are replayed on a copy. For readers
+    /// outside the run loop (it copies the queued packets); the engine itself advances links.
+    pub fn counters_at(&self, now: SimTime) -> (LinkStats, QueueStats) {
+        let mut copy = self.clone();
+        copy.advance(now, |_, _, _| {});
+        copy.settle(now);
+        (copy.stats, copy.queue.stats)
+    }
+
     /// Brings time integrals up to `now` (the link must have been advanced to now).
     pub fn settle(&mut self, now: SimTime) {
         self.busy.advance(self.transmitting.is_some() as u64, now.as_nanos());
         self.stats.busy_ns = self.busy.area;
         self.queue.settle(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::Endpoints;
+    use crate::queue::{Discipline, Limit, TailDrop, Verdict};
+    use crate::signal::{Action, SignalPolicy};
+    use crate::tcp::Seq;
+
+    const ENDS: Endpoints = Endpoints { flow: 0, sender: 0, receiver: 1, sport: 1, dport: 2 };
+
+    /// A 1 Mb/s link with 10 ms of delay: a 1000-byte packet takes 8 ms to serialize.
+    fn link(loss: f64, limit: u32) -> Link {
+        let q = EgressQueue::new(Limit::Packets(limit), Discipline::TailDrop(TailDrop), SignalPolicy::Drop, Rng::from_seed(1), vec![]);
+        Link::new("A->B".into(), 0, 1, 1_000_000, Dur::from_millis(10), 1, loss, q, Rng::from_seed(7))
+    }
+
+    fn pkt(i: u32) -> Packet {
+        Packet::tcp_data(&ENDS, Seq(i * 960), 960, 64, SimTime::ZERO) // 1000 bytes on the wire
+    }
+
+    fn ms(t: u64) -> SimTime {
+        SimTime::ZERO + Dur::from_millis(t)
+    }
+
+    /// Offers `p` at `now` as the engine does: advance, classify, commit, schedule.
+    fn offer(l: &mut Link, p: Packet, now: SimTime) -> Option<Scheduled> {
+        l.advance(now, |_, _, _| {});
+        let (v, a) = l.queue.classify(&p, now);
+        l.queue.commit(p, v, a, now).then(|| l.schedule(p.size, now))
+    }
+
+    #[test]
+    fn packets_are_serialized_back_to_back_and_arrive_one_delay_later() {
+        let mut l = link(0.0, 10);
+        let a = offer(&mut l, pkt(0), ms(0)).unwrap();
+        assert_eq!((a.tx_end, a.arrival), (ms(8), Some(ms(18))));
+        // The second waits for the transmitter; its arrival is not scheduled while the
+        // first one's is pending (one arrival event per link).
+        let b = offer(&mut l, pkt(1), ms(1)).unwrap();
+        assert_eq!((b.tx_end, b.arrival), (ms(16), None));
+        l.advance(ms(18), |_, _, _| {});
+        let (p, next) = l.deliver();
+        assert_eq!((p.seq, next), (Seq(0), Some(ms(26))));
+        l.advance(ms(26), |_, _, _| {});
+        let (p, next) = l.deliver();
+        assert_eq!((p.seq, next), (Seq(960), None));
+        // Idle, a later packet starts at once.
+        let c = offer(&mut l, pkt(2), ms(100)).unwrap();
+        assert_eq!((c.tx_end, c.arrival), (ms(108), Some(ms(118))));
+    }
+
+    #[test]
+    fn replay_reports_each_end_of_transmission_in_order_with_its_time() {
+        let mut l = link(0.0, 10);
+        for i in 0..3 {
+            offer(&mut l, pkt(i), ms(0));
+        }
+        let mut ends = Vec::new();
+        l.advance(ms(20), |t, p, lost| ends.push((t, p.seq, lost)));
+        assert_eq!(ends, vec![(ms(8), Seq(0), false), (ms(16), Seq(960), false)]);
+        assert_eq!((l.queue.len(), l.transmitting_packet().map(|p| p.seq)), (0, Some(Seq(1920))));
+        l.advance(ms(24), |t, p, _| ends.push((t, p.seq, false)));
+        assert_eq!(ends.last(), Some(&(ms(24), Seq(1920), false)));
+        assert_eq!((l.stats.tx_packets, l.stats.tx_bytes), (3, 3000));
+    }
+
+    #[test]
+    fn counters_can_be_read_without_changing_the_link() {
+        let mut l = link(0.0, 10);
+        for i in 0..4 {
+            offer(&mut l, pkt(i), ms(0));
+        }
+        let (ls, qs) = l.counters_at(ms(20));
+        assert_eq!((l.stats.tx_packets, l.queue.stats.departures), (0, 1), "replayed only up to 0 ms");
+        assert_eq!((ls.tx_packets, qs.departures, ls.busy_ns), (2, 3, 20_000_000));
+        l.advance(ms(20), |_, _, _| {});
+        l.settle(ms(20));
+        assert_eq!((l.stats, l.queue.stats), (ls, qs));
+    }
+
+    #[test]
+    fn busy_time_and_mean_queue_are_integrated() {
+        let mut l = link(0.0, 10);
+        for i in 0..3 {
+            offer(&mut l, pkt(i), ms(0));
+        }
+        l.advance(ms(40), |_, _, _| {});
+        l.settle(ms(40));
+        assert_eq!(l.stats.busy_ns, 24_000_000, "3 x 8 ms busy");
+        // Queue (not counting the packet in transmission): 2 for 8 ms, 1 for 8 ms.
+        assert_eq!(l.queue.stats.len_area_packets, (2 * 8 + 8) as u128 * 1_000_000);
+        assert_eq!(l.queue.stats.delay_sum_ns, (8 + 16) as u128 * 1_000_000);
+    }
+
+    #[test]
+    fn random_loss_happens_on_the_wire_after_transmission() {
+        let mut l = link(0.5, 1000);
+        let mut arrivals = 0;
+        for i in 0..400 {
+            let s = offer(&mut l, pkt(i), ms(8 * i as u64)).unwrap();
+            arrivals += s.arrival.is_some() as u32;
+        }
+        l.advance(ms(100_000), |_, _, _| {});
+        let lost = l.stats.lost_random;
+        assert_eq!(l.stats.tx_packets, 400);
+        assert!((150..250).contains(&lost), "about half lost: {lost}");
+        assert_eq!(l.packets(ms(100_000)).count() as u64, 400 - lost, "the others are in the pipe");
+        assert!(arrivals >= 1);
+    }
+
+    #[test]
+    fn going_down_loses_everything_aboard_and_frees_the_transmitter() {
+        let mut l = link(0.0, 10);
+        for i in 0..4 {
+            offer(&mut l, pkt(i), ms(0));
+        }
+        l.advance(ms(12), |_, _, _| {}); // packet 0 propagating, 1 transmitting, 2 and 3 queued
+        assert_eq!(l.packets(ms(12)).count(), 4);
+        assert!(l.holds(ms(12), |p| p.seq == Seq(1920)) && !l.holds(ms(12), |p| p.seq == Seq(99)));
+        let mut lost = Vec::new();
+        l.go_down(ms(12), |p| lost.push(p.seq.0 / 960));
+        lost.sort_unstable();
+        assert_eq!(lost, vec![0, 1, 2, 3]);
+        assert_eq!((l.stats.lost_down, l.queue.stats.drops_link_down, l.stats.failures), (2, 2, 1));
+        assert_eq!(l.packets(ms(12)).count(), 0);
+        // Back up, a new packet starts at once and takes the full serialization time.
+        l.come_up();
+        let s = offer(&mut l, pkt(9), ms(12)).unwrap();
+        assert_eq!((s.tx_end, s.arrival), (ms(20), Some(ms(30))));
+    }
+
+    #[test]
+    fn a_full_buffer_drops_the_arrival() {
+        let mut l = link(0.0, 2);
+        let got: Vec<bool> = (0..4).map(|i| offer(&mut l, pkt(i), ms(0)).is_some()).collect();
+        // The first leaves the buffer for the transmitter at once; the second and third fill
+        // the buffer, and the fourth finds no room.
+        assert_eq!(got, vec![true, true, true, false]);
+        assert_eq!(l.queue.stats.drops_overflow, 1);
+        let (v, a) = l.queue.classify(&pkt(5), ms(0));
+        assert_eq!((v, a), (Verdict::Overflow, Action::Drop));
     }
 }

@@ -35,6 +35,8 @@
 pub mod acc;
 pub mod ack_spoof;
 pub mod flow_table;
+#[cfg(test)]
+mod probe;
 
 pub use ack_spoof::{AckSpoofer, AckSpoofing, Burst, SpoofConfig, SpoofStats};
 pub use flow_table::{FlowKey, FlowTable};
@@ -195,11 +197,11 @@ pub trait Registered: Sized {
 /// which returns None when the scenario does not use it. Mechanisms are built, and their
 /// hooks called, in the order listed here.
 macro_rules! mechanisms {
-    ($($variant:ident => $ty:ty,)*) => {
+    ($($(#[$attr:meta])* $variant:ident => $ty:ty,)*) => {
         /// A router mechanism of the simulation, dispatched without dynamic allocation.
         #[derive(Clone, Debug)]
         pub enum Mechanism {
-            $($variant($ty),)*
+            $($(#[$attr])* $variant($ty),)*
         }
 
         impl Mechanism {
@@ -207,6 +209,7 @@ macro_rules! mechanisms {
             pub fn build_all(cx: &BuildContext) -> Result<Vec<Mechanism>, BuildError> {
                 let mut out = Vec::new();
                 $(
+                    $(#[$attr])*
                     if let Some(m) = <$ty>::build(cx)? {
                         out.push(Mechanism::$variant(m));
                     }
@@ -216,12 +219,13 @@ macro_rules! mechanisms {
 
             fn as_dyn(&self) -> &dyn RouterMechanism {
                 match self {
-                    $(Mechanism::$variant(m) => m,)*
+                    $($(#[$attr])* Mechanism::$variant(m) => m,)*
                 }
             }
         }
 
         $(
+            $(#[$attr])*
             impl Registered for $ty {
                 fn find(m: &Mechanism) -> Option<&Self> {
                     match m {
@@ -239,47 +243,47 @@ macro_rules! mechanisms {
             }
             fn on_arrival(&mut self, node: NodeId, pkt: &Packet, cx: &mut Cx) -> Passage {
                 match self {
-                    $(Mechanism::$variant(m) => m.on_arrival(node, pkt, cx),)*
+                    $($(#[$attr])* Mechanism::$variant(m) => m.on_arrival(node, pkt, cx),)*
                 }
             }
             fn next_hop(&mut self, node: NodeId, pkt: &mut Packet, chosen: Option<LinkId>, cx: &mut Cx) -> Option<LinkId> {
                 match self {
-                    $(Mechanism::$variant(m) => m.next_hop(node, pkt, chosen, cx),)*
+                    $($(#[$attr])* Mechanism::$variant(m) => m.next_hop(node, pkt, chosen, cx),)*
                 }
             }
             fn on_verdict(&mut self, link: LinkId, pkt: &Packet, verdict: Verdict, action: Action, cx: &mut Cx) -> Action {
                 match self {
-                    $(Mechanism::$variant(m) => m.on_verdict(link, pkt, verdict, action, cx),)*
+                    $($(#[$attr])* Mechanism::$variant(m) => m.on_verdict(link, pkt, verdict, action, cx),)*
                 }
             }
             fn on_queue_drop(&mut self, link: LinkId, pkt: &Packet, cx: &mut Cx) {
                 match self {
-                    $(Mechanism::$variant(m) => m.on_queue_drop(link, pkt, cx),)*
+                    $($(#[$attr])* Mechanism::$variant(m) => m.on_queue_drop(link, pkt, cx),)*
                 }
             }
             fn claims_loss(&mut self, pkt: &Packet) -> bool {
                 match self {
-                    $(Mechanism::$variant(m) => m.claims_loss(pkt),)*
+                    $($(#[$attr])* Mechanism::$variant(m) => m.claims_loss(pkt),)*
                 }
             }
             fn on_link_change(&mut self, link: LinkId, up: bool, cx: &mut Cx) {
                 match self {
-                    $(Mechanism::$variant(m) => m.on_link_change(link, up, cx),)*
+                    $($(#[$attr])* Mechanism::$variant(m) => m.on_link_change(link, up, cx),)*
                 }
             }
             fn on_timer(&mut self, timer: Timer, cx: &mut Cx) {
                 match self {
-                    $(Mechanism::$variant(m) => m.on_timer(timer, cx),)*
+                    $($(#[$attr])* Mechanism::$variant(m) => m.on_timer(timer, cx),)*
                 }
             }
             fn settle(&mut self, now: SimTime) {
                 match self {
-                    $(Mechanism::$variant(m) => m.settle(now),)*
+                    $($(#[$attr])* Mechanism::$variant(m) => m.settle(now),)*
                 }
             }
             fn begin_measurement(&mut self) {
                 match self {
-                    $(Mechanism::$variant(m) => m.begin_measurement(),)*
+                    $($(#[$attr])* Mechanism::$variant(m) => m.begin_measurement(),)*
                 }
             }
             fn report(&self, net: &Network, out: &mut Report) {
@@ -293,4 +297,6 @@ mechanisms! {
     FastReroute => crate::net::frr::FastReroute,
     Acc => acc::Acc,
     AckSpoofing => ack_spoof::AckSpoofing,
+    #[cfg(test)]
+    Probe => probe::Probe,
 }
