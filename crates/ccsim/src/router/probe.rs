@@ -235,7 +235,7 @@ mod tests {
         let to_h1 = link(&sim, "R1->H1");
         assert!(sim.net.links[to_h1 as usize].stats.tx_packets >= drops);
         // Losses are reported to the loss hook, and the data packets are charged to the flow.
-        assert!(p.calls.iter().any(|c| *c == Call::Loss { kind: Kind::TcpData }));
+        assert!(p.calls.contains(&Call::Loss { kind: Kind::TcpData }));
         assert_eq!(sim.flows[0].net.forward_dropped, q.drops_overflow);
     }
 
