@@ -3,9 +3,12 @@
 //! `docs/results-schema.md`; the JSON output of `ccsim run --json` is this structure.
 
 use crate::engine::{Simulation, Transport};
+use crate::net::frr::FastReroute;
+use crate::net::NodeId;
 use crate::net::NodeKind;
+use crate::router::acc::Acc;
 use crate::router::acc::AccStats;
-use crate::router::RouterMechanism;
+use crate::router::AckSpoofing;
 use crate::router::SpoofStats;
 use crate::stats::{jain_index, Series};
 use serde::Serialize;
@@ -339,8 +342,27 @@ impl Report {
             nodes,
             series: sim.series.clone(),
         };
-        for m in &sim.mechanisms {
-            m.report(&sim.net, &mut report);
+        report.ipfrr = sim.mechanism::<FastReroute>().map_or_else(IpFrrReport::default, |f| {
+            let s = f.measured();
+            IpFrrReport { detections: s.detections, transient_repairs: s.transient_repairs, reconvergences: s.reconvergences }
+        });
+        if let Some(acc) = sim.mechanism::<Acc>() {
+            report.acc = (0..sim.net.nodes.len() as NodeId)
+                .filter(|&n| sim.net.nodes[n as usize].kind == NodeKind::Router)
+                .map(|n| AccRouterReport { router: node_name(n), counters: acc.measured(n), filters_active: acc.filters_at(n) as u64 })
+                .collect();
+        }
+        if let Some(sp) = sim.mechanism::<AckSpoofing>() {
+            report.spoofers = sp
+                .by_node()
+                .map(|(n, s)| SpooferReport {
+                    node: node_name(n),
+                    counters: sp.measured(n).unwrap_or_default(),
+                    pending_now: s.pending_now(),
+                    table_occupancy: s.table_occupancy(),
+                    table_capacity: s.table_capacity(),
+                })
+                .collect();
         }
         report
     }

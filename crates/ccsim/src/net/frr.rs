@@ -16,13 +16,11 @@
 use super::link::{Link, LinkId};
 use super::packet::{NodeId, Packet};
 use super::routing::Routes;
-use super::{Network, NodeKind};
-use crate::report::{IpFrrReport, Report};
-use crate::router::{Cx, Hooks, RouterMechanism, Timer};
-use crate::scenario::build::{fail, BuildContext, BuildError};
-use crate::scenario::units::{Duration, TimeDist};
+use super::NodeKind;
+use crate::router::hooks::{BuildContext, Cx, Hooks, RouterMechanism, Timer};
+use crate::scenario::error::{fail, BuildError};
+use crate::scenario::schema::IpFrrSpec;
 use crate::sim::{Dur, Rng};
-use serde::Deserialize;
 
 /// An explicit repair path for a link: the nodes from the link's head, through the detour,
 /// to a node from which normal routing avoids the link.
@@ -146,36 +144,6 @@ crate::stats::counters! {
     }
 }
 
-/// The scenario's `[ipfrr]` table.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct IpFrrSpec {
-    /// Time for the router at the head of a failed link to notice (default 0).
-    #[serde(default)]
-    pub detection_delay: Option<Duration>,
-    /// Hold-down timer started at detection (default 10 s).
-    #[serde(default)]
-    pub hold_down: Option<Duration>,
-    /// Delay of each router's table update in a reconvergence, drawn per router (default 0).
-    #[serde(default)]
-    pub reconvergence_delay: Option<TimeDist>,
-    /// Compute loop-free alternates (RFC 5286) from the topology (default true).
-    #[serde(default)]
-    pub lfa: Option<bool>,
-    /// Explicit repair paths, used instead of an alternate for their link.
-    #[serde(default)]
-    pub repair_paths: Vec<RepairPathSpec>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RepairPathSpec {
-    /// The protected link, "A->C".
-    pub link: String,
-    /// The detour's nodes from the link's head, e.g. ["A", "B", "D", "C"].
-    pub path: Vec<String>,
-}
-
 /// Default hold-down timer.
 pub const DEFAULT_HOLD_DOWN: Dur = Dur::from_secs(10);
 
@@ -284,6 +252,11 @@ impl FastReroute {
     /// The repair in force at `node` for traffic whose primary next hop is `link`.
     pub fn repair(&self, node: NodeId, link: LinkId) -> Option<&ActiveRepair> {
         self.active.get(node as usize)?.iter().find(|r| r.link == link)
+    }
+
+    /// The counters since the end of the warm-up.
+    pub fn measured(&self) -> FrrStats {
+        self.stats.delta(&self.baseline)
     }
 
     /// Repairs in force at `node`.
@@ -428,18 +401,13 @@ impl RouterMechanism for FastReroute {
     fn begin_measurement(&mut self) {
         self.baseline = self.stats;
     }
-
-    fn report(&self, _net: &Network, out: &mut Report) {
-        let f = self.stats.delta(&self.baseline);
-        out.ipfrr = IpFrrReport { detections: f.detections, transient_repairs: f.transient_repairs, reconvergences: f.reconvergences };
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::net::packet::Endpoints;
-    use crate::net::{Node, NodeStats};
+    use crate::net::{Network, Node, NodeStats};
     use crate::queue::{Discipline, EgressQueue, Limit, TailDrop};
     use crate::router::Effects;
     use crate::signal::SignalPolicy;

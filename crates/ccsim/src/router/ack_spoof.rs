@@ -98,18 +98,16 @@
 //! whose flow is never seen again stays pending (reported as `pending_now`).
 
 use super::flow_table::{FlowKey, FlowTable};
-use super::{Cx, Hooks, Passage as Verdict, RouterMechanism};
-use crate::net::packet::{Kind, Packet};
-use crate::net::{LinkId, Network, NodeId, NodeKind};
+use super::hooks::{BuildContext, Cx, Hooks, Passage as Verdict, RouterMechanism};
+use crate::net::packet::{Endpoints, Kind, Packet};
+use crate::net::{LinkId, NodeId, NodeKind};
 use crate::queue;
-use crate::report::{Report, SpooferReport};
-use crate::scenario::build::{fail, BuildContext, BuildError};
-use crate::scenario::units::Duration;
+use crate::scenario::error::{fail, BuildError};
+use crate::scenario::schema::AckSpoofingSpec;
 use crate::signal::{Action, SignalPolicy};
 use crate::sim::{Dur, SimTime};
 use crate::stats::counters;
-use crate::tcp::{Endpoints, Seq};
-use serde::Deserialize;
+use crate::tcp::Seq;
 
 /// TTL of the ACKs a router makes.
 pub const SPOOF_TTL: u8 = crate::net::packet::ROUTER_TTL;
@@ -374,63 +372,32 @@ fn burst(st: &mut FlowState, cfg: &SpoofConfig, stats: &mut SpoofStats, armed: &
     Burst { pkt, count: cfg.dupacks }
 }
 
-/// The scenario's `[ack_spoofing]` table: options of the spoofer that every router with a
-/// `signal = "spoof"` queue runs (one per router, shared by its queues). Ignored when no
-/// queue spoofs, so that overrides can switch the signal without removing the table.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AckSpoofingSpec {
-    /// Spoofed duplicate ACKs per signal (default 3, the sender's duplicate-ACK threshold).
-    #[serde(default)]
-    pub dupacks: Option<u32>,
-    /// Wait for the flow's next real ACK and send the spoofs just before it, numbered one
-    /// segment below it (the paper's optimisation; default true). False: spoof at once
-    /// with the highest ACK seen when it is known.
-    #[serde(default)]
-    pub spoof_below_real_ack: Option<bool>,
-    /// Drop, once, the needless retransmission a spoof provokes when it passes the router
-    /// (only if the receiver has acknowledged past it). Default: the value of
-    /// `spoof_below_real_ack`, the only way the paper's "no wasted retransmission" holds.
-    #[serde(default)]
-    pub discard_retransmission: Option<bool>,
-    /// Entries of the per-router flow table (default 1024; rounded up to a power of two).
-    #[serde(default)]
-    pub table_size: Option<u32>,
-    /// Signals with no real ACK of the flow seen after which a flow is treated as having an
-    /// asymmetric path and later signals drop (default 3).
-    #[serde(default)]
-    pub asymmetric_threshold: Option<u32>,
-    /// Pending spoofs and armed discards older than this are given up (default 500 ms).
-    #[serde(default)]
-    pub pending_timeout: Option<Duration>,
-}
-
-impl AckSpoofingSpec {
-    /// The spoofer's configuration, each option checked.
-    pub fn config(&self) -> Result<SpoofConfig, BuildError> {
+impl SpoofConfig {
+    /// The configuration the scenario's `[ack_spoofing]` table gives, each option checked.
+    pub fn from_spec(spec: &AckSpoofingSpec) -> Result<SpoofConfig, BuildError> {
         let p = "ack_spoofing";
         let mut cfg = SpoofConfig::default();
-        if let Some(n) = self.dupacks {
+        if let Some(n) = spec.dupacks {
             if !(1..=64).contains(&n) {
                 return fail(format!("{p}.dupacks"), format!("must be between 1 and 64, got {n}"));
             }
             cfg.dupacks = n;
         }
-        cfg.below_real_ack = self.spoof_below_real_ack.unwrap_or(cfg.below_real_ack);
-        cfg.discard_retransmission = self.discard_retransmission.unwrap_or(cfg.below_real_ack);
-        if let Some(n) = self.table_size {
+        cfg.below_real_ack = spec.spoof_below_real_ack.unwrap_or(cfg.below_real_ack);
+        cfg.discard_retransmission = spec.discard_retransmission.unwrap_or(cfg.below_real_ack);
+        if let Some(n) = spec.table_size {
             if !(1..=1 << 24).contains(&n) {
                 return fail(format!("{p}.table_size"), format!("must be between 1 and 16777216 entries, got {n}"));
             }
             cfg.table_size = n as usize;
         }
-        if let Some(n) = self.asymmetric_threshold {
+        if let Some(n) = spec.asymmetric_threshold {
             if n == 0 {
                 return fail(format!("{p}.asymmetric_threshold"), "must be at least 1 signal");
             }
             cfg.asymmetric_threshold = n;
         }
-        if let Some(t) = self.pending_timeout {
+        if let Some(t) = spec.pending_timeout {
             if t.0 <= 0.0 {
                 return fail(format!("{p}.pending_timeout"), "must be positive");
             }
@@ -464,7 +431,7 @@ impl AckSpoofing {
     /// Spoofers at the routers whose queues signal by spoofing; None when no queue does.
     /// The `[ack_spoofing]` options are checked even then.
     pub fn build(cx: &BuildContext) -> Result<Option<AckSpoofing>, BuildError> {
-        let cfg = cx.scenario.ack_spoofing.as_ref().map_or(Ok(SpoofConfig::default()), |s| s.config())?;
+        let cfg = cx.scenario.ack_spoofing.as_ref().map_or(Ok(SpoofConfig::default()), SpoofConfig::from_spec)?;
         let mut heads = Vec::new();
         for (l, link) in cx.net.links.iter().enumerate() {
             if link.queue.policy != SignalPolicy::Spoof {
@@ -480,6 +447,16 @@ impl AckSpoofing {
             heads.push(link.from);
         }
         Ok((!heads.is_empty()).then(|| AckSpoofing::new(&cfg, heads, cx.net.nodes.len())))
+    }
+
+    /// The counters of `node`'s spoofer since the end of the warm-up.
+    pub fn measured(&self, node: NodeId) -> Option<SpoofStats> {
+        Some(self.at(node)?.stats.delta(&self.baseline[node as usize]))
+    }
+
+    /// The spoofers with their nodes, in node order.
+    pub fn by_node(&self) -> impl Iterator<Item = (NodeId, &AckSpoofer)> {
+        self.spoofers.iter().enumerate().filter_map(|(n, sp)| Some((n as NodeId, sp.as_ref()?)))
     }
 
     /// The spoofers, in node order.
@@ -541,22 +518,6 @@ impl RouterMechanism for AckSpoofing {
         for (base, sp) in self.baseline.iter_mut().zip(&self.spoofers) {
             *base = sp.as_ref().map_or_else(SpoofStats::default, |sp| sp.stats);
         }
-    }
-
-    fn report(&self, net: &Network, out: &mut Report) {
-        out.spoofers = self
-            .spoofers
-            .iter()
-            .enumerate()
-            .filter_map(|(node, sp)| Some((node, sp.as_ref()?)))
-            .map(|(node, sp)| SpooferReport {
-                node: net.nodes[node].name.clone(),
-                counters: sp.stats.delta(&self.baseline[node]),
-                pending_now: sp.pending_now(),
-                table_occupancy: sp.table_occupancy(),
-                table_capacity: sp.table_capacity(),
-            })
-            .collect();
     }
 }
 

@@ -2,12 +2,11 @@
 //! and, as configured, discards, reroutes, changes a queue's action, sends packets and sets
 //! timers. Registered only in test builds.
 
-use super::{Cx, Hooks, Passage, RouterMechanism, Timer};
+use super::hooks::{BuildContext, Cx, Hooks, Passage, RouterMechanism, Timer};
 use crate::net::packet::{Endpoints, Kind, Packet};
-use crate::net::{LinkId, Network, NodeId};
+use crate::net::{LinkId, NodeId};
 use crate::queue::Verdict;
-use crate::report::Report;
-use crate::scenario::build::{BuildContext, BuildError};
+use crate::scenario::error::BuildError;
 use crate::signal::Action;
 use crate::sim::SimTime;
 
@@ -101,8 +100,6 @@ impl RouterMechanism for Probe {
     fn on_timer(&mut self, timer: Timer, cx: &mut Cx) {
         self.calls.push(Call::Timer { at: cx.now, timer });
     }
-
-    fn report(&self, _net: &Network, _out: &mut Report) {}
 }
 
 /// A UDP datagram from `from` to `to`, for the probe to send.

@@ -1,13 +1,14 @@
 //! Checks a parsed scenario and wires the network, flows, failures and series.
 //! Errors are `(field path, message)`; `load` adds the file name.
 
+pub use super::error::{fail, BuildError};
 use super::expand_names;
 use super::schema::{DelayedAck, FlowSpec, LinkSpec, PcapSpec, QueueSpec, Scenario, SeriesSpecToml};
 use crate::app::{Period, UdpPattern, UdpSource};
 use crate::engine::{Flow, Simulation, Transport};
 use crate::net::{Link, LinkId, Network, Node, NodeId, NodeKind, NodeStats, Routes};
 use crate::queue::{fifo::MAX_AREAS, AdaptiveRed, AredVariant, Discipline, EgressQueue, Limit, Red, RedParams, Rtred, TailDrop};
-use crate::router::Mechanism;
+use crate::router::{BuildContext, Mechanism};
 use crate::signal::SignalPolicy;
 use crate::sim::{Dur, Rng, SimTime};
 use crate::stats::{SeriesSpec, SeriesTarget};
@@ -15,28 +16,6 @@ use crate::tcp::{Endpoints, PartialAckTimer, ReceiverConfig, SenderConfig, TcpRe
 use crate::trace::{PcapFormat, Tracer};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-
-/// A problem with the scenario: (field path, message).
-pub type BuildError = (String, String);
-
-/// The error `msg` about the field at `path`.
-pub fn fail<T>(path: impl Into<String>, msg: impl Into<String>) -> Result<T, BuildError> {
-    Err((path.into(), msg.into()))
-}
-
-/// What a router mechanism sees of the scenario when it is built (see `crate::router`):
-/// the parsed scenario, the network with its links and routes, and the names.
-pub struct BuildContext<'a> {
-    pub scenario: &'a Scenario,
-    pub net: &'a Network,
-    /// The run's seed, for the mechanism's own random streams.
-    pub seed: u64,
-    pub node_ids: &'a HashMap<String, NodeId>,
-    pub link_ids: &'a HashMap<String, LinkId>,
-    /// For each link, in link order: the field path of its queue table
-    /// (`links[i].queue` or `links[i].queue_reverse`) and the table, if the scenario gave one.
-    pub link_queues: &'a [(String, Option<QueueSpec>)],
-}
 
 /// Default buffer of an egress queue, packets (ns-3's default).
 pub const DEFAULT_QUEUE_LIMIT: u32 = 100;

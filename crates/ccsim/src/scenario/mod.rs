@@ -4,6 +4,7 @@
 //! the file and the field path.
 
 pub mod build;
+pub mod error;
 pub mod overrides;
 pub mod schema;
 pub mod units;

@@ -2,8 +2,6 @@
 //! `docs/scenario-format.md` documents each field; keep the two in step.
 
 use super::units::{Duration, Rate, TimeDist};
-pub use crate::net::frr::{IpFrrSpec, RepairPathSpec};
-pub use crate::router::ack_spoof::AckSpoofingSpec;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -65,6 +63,67 @@ pub struct PcapSpec {
     /// Bytes kept of each frame (default 96: the headers; 65535 keeps every frame whole).
     #[serde(default)]
     pub snaplen: Option<u32>,
+}
+
+/// ACK spoofing (Xu & Molle; see `crate::router::ack_spoof`): options of the spoofer that every router with a
+/// `signal = "spoof"` queue runs (one per router, shared by its queues). Ignored when no
+/// queue spoofs, so that overrides can switch the signal without removing the table.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AckSpoofingSpec {
+    /// Spoofed duplicate ACKs per signal (default 3, the sender's duplicate-ACK threshold).
+    #[serde(default)]
+    pub dupacks: Option<u32>,
+    /// Wait for the flow's next real ACK and send the spoofs just before it, numbered one
+    /// segment below it (the paper's optimisation; default true). False: spoof at once
+    /// with the highest ACK seen when it is known.
+    #[serde(default)]
+    pub spoof_below_real_ack: Option<bool>,
+    /// Drop, once, the needless retransmission a spoof provokes when it passes the router
+    /// (only if the receiver has acknowledged past it). Default: the value of
+    /// `spoof_below_real_ack`, the only way the paper's "no wasted retransmission" holds.
+    #[serde(default)]
+    pub discard_retransmission: Option<bool>,
+    /// Entries of the per-router flow table (default 1024; rounded up to a power of two).
+    #[serde(default)]
+    pub table_size: Option<u32>,
+    /// Signals with no real ACK of the flow seen after which a flow is treated as having an
+    /// asymmetric path and later signals drop (default 3).
+    #[serde(default)]
+    pub asymmetric_threshold: Option<u32>,
+    /// Pending spoofs and armed discards older than this are given up (default 500 ms).
+    #[serde(default)]
+    pub pending_timeout: Option<Duration>,
+}
+
+/// IP fast reroute at every router (see `crate::net::frr`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IpFrrSpec {
+    /// Time for the router at the head of a failed link to notice (default 0).
+    #[serde(default)]
+    pub detection_delay: Option<Duration>,
+    /// Hold-down timer started at detection (default 10 s).
+    #[serde(default)]
+    pub hold_down: Option<Duration>,
+    /// Delay of each router's table update in a reconvergence, drawn per router (default 0).
+    #[serde(default)]
+    pub reconvergence_delay: Option<TimeDist>,
+    /// Compute loop-free alternates (RFC 5286) from the topology (default true).
+    #[serde(default)]
+    pub lfa: Option<bool>,
+    /// Explicit repair paths, used instead of an alternate for their link.
+    #[serde(default)]
+    pub repair_paths: Vec<RepairPathSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepairPathSpec {
+    /// The protected link, "A->C".
+    pub link: String,
+    /// The detour's nodes from the link's head, e.g. ["A", "B", "D", "C"].
+    pub path: Vec<String>,
 }
 
 fn zero() -> Duration {

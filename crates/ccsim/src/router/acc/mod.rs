@@ -47,9 +47,8 @@ pub use decide::MonitorConfig;
 
 use crate::net::packet::{FlowId, Kind, NodeId, Packet};
 use crate::net::{LinkId, Network, NodeKind};
-use crate::report::{AccRouterReport, Report};
-use crate::router::{Cx, Hooks, Passage, RouterMechanism};
-use crate::scenario::build::{fail, BuildContext, BuildError};
+use crate::router::hooks::{BuildContext, Cx, Hooks, Passage, RouterMechanism};
+use crate::scenario::error::{fail, BuildError};
 use crate::scenario::schema::QueueSpec;
 use crate::sim::{Dur, SimTime};
 use crate::stats::counters;
@@ -118,6 +117,11 @@ impl Acc {
             monitors.push(monitor(q.as_ref(), path, &head.name, head.kind)?);
         }
         Ok(monitors.iter().any(Option::is_some).then(|| Acc::new(monitors, cx.net.nodes.len())))
+    }
+
+    /// The counters of `node` since the end of the warm-up.
+    pub fn measured(&self, node: NodeId) -> AccStats {
+        self.stats[node as usize].delta(&self.baseline[node as usize])
     }
 
     /// Filters in place (or on their way) at `node`.
@@ -235,17 +239,6 @@ impl RouterMechanism for Acc {
 
     fn begin_measurement(&mut self) {
         self.baseline.clone_from(&self.stats);
-    }
-
-    fn report(&self, net: &Network, out: &mut Report) {
-        out.acc = (0..net.nodes.len())
-            .filter(|&i| net.nodes[i].kind == NodeKind::Router)
-            .map(|i| AccRouterReport {
-                router: net.nodes[i].name.clone(),
-                counters: self.stats[i].delta(&self.baseline[i]),
-                filters_active: self.filters[i].len() as u64,
-            })
-            .collect();
     }
 }
 
