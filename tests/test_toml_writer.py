@@ -64,7 +64,7 @@ def test_documents_are_written_by_tomli_w():
     "value",
     [
         {"discipline": "red", "limit": 100, "min_th": 5, "max_p": 0.1},
-        {"a": [1, {"b": [True, "q\"uote"]}], "odd key": {"nested": {}}},
+        {"a": [1, {"b": [True, 'q"uote']}], "odd key": {"nested": {}}},
         [[1, 2], [], ["x"]],
         'line\nbreak \\ "quoted" \x01',
         -(2**63),
