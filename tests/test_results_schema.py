@@ -128,3 +128,23 @@ def test_descriptions_come_from_the_doc_comments():
     # Flattened counters keep their own doc comments (router::SpoofStats).
     assert schema.fields("spoofers")["signals"].description.startswith("Congestion signals handed to the spoofer")
     assert schema.fields("report")["flows"].ref == "flows" and schema.fields("report")["totals"].kind == schema.OBJECT
+
+
+def test_sweeps_doc_lists_the_runs_columns_in_order():
+    import re
+
+    from ccsim.sweeps import HEAD_COLUMNS, TAIL_COLUMNS
+
+    text = (ROOT / "docs" / "sweeps.md").read_text()
+    section = text[text.index("## runs.parquet") : text.index("## flows.parquet")]
+    named = [m.group(1) for m in re.finditer(r"^\| `([a-z_]+)` \|", section, re.M)]
+    assert named == [*HEAD_COLUMNS, *TAIL_COLUMNS]
+
+
+def test_totals_named_in_the_docs_exist():
+    import re
+
+    totals = set(schema.fields("totals"))
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "scenarios").glob("sweep*.toml"))]:
+        for name in re.findall(r"totals\.([a-z_]+)", path.read_text()):
+            assert name in totals, f"{path.name}: totals.{name} is not a field of the report's totals"
