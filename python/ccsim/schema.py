@@ -81,7 +81,7 @@ def _objects() -> dict[str, tuple[str, dict[str, Any]]]:
     return out
 
 
-def _kind(name: str, prop: dict[str, Any], defs_to_names: dict[str, str]) -> Field:
+def _field(name: str, prop: dict[str, Any], defs_to_names: dict[str, str]) -> Field:
     description = " ".join(line.strip() for line in prop.get("description", "").splitlines()).strip()
     ref = _ref_name(prop)
     if ref is not None:
@@ -104,17 +104,21 @@ def _kind(name: str, prop: dict[str, Any], defs_to_names: dict[str, str]) -> Fie
     return Field(name, kind, nullable, description)
 
 
-@functools.cache
 def fields(name: str = "report") -> dict[str, Field]:
     """The fields of one object of the report, in the order of the report's JSON: `report`
     (the top level), or the name of the report field that holds the object (`totals`,
     `ipfrr`, `flows`, `queues`, `links`, `nodes`, `acc`, `spoofers`, `series`)."""
+    return dict(_fields(name))
+
+
+@functools.cache
+def _fields(name: str) -> dict[str, Field]:
     objects = _objects()
     if name not in objects:
         raise KeyError(f"the report has no object {name!r} (it has {', '.join(objects)})")
     defs_to_names = {d: n for n, (d, _) in objects.items()}
     _, obj = objects[name]
-    return {k: _kind(k, p, defs_to_names) for k, p in obj["properties"].items()}
+    return {k: _field(k, p, defs_to_names) for k, p in obj["properties"].items()}
 
 
 def objects() -> list[str]:
