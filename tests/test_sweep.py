@@ -6,13 +6,14 @@ import math
 import re
 import time
 
+import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
 import ccsim
 from ccsim.stats import mean_ci
-from ccsim.sweeps import derive_seed, expand_points, run_key, splitmix64
+from ccsim.sweeps import FORMAT, StoreFormatError, derive_seed, expand_points, run_key
 from conftest import DUMBBELL, ccsim_cli
 
 #: The example dumbbell shortened to 2 s (0.5 s warm-up): a run takes about 10 ms.
@@ -48,10 +49,19 @@ def short(tmp_path_factory):
 # --- seeds and points -----------------------------------------------------------------------
 
 
-def test_splitmix64_reference_value():
-    # The first output of Vigna's splitmix64.c seeded with 0.
-    assert splitmix64(0) == 0xE220A8397B1DCDAF
-    assert derive_seed(0, 0) == 0xE220A8397B1DCDAF & (2**63 - 1)
+def _seed_sequence(base, *key):
+    """The seed as docs/sweeps.md defines it, computed here with NumPy directly."""
+    from numpy.random import SeedSequence
+
+    return int(SeedSequence(entropy=base, spawn_key=key).generate_state(1, dtype=np.uint64)[0]) & (2**63 - 1)
+
+
+def test_seeds_are_seed_sequence_words():
+    for base, r in [(0, 0), (1, 0), (1, 1), (7, 3), (2**64 - 1, 12345)]:
+        assert derive_seed(base, r) == _seed_sequence(base, r)
+        assert derive_seed(base, r, 5) == _seed_sequence(base, r, 5)
+    # Pinned, so that a change of the derivation shows (NumPy keeps SeedSequence stable).
+    assert derive_seed(1, 0) == 8431846347943309920
 
 
 def test_seeds_depend_on_base_seed_and_replication_only():
@@ -60,11 +70,24 @@ def test_seeds_depend_on_base_seed_and_replication_only():
     assert all(0 <= s < 2**63 for s in seeds)
     assert seeds == [derive_seed(1, r) for r in range(1000)]  # reproducible
     assert derive_seed(1, 0) != derive_seed(2, 0)
-    assert derive_seed(1, 1) == derive_seed(2, 0)  # documented: base seeds far apart
-    assert derive_seed(2**64 - 1, 1) == derive_seed(0, 0)  # wraps modulo 2^64
+    assert derive_seed(1, 1) != derive_seed(2, 0)  # no shift between neighbouring base seeds
     for bad in (-1, 2**64, 1.5, True, "1"):
         with pytest.raises(ValueError):
             derive_seed(bad, 0)
+        with pytest.raises(ValueError):
+            derive_seed(0, bad)
+        with pytest.raises(ValueError):
+            derive_seed(0, 0, bad)
+
+
+def test_distinct_base_seeds_give_disjoint_seed_sets():
+    bases = [0, 1, 2, 3, 10, 1000, 1001, 2**32, 2**32 + 1, 2**64 - 1]
+    sets = [{derive_seed(b, r) for r in range(2000)} for b in bases]
+    assert all(len(s) == 2000 for s in sets)
+    assert len(set().union(*sets)) == 2000 * len(bases)
+    # Independent points: every (replication, point) of a base seed differs from the common ones.
+    independent = {derive_seed(1, r, p) for r in range(200) for p in range(10)}
+    assert len(independent) == 2000 and not independent & sets[1]
 
 
 def test_same_replication_same_seed_across_points(short):
@@ -79,6 +102,25 @@ def test_same_replication_same_seed_across_points(short):
         starts.setdefault(row["replication"], set()).add(tuple(f["start_s"] for f in summary["flows"]))
     assert all(len(s) == 1 for s in starts.values())
     assert len({next(iter(s)) for s in starts.values()}) == 3
+
+
+def test_independent_points_without_common_random_numbers(short):
+    sw = ccsim.sweep(
+        short,
+        grid={"links.1.queue.limit": [20, 40, 60]},
+        replications=2,
+        base_seed=7,
+        workers=1,
+        progress=False,
+        common_random_numbers=False,
+    )
+    assert sw.runs["seed"].n_unique() == 6
+    assert sw.runs["seed"].to_list() == [derive_seed(7, r, i) for i in range(3) for r in range(2)]
+    assert sw.definition["common_random_numbers"] is False
+    starts = {tuple(f["start_s"] for f in summary["flows"]) for _, summary in sw.summaries()}
+    assert len(starts) == 6
+    with pytest.raises(ValueError, match="common_random_numbers"):
+        ccsim.sweep(short, common_random_numbers="no", workers=1, progress=False)
 
 
 def test_points_then_grid_in_order():
@@ -328,6 +370,33 @@ def test_deleted_runs_are_run_again(short, tmp_path):
     assert_frame_equal(no_wall(first.runs), no_wall(second.runs))
 
 
+def test_a_store_of_another_format_is_not_resumed(short, tmp_path):
+    kw = dict(grid=LIMITS, replications=2, out=tmp_path, workers=1, progress=False)
+    first = ccsim.sweep(short, **kw)
+    definition = json.loads((tmp_path / "sweep.json").read_text())
+    assert definition["format"] == FORMAT == 2
+    for old, word in [(1, "an older"), (None, "an older"), (FORMAT + 1, "a newer")]:
+        definition["format"] = old
+        (tmp_path / "sweep.json").write_text(json.dumps(definition))
+        with pytest.raises(StoreFormatError, match=re.escape(str(tmp_path)) + f": this store was written by {word} ccsim") as e:
+            ccsim.sweep(short, **kw)
+        assert "new directory" in str(e.value) and isinstance(e.value, ValueError)
+        # Nothing was touched, and the store still reads.
+        assert json.loads((tmp_path / "sweep.json").read_text())["format"] == old
+        assert_frame_equal(ccsim.SweepResult.load(tmp_path).runs, first.runs)
+
+
+def test_cli_refuses_an_old_store(sweep_dir):
+    cli = ccsim_cli("sweep", sweep_dir / "sweep.toml", "--quiet", "--workers", "1", cwd=sweep_dir)
+    assert cli.returncode == 0, cli.stderr
+    store = sweep_dir / "res"
+    definition = json.loads((store / "sweep.json").read_text())
+    definition["format"] = 1
+    (store / "sweep.json").write_text(json.dumps(definition))
+    cli = ccsim_cli("sweep", sweep_dir / "sweep.toml", "--quiet", "--workers", "1", cwd=sweep_dir)
+    assert cli.returncode == 2 and "store format 1" in cli.stderr and "Traceback" not in cli.stderr
+
+
 # --- Dask -----------------------------------------------------------------------------------
 
 
@@ -446,6 +515,18 @@ def test_cli_sweep_end_to_end(sweep_dir):
     assert other.returncode == 0, other.stderr
     assert "6 runs" in other.stdout and "already done" not in other.stdout
     assert (sweep_dir / "elsewhere" / "runs.parquet").exists()
+
+
+def test_cli_sweep_without_common_random_numbers(sweep_dir):
+    p = ccsim_cli("sweep", "sweep.toml", "--quiet", "--workers", "1", "--out", "indep", "--no-common-random-numbers", cwd=sweep_dir)
+    assert p.returncode == 0, p.stderr
+    runs = pl.read_parquet(sweep_dir / "indep" / "runs.parquet")
+    assert runs["seed"].to_list() == [derive_seed(3, r, i) for i in range(3) for r in range(2)]
+    # The same from the sweep file.
+    (sweep_dir / "indep.toml").write_text("common_random_numbers = false\n" + SWEEP_FILE)
+    p = ccsim_cli("sweep", "indep.toml", "--quiet", "--workers", "1", "--out", "indep2", cwd=sweep_dir)
+    assert p.returncode == 0, p.stderr
+    assert_frame_equal(no_wall(pl.read_parquet(sweep_dir / "indep2" / "runs.parquet")), no_wall(runs))
 
 
 def test_cli_sweep_reports_failed_points(sweep_dir):

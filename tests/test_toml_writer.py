@@ -1,4 +1,4 @@
-"""The small TOML writer used for dict scenarios and dict overrides."""
+"""TOML out: dict scenarios (tomli-w) and the inline values of dict overrides."""
 
 import math
 import sys
@@ -50,6 +50,37 @@ def test_values():
     assert toml_value(True) == "true"
     assert toml_value("100Mbps") == '"100Mbps"'
     assert toml_value({"discipline": "droptail", "limit": 5}) == '{ discipline = "droptail", limit = 5 }'
+    assert toml_value([1, 2.5, "x"]) == '[1, 2.5, "x"]'
+    assert toml_value({}) == "{}" and toml_value([]) == "[]"
+
+
+def test_documents_are_written_by_tomli_w():
+    tomli_w = pytest.importorskip("tomli_w")
+    doc = {"name": "x", "links": [{"between": ["A", "B"], "queue": {"limit": 5}}]}
+    assert to_toml(doc) == tomli_w.dumps(doc)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"discipline": "red", "limit": 100, "min_th": 5, "max_p": 0.1},
+        {"a": [1, {"b": [True, 'q"uote']}], "odd key": {"nested": {}}},
+        [[1, 2], [], ["x"]],
+        'line\nbreak \\ "quoted" \x01',
+        -(2**63),
+        1e-7,
+    ],
+)
+def test_inline_values_round_trip_on_one_line(value):
+    text = toml_value(value)
+    assert "\n" not in text
+    assert tomllib.loads(f"v = {text}")["v"] == value
+
+
+def test_numpy_scalars_in_values():
+    np = pytest.importorskip("numpy")
+    assert toml_value(np.bool_(True)) == "true"
+    assert toml_value({"x": np.int32(4), "y": np.arange(3)}) == "{ x = 4, y = [0, 1, 2] }"
 
 
 @pytest.mark.parametrize(
@@ -60,9 +91,13 @@ def test_values():
         ({"a": 2**64}, "a"),
         ({"a": object()}, "a"),
         ({"t": {1: 2}}, "t"),
+        ({"links": [{"queue": {"limit": None}}]}, "links[0].queue.limit"),
     ],
 )
 def test_errors_name_the_field(doc, path):
     with pytest.raises(ScenarioError) as e:
         to_toml(doc)
     assert e.value.origin == "<dict>" and e.value.path == path
+    with pytest.raises(ScenarioError) as e:
+        toml_value(doc)
+    assert e.value.path == path

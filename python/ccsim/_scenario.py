@@ -3,10 +3,8 @@ and the origin name that error messages show; plus the seed and override argumen
 
 from __future__ import annotations
 
-import math
 import numbers
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Union
@@ -125,101 +123,67 @@ def pcap_overrides(pcap: Any, origin: str) -> list[str]:
     return pcap_overrides(table, origin)
 
 
-# --- a small TOML writer, enough for scenario dicts -----------------------------------------
-
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
-_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+# --- TOML out: tomli-w, after a check that names the offending key ---------------------
 
 
-def _string(s: str) -> str:
-    out = []
-    for ch in s:
-        if ch in _ESCAPES:
-            out.append(_ESCAPES[ch])
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(ch)
-    return '"' + "".join(out) + '"'
-
-
-def _key(k: Any, path: str) -> str:
-    if not isinstance(k, str):
-        raise scenario_error("<dict>", path, f"key {k!r} is not a string")
-    return k if _BARE_KEY.match(k) else _string(k)
-
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
-def _is_array(v: Any) -> bool:
-    return isinstance(v, (list, tuple)) or (hasattr(v, "tolist") and hasattr(v, "ndim") and getattr(v, "ndim", 0) > 0)
-
-
-def _is_table_array(v: Any) -> bool:
-    return isinstance(v, (list, tuple)) and len(v) > 0 and all(isinstance(e, Mapping) for e in v)
-
-
-def toml_value(v: Any, path: str = "") -> str:
-    """One value as TOML (tables inline)."""
-    if isinstance(v, bool):
-        return "true" if v else "false"
+def _plain(v: Any, path: str) -> Any:
+    """`v` as the plain types tomli-w writes (NumPy scalars and arrays, tuples and paths
+    turned into int, float, str, list), checked: a value TOML cannot hold raises a
+    `ScenarioError` whose path names the key (`links[1].queue.limit`)."""
+    if getattr(v, "ndim", None) == 0 and hasattr(v, "item"):  # a NumPy scalar
+        v = v.item()
+    if isinstance(v, (bool, str)):
+        return v
     if isinstance(v, numbers.Integral):
         i = int(v)
         if not I64_MIN <= i <= I64_MAX:
             raise scenario_error("<dict>", path, f"integer {i} does not fit in 64 bits")
-        return str(i)
+        return i
     if isinstance(v, numbers.Real):
-        f = float(v)
-        if math.isnan(f):
-            return "nan"
-        if math.isinf(f):
-            return "inf" if f > 0 else "-inf"
-        r = repr(f)
-        return r if any(c in r for c in ".en") else r + ".0"
-    if isinstance(v, str):
-        return _string(v)
+        return float(v)
     if isinstance(v, os.PathLike):
-        return _string(os.fspath(v))
+        return os.fspath(v)
     if isinstance(v, Mapping):
-        items = [f"{_key(k, path)} = {toml_value(x, _join(path, str(k)))}" for k, x in v.items()]
-        return "{ " + ", ".join(items) + " }" if items else "{}"
-    if _is_array(v):
-        seq = v.tolist() if hasattr(v, "tolist") and not isinstance(v, (list, tuple)) else v
-        return "[" + ", ".join(toml_value(x, f"{path}[{i}]") for i, x in enumerate(seq)) + "]"
+        out = {}
+        for k, x in v.items():
+            if not isinstance(k, str):
+                raise scenario_error("<dict>", path, f"key {k!r} is not a string")
+            out[k] = _plain(x, f"{path}.{k}" if path else k)
+        return out
+    if isinstance(v, (list, tuple)) or (hasattr(v, "tolist") and getattr(v, "ndim", 0) > 0):
+        seq = v.tolist() if not isinstance(v, (list, tuple)) else v
+        return [_plain(x, f"{path}[{i}]") for i, x in enumerate(seq)]
     if v is None:
         raise scenario_error("<dict>", path, "None has no TOML form: leave the key out instead")
     raise scenario_error("<dict>", path, f"cannot write a {type(v).__name__} as TOML")
 
 
 def to_toml(d: Mapping) -> str:
-    """A scenario dict as TOML text: plain keys, then [tables], then [[arrays of tables]]."""
-    lines: list[str] = []
-    _table(d, [], "", lines)
-    return "\n".join(lines) + "\n"
+    """A scenario dict as TOML text (tomli-w)."""
+    import tomli_w
+
+    return tomli_w.dumps(_plain(d, ""))
 
 
-def _table(d: Mapping, header: list[str], path: str, lines: list[str]) -> None:
-    tables = []
-    arrays = []
-    for k, v in d.items():
-        key = _key(k, path)
-        sub = _join(path, str(k))
-        if v is None:
-            raise scenario_error("<dict>", sub, "None has no TOML form: leave the key out instead")
-        if isinstance(v, Mapping):
-            tables.append((key, v, sub))
-        elif _is_table_array(v):
-            arrays.append((key, v, sub))
-        else:
-            lines.append(f"{key} = {toml_value(v, sub)}")
-    for key, v, sub in tables:
-        lines.append("")
-        lines.append("[" + ".".join(header + [key]) + "]")
-        _table(v, header + [key], sub, lines)
-    for key, v, sub in arrays:
-        for i, elem in enumerate(v):
-            lines.append("")
-            lines.append("[[" + ".".join(header + [key]) + "]]")
-            _table(elem, header + [key], f"{sub}[{i}]", lines)
+def toml_value(v: Any, path: str = "") -> str:
+    """One value as TOML on one line, tables inline: the `value` of a `key=value` override.
+
+    tomli-w writes every scalar and key; arrays and tables are joined here, because
+    tomli-w writes a table as a `[section]` and an array over several lines."""
+    return _inline(_plain(v, path))
+
+
+def _inline(v: Any) -> str:
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_toml_key(k)} = {_inline(x)}" for k, x in v.items()) + " }" if v else "{}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_inline(x) for x in v) + "]"
+    import tomli_w
+
+    return tomli_w.dumps({"v": v})[len("v = ") : -1]
+
+
+def _toml_key(k: str) -> str:
+    import tomli_w
+
+    return tomli_w.dumps({k: 0})[: -len(" = 0\n")]

@@ -13,106 +13,60 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # polars is imported on first use: `ccsim run --json` does not need it
     import polars as pl
 
-#: The two fields of the summary that the Python side adds and that differ between two
-#: runs of the same scenario and seed; everything else is deterministic.
-NONDETERMINISTIC_FIELDS = ("wall_time_s", "events_per_second")
+#: The two fields of the summary that the Python side adds to the core's report, (name,
+#: type, meaning). They differ between two runs of the same scenario and seed; everything
+#: else is deterministic.
+ADDED_FIELDS = (
+    ("wall_time_s", "float", "Wall-clock time spent building and running the simulation, seconds (**not deterministic**)."),
+    ("events_per_second", "float", "`events_processed / wall_time_s` (**not deterministic**)."),
+)
+NONDETERMINISTIC_FIELDS = tuple(name for name, _, _ in ADDED_FIELDS)
 
+#: The tables written as Parquet files by `to_parquet` (with `series.parquet`).
 TABLES = ("flows", "queues", "links", "nodes")
 
-# Column types, in the report's order. Counts are Int64 (not UInt64) so that differences of
-# counts behave; no count comes near 2^63.
-_S, _I, _F, _LI = "str", "int", "float", "list[int]"
-_SCHEMAS: dict[str, dict[str, str]] = {
-    "flows": {
-        "flow": _S,
-        "group": _S,
-        "index": _I,
-        "src": _S,
-        "dst": _S,
-        "transport": _S,
-        "start_s": _F,
-        "packets_sent": _I,
-        "bytes_sent": _I,
-        "new_packets_sent": _I,
-        "new_bytes_sent": _I,
-        "retransmitted_packets": _I,
-        "fast_retransmits": _I,
-        "timeouts": _I,
-        "window_reductions": _I,
-        "mean_window_reduction_segments": _F,
-        "ecn_reductions": _I,
-        "mean_rtt_ms": _F,
-        "delivered_bytes": _I,
-        "goodput_bps": _F,
-        "out_of_order_packets": _I,
-        "dupacks_sent": _I,
-        "dupacks_suppressed": _I,
-        "forward_dropped": _I,
-        "reverse_dropped": _I,
-        "completion_time_s": _F,
-        "final_cwnd_segments": _F,
-    },
-    "queues": {
-        "link": _S,
-        "arrivals": _I,
-        "departures": _I,
-        "drops": _I,
-        "drops_overflow": _I,
-        "drops_early": _I,
-        "drops_forced": _I,
-        "drops_link_down": _I,
-        "marks_early": _I,
-        "marks_forced": _I,
-        "mean_len_packets": _F,
-        "mean_len_bytes": _F,
-        "mean_delay_ms": _F,
-        "max_len_packets": _I,
-        "final_len_packets": _I,
-        "drop_area_bounds": _LI,
-        "drop_areas": _LI,
-    },
-    "links": {
-        "link": _S,
-        "from": _S,
-        "to": _S,
-        "rate_bps": _I,
-        "delay_ms": _F,
-        "tx_packets": _I,
-        "tx_bytes": _I,
-        "utilisation": _F,
-        "lost_random": _I,
-        "lost_down": _I,
-        "failures": _I,
-    },
-    "nodes": {"node": _S, "kind": _S, "forwarded": _I, "ttl_expired": _I, "no_route": _I},
-}
+# Column types come from the core's report schema (`ccsim.schema`). Counts are Int64 (not
+# UInt64) so that differences of counts behave; no count comes near 2^63.
 
 
-def _dtype(name: str) -> pl.DataType:
+def _dtype(kind: str) -> pl.DataType:
     import polars as pl
 
-    return {_S: pl.Utf8, _I: pl.Int64, _F: pl.Float64, _LI: pl.List(pl.Int64)}[name]
+    from . import schema
+
+    return {
+        schema.STR: pl.Utf8,
+        schema.INT: pl.Int64,
+        schema.FLOAT: pl.Float64,
+        schema.BOOL: pl.Boolean,
+        schema.LIST_INT: pl.List(pl.Int64),
+        schema.LIST_FLOAT: pl.List(pl.Float64),
+    }[kind]
 
 
-def _frame(rows: list[dict[str, Any]], schema: dict[str, str]) -> pl.DataFrame:
+def table_schema(name: str) -> dict[str, pl.DataType]:
+    """{column: Polars type} of one of the report's tables (`flows`, `queues`, `links`,
+    `nodes`, `acc`, `spoofers`), in the report's order."""
+    from . import schema
+
+    return {c: _dtype(kind) for c, kind in schema.columns(name).items()}
+
+
+def _frame(rows: list[dict[str, Any]], schema: dict[str, pl.DataType]) -> pl.DataFrame:
     import polars as pl
 
     columns = list(schema)
-    for r in rows:  # fields a newer core adds come after the known ones, types inferred
+    for r in rows:  # a report of another build of the core: its extra fields, types inferred
         columns.extend(k for k in r if k not in schema and k not in columns)
-    series = []
-    for c in columns:
-        values = [r.get(c) for r in rows]
-        dtype = _dtype(schema[c]) if c in schema else None
-        series.append(pl.Series(c, values, dtype=dtype, strict=False))
-    return pl.DataFrame(series)
+    return pl.DataFrame([pl.Series(c, [r.get(c) for r in rows], dtype=schema.get(c), strict=False) for c in columns])
 
 
 class Results:
     """What `ccsim.run` returns.
 
     - `summary`: the whole report as a dict (JSON types), the same as `ccsim run --json`.
-    - `flows`, `queues`, `links`, `nodes`: one row per flow, egress queue, link, node.
+    - `flows`, `queues`, `links`, `nodes`: one row per flow, egress queue, link, node;
+      `acc`, `spoofers`: one row per ACC router, per router with an ACK spoofer.
     - `series`: sampled time series, name -> DataFrame with columns `t` (s) and `value`.
     - `totals`: the run's totals as a dict.
     """
@@ -149,7 +103,7 @@ class Results:
 
     def _table(self, name: str) -> pl.DataFrame:
         if name not in self._tables:
-            self._tables[name] = _frame(self.summary.get(name, []), _SCHEMAS[name])
+            self._tables[name] = _frame(self.summary.get(name, []), table_schema(name))
         return self._tables[name]
 
     @property
@@ -167,6 +121,16 @@ class Results:
     @property
     def nodes(self) -> pl.DataFrame:
         return self._table("nodes")
+
+    @property
+    def acc(self) -> pl.DataFrame:
+        """One row per router when some queue runs ACC (else empty)."""
+        return self._table("acc")
+
+    @property
+    def spoofers(self) -> pl.DataFrame:
+        """One row per router with an ACK spoofer (else empty)."""
+        return self._table("spoofers")
 
     @property
     def series(self) -> dict[str, pl.DataFrame]:

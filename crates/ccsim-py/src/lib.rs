@@ -120,6 +120,16 @@ impl Simulation {
     }
 }
 
+/// The JSON Schema (draft 2020-12) of the report, as a JSON string: every field with its
+/// type and, from the core's doc comments, its description, objects' properties in the order
+/// of the report's JSON. The single description of the results: the Python tables' column
+/// types and `docs/results-schema.md` are made from it.
+#[pyfunction]
+fn report_schema() -> String {
+    let schema = schemars::generate::SchemaSettings::draft2020_12().for_serialize().into_generator().into_root_schema_for::<Report>();
+    serde_json::to_string(&schema).expect("a schema always serializes")
+}
+
 /// Version of the simulation core.
 #[pyfunction]
 fn version() -> &'static str {
@@ -131,5 +141,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(report_schema, m)?)?;
     Ok(())
 }

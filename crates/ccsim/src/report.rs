@@ -1,27 +1,34 @@
 //! The run's summary: per-flow, per-queue, per-link and per-node tables plus totals, all
-//! measured after the warm-up. Field names are stable and documented in
-//! `docs/results-schema.md`; the JSON output of `ccsim run --json` is this structure.
+//! measured after the warm-up. Field names are stable; the JSON output of `ccsim run --json`
+//! is this structure. The doc comments of these types are the fields' documentation: they
+//! become the descriptions of the report's JSON Schema (`schemars`), from which
+//! `docs/results-schema.md`'s field tables and the Python tables' column types are made.
 
 use crate::engine::{Simulation, Transport};
 use crate::net::frr::FastReroute;
-use crate::net::NodeId;
-use crate::net::NodeKind;
-use crate::router::acc::Acc;
-use crate::router::acc::AccStats;
-use crate::router::AckSpoofing;
-use crate::router::SpoofStats;
+use crate::net::{NodeId, NodeKind};
+use crate::router::acc::{Acc, AccStats};
+use crate::router::{AckSpoofing, SpoofStats};
 use crate::stats::{jain_index, Series};
+use schemars::JsonSchema;
 use serde::Serialize;
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Report {
+    /// The scenario's `name`.
     pub scenario: String,
+    /// The seed of every random stream (0 to 2^64-1): the scenario's, or `--seed`.
     pub seed: u64,
+    /// Simulated time of the run.
     pub duration_s: f64,
+    /// Statistics exclude everything before this time.
     pub warmup_s: f64,
-    /// Length of the measurement period (simulated time after the warm-up).
+    /// Length of the measurement period (simulated time after the warm-up), `duration_s -
+    /// warmup_s` for a finished run.
     pub measured_s: f64,
+    /// Discrete events the simulator handled, warm-up included.
     pub events_processed: u64,
+    /// The run's totals over the flows and queues.
     pub totals: Totals,
     /// IP fast reroute counters (zero when it is off).
     pub ipfrr: IpFrrReport,
@@ -29,49 +36,71 @@ pub struct Report {
     pub acc: Vec<AccRouterReport>,
     /// One per router with an ACK spoofer.
     pub spoofers: Vec<SpooferReport>,
+    /// One per flow, in scenario order.
     pub flows: Vec<FlowReport>,
+    /// One per one-way link's egress queue, in link order.
     pub queues: Vec<QueueReport>,
+    /// One per one-way link.
     pub links: Vec<LinkReport>,
+    /// One per host and router.
     pub nodes: Vec<NodeReport>,
+    /// The sampled series the scenario asked for.
     pub series: Vec<Series>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct Totals {
+    /// Sum of the flows' `goodput_bps`.
     pub goodput_bps: f64,
+    /// Sum of the flows' `delivered_bytes`.
     pub delivered_bytes: u64,
+    /// Sum of the flows' `packets_sent`.
     pub packets_sent: u64,
+    /// Sum of the flows' `retransmitted_packets`.
     pub retransmitted_packets: u64,
+    /// Sum of the flows' `fast_retransmits`.
     pub fast_retransmits: u64,
+    /// Sum of the flows' `timeouts`.
     pub timeouts: u64,
+    /// Sum of the queues' `drops`, packets.
     pub queue_drops: u64,
-    /// Jain's index of the TCP flows' goodputs (1 = perfectly fair).
+    /// Jain's index of the TCP flows' goodputs, (Σx)² / (n·Σx²): 1 = perfectly fair, 1/n
+    /// when one flow takes all; 1 when there is no TCP flow.
     pub jain_fairness: f64,
 }
 
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, JsonSchema)]
 pub struct IpFrrReport {
+    /// Failures noticed by the router at the head of the failed link.
     pub detections: u64,
+    /// Failures repaired before the hold-down expired (traffic returned to the primary at
+    /// once).
     pub transient_repairs: u64,
+    /// Global reconvergences completed (every router installed new tables).
     pub reconvergences: u64,
 }
 
 /// Counters of one router's ACK spoofer (see `SpoofStats` for their meaning) and the state
 /// of its flow table at the end of the run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct SpooferReport {
+    /// The router.
     pub node: String,
     /// The spoofer's counters over the measurement period.
     #[serde(flatten)]
     pub counters: SpoofStats,
     /// Flows with a spoof pending at the end of the run.
     pub pending_now: usize,
+    /// Flow-table entries in use at the end of the run.
     pub table_occupancy: usize,
+    /// The flow table's size.
     pub table_capacity: usize,
 }
 
-#[derive(Clone, Debug, Serialize)]
+/// ACC counters of one router, as a congested router and as a filtering one.
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct AccRouterReport {
+    /// The router.
     pub router: String,
     /// The router's ACC counters over the measurement period.
     #[serde(flatten)]
@@ -80,105 +109,174 @@ pub struct AccRouterReport {
     pub filters_active: u64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct FlowReport {
+    /// The flow's name, `GROUP[i]`.
     pub flow: String,
+    /// Its `[[flows]]` entry's `name` (default `flow<N>`, N its position).
     pub group: String,
+    /// `i`, its position within the group, from 0.
     pub index: u32,
+    /// Sending host.
     pub src: String,
+    /// Receiving host.
     pub dst: String,
+    /// `tcp` or `udp`.
     pub transport: &'static str,
+    /// When the flow started (absolute; drawn from the scenario's `start`).
     pub start_s: f64,
-    /// Data packets (or datagrams) sent, retransmissions included.
+    /// Data segments (TCP) or datagrams (UDP) sent, retransmissions included.
     pub packets_sent: u64,
+    /// Payload bytes sent (TCP: retransmissions included).
     pub bytes_sent: u64,
-    /// The same without retransmissions.
+    /// `packets_sent` less retransmissions.
     pub new_packets_sent: u64,
+    /// `bytes_sent` less retransmitted bytes.
     pub new_bytes_sent: u64,
+    /// TCP segments sent again (fast retransmit, NewReno partial ACK, timeout); 0 for UDP.
     pub retransmitted_packets: u64,
+    /// Times TCP entered fast retransmit / fast recovery.
     pub fast_retransmits: u64,
-    /// Fast retransmits of segments that had in fact arrived or were still in the network.
+    /// Fast retransmits of a segment that had in fact reached the receiver or was still in
+    /// the network at that moment (the rest are real).
     pub false_fast_retransmits: u64,
+    /// Retransmission timer expiries.
     pub timeouts: u64,
+    /// Times the sender reduced its congestion window (fast retransmit, timeout, ECN echo or
+    /// ACC control).
     pub window_reductions: u64,
-    /// Mean size of a window reduction, in segments.
+    /// Mean size of one window reduction (congestion window before less after).
     pub mean_window_reduction_segments: f64,
+    /// Window reductions caused by ECN echoes.
     pub ecn_reductions: u64,
-    /// Window closes the sender decided (fast retransmit, timeout, ECN echo): count, mean
-    /// size in segments, and rate per second of measurement.
+    /// Window closes the sender decided itself (fast retransmit, timeout, ECN echo).
     pub endpoint_closes: u64,
+    /// Their mean size.
     pub endpoint_close_mean_segments: f64,
+    /// Their rate over the measurement period.
     pub endpoint_closes_per_s: f64,
-    /// Window closes an ACC router asked for, likewise.
+    /// Window closes ordered by ACC control messages.
     pub acc_closes: u64,
+    /// Their mean size.
     pub acc_close_mean_segments: f64,
+    /// Their rate over the measurement period.
     pub acc_closes_per_s: f64,
     /// ACC control messages that reached the sender, obeyed or not.
     pub acc_controls_received: u64,
+    /// Mean of the sender's RTT samples (Karn's rule: none from retransmitted segments).
     pub mean_rtt_ms: f64,
-    /// In-order payload bytes delivered to the receiving application (UDP: bytes received).
+    /// Payload bytes delivered to the receiving application (TCP: in order; UDP: bytes
+    /// received).
     pub delivered_bytes: u64,
+    /// `delivered_bytes · 8 / measured_s`.
     pub goodput_bps: f64,
+    /// Segments that arrived above the next expected sequence number.
     pub out_of_order_packets: u64,
+    /// Duplicate ACKs the receiver sent, packets.
     pub dupacks_sent: u64,
+    /// Duplicate ACKs the receiver held back (duplicate-ACK suppression, `das`), packets.
     pub dupacks_suppressed: u64,
+    /// The flow's data packets lost anywhere in the network (queues, wire, failures, TTL, no
+    /// route).
     pub forward_dropped: u64,
+    /// The flow's ACKs lost anywhere in the network, packets.
     pub reverse_dropped: u64,
-    /// Spoofed ACKs routers sent to the sender.
+    /// Duplicate ACKs routers spoofed toward this flow's sender, packets.
     pub spoofed_acks: u64,
-    /// Finite transfers: when the last byte was acknowledged (absolute time), else null.
+    /// Finite transfers: when the last byte was acknowledged (absolute time, whether before
+    /// or after the warm-up); null for bulk flows, UDP, and transfers not finished.
     pub completion_time_s: Option<f64>,
-    /// Final congestion window, segments.
+    /// Congestion window at the end of the run (not a period statistic); 0 for UDP.
     pub final_cwnd_segments: f64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct QueueReport {
+    /// The link whose egress queue this is, `FROM->TO`.
     pub link: String,
+    /// Packets offered to the queue (queued or dropped).
     pub arrivals: u64,
+    /// Packets that left the queue for the transmitter.
     pub departures: u64,
+    /// Packets dropped: `drops_overflow + drops_early + drops_forced + drops_link_down`.
     pub drops: u64,
+    /// Packets dropped because the buffer was full.
     pub drops_overflow: u64,
+    /// Packets dropped by the discipline's random early decision (RED between the
+    /// thresholds).
     pub drops_early: u64,
+    /// Packets dropped by the discipline's forced decision (RED above the maximum threshold).
     pub drops_forced: u64,
+    /// Packets lost from the buffer because the link went down.
     pub drops_link_down: u64,
+    /// Packets ECN-marked instead of an early drop.
     pub marks_early: u64,
+    /// Packets ECN-marked instead of a forced drop.
     pub marks_forced: u64,
-    /// Signals turned into ACK spoofing (the packet may also have been dropped).
+    /// Congestion signals turned into ACK spoofing (`signal = "spoof"`; the packet may also
+    /// have been dropped), packets.
     pub spoof_signals: u64,
+    /// Time-weighted mean queue length.
     pub mean_len_packets: f64,
+    /// Time-weighted mean queue length, bytes on the wire.
     pub mean_len_bytes: f64,
+    /// Mean time a departing packet waited in the queue (enqueue to start of transmission;
+    /// serialization and propagation not included).
     pub mean_delay_ms: f64,
+    /// Largest queue length during the measurement period.
     pub max_len_packets: u32,
+    /// Queue length at the end of the run.
     pub final_len_packets: u32,
-    /// Drops by instantaneous queue length: `drop_areas[i]` counts drops with
-    /// `drop_area_bounds[i-1] <= len < drop_area_bounds[i]`.
+    /// Boundaries of the drop-area histogram, ascending, packets (the scenario's
+    /// `queue.drop_areas`; empty by default).
     pub drop_area_bounds: Vec<u32>,
+    /// Drops by the queue length when they happened: element `i` counts drops with
+    /// `drop_area_bounds[i-1] <= len < drop_area_bounds[i]` (first: below the first bound,
+    /// last: at or above the last bound); one longer than `drop_area_bounds`. Counts buffer
+    /// drops (overflow, early, forced), not `drops_link_down`.
     pub drop_areas: Vec<u64>,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct LinkReport {
+    /// Name, `FROM->TO`.
     pub link: String,
+    /// Sending node.
     pub from: String,
+    /// Receiving node.
     pub to: String,
+    /// Transmission rate (configuration).
     pub rate_bps: u64,
+    /// Propagation delay (configuration).
     pub delay_ms: f64,
+    /// Packets whose serialization finished.
     pub tx_packets: u64,
+    /// Bytes on the wire of those packets.
     pub tx_bytes: u64,
+    /// Fraction of the period the transmitter was busy, 0 to 1.
     pub utilisation: f64,
+    /// Packets lost to the link's random `loss`.
     pub lost_random: u64,
+    /// Packets lost being transmitted or propagated when the link went down, or offered while
+    /// it was down.
     pub lost_down: u64,
+    /// Times the link went down.
     pub failures: u64,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, JsonSchema)]
 pub struct NodeReport {
+    /// Name.
     pub node: String,
+    /// `host` or `router`.
     pub kind: &'static str,
+    /// Packets a router forwarded (0 for hosts).
     pub forwarded: u64,
+    /// Packets discarded because their TTL reached zero.
     pub ttl_expired: u64,
+    /// Packets discarded for want of a route.
     pub no_route: u64,
+    /// Packets a router sent over an IP fast-reroute backup (alternate or repair tunnel).
     pub backup_forwarded: u64,
 }
 

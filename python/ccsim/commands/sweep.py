@@ -33,7 +33,8 @@ The sweep file is TOML:
   scenario = "dumbbell.toml"          # the base scenario, relative to this file
   replications = 5                    # runs per point (default 1)
   seed = 1                            # base seed (default 1); replication r of every
-                                      # point has the same seed
+                                      # point has the same seed (common random numbers)
+  common_random_numbers = true        # false: every point its own seeds (default true)
   out = "results/dumbbell-sweep"      # where to store the runs, relative to this file
                                       # (default: results/<name of this file> in the
                                       # current directory); --out replaces it
@@ -69,7 +70,7 @@ exit status: 0 when every run succeeded, 1 when some failed (they are listed), 2
 problem with the sweep file or the arguments, 130 when interrupted (the runs finished so
 far are kept: run the command again to finish)."""
 
-KNOWN_FIELDS = ("scenario", "replications", "seed", "out", "metrics", "keep_flows", "grid", "points")
+KNOWN_FIELDS = ("scenario", "replications", "seed", "common_random_numbers", "out", "metrics", "keep_flows", "grid", "points")
 
 
 def positive_int(text: str) -> int:
@@ -94,6 +95,13 @@ def register(subparsers) -> None:
     p.add_argument("--out", "-o", metavar="DIR", help="store directory (replaces the file's `out`)")
     p.add_argument("--workers", "-j", type=positive_int, metavar="N", help="local worker processes (default: one per core)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="run on a Dask cluster, e.g. tcp://127.0.0.1:8786")
+    p.add_argument(
+        "--no-common-random-numbers",
+        dest="common_random_numbers",
+        action="store_false",
+        default=None,
+        help="give every point its own seeds (default: replication r of every point has the same seed)",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bar and no table (failures are still reported)")
     p.set_defaults(func=main)
 
@@ -112,9 +120,11 @@ class SweepFile:
         keep_flows: bool,
         grid: dict[str, list[Any]],
         points: list[dict[str, Any]],
+        common_random_numbers: bool = True,
     ):
         self.path, self.scenario, self.replications, self.seed = path, scenario, replications, seed
         self.out, self.metrics, self.keep_flows, self.grid, self.points = out, metrics, keep_flows, grid, points
+        self.common_random_numbers = common_random_numbers
 
 
 def _toml():
@@ -188,6 +198,9 @@ def load_sweep_file(path: Path) -> SweepFile:
     seed = doc.get("seed", 1)
     if not _is_int(seed) or not 0 <= seed <= U64_MAX:
         fail("seed", f"must be an integer from 0 to {U64_MAX}, got {seed!r}")
+    common = doc.get("common_random_numbers", True)
+    if not isinstance(common, bool):
+        fail("common_random_numbers", f"must be true or false, got {common!r}")
     out = doc.get("out")
     if out is not None and (not isinstance(out, str) or not out):
         fail("out", f"must be a directory path (string), got {out!r}")
@@ -208,15 +221,15 @@ def load_sweep_file(path: Path) -> SweepFile:
     points = doc.get("points", [])
     if not isinstance(points, list) or not all(isinstance(p, dict) for p in points):
         fail("points", 'must be an array of tables ([[points]]) of `"key.path" = value`')
-    from ..sweeps import _check_key
+    from ..sweeps import check_key
 
     for where, keys in [("grid", list(grid))] + [(f"points[{i}]", list(p)) for i, p in enumerate(points)]:
         for k in keys:
             try:
-                _check_key(k, where)
+                check_key(k, where)
             except ValueError as e:
                 fail(f"{where}.{k}" if where == "grid" else where, str(e).split(": ", 1)[-1])
-    return SweepFile(path, scenario_path, replications, seed, base / out if out else None, metrics, keep_flows, grid, points)
+    return SweepFile(path, scenario_path, replications, seed, base / out if out else None, metrics, keep_flows, grid, points, common)
 
 
 def _fmt(v: Any, digits: int = 4) -> str:
@@ -266,7 +279,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 
 def main(args: argparse.Namespace) -> int:
-    from ..sweeps import sweep
+    from ..sweeps import StoreFormatError, sweep
 
     spec = load_sweep_file(Path(args.file))
     out = Path(args.out) if args.out else spec.out or Path("results") / spec.path.stem
@@ -288,7 +301,10 @@ def main(args: argparse.Namespace) -> int:
                 scheduler=args.scheduler,
                 progress=False if args.quiet else None,
                 keep_flows=spec.keep_flows,
+                common_random_numbers=spec.common_random_numbers if args.common_random_numbers is None else False,
             )
+    except StoreFormatError as e:
+        raise CliError(str(e)) from None
     except ValueError as e:
         raise CliError(f"{spec.path}: {e}") from None
     except ConnectionError as e:

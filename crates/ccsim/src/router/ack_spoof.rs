@@ -149,16 +149,19 @@ counters! {
         pub signals: u64,
         /// Bursts of spoofed duplicates sent (a spoof event).
         pub spoof_events: u64,
+        /// Spoofed ACKs sent (a burst is `dupacks` ACKs).
         pub spoofed_acks_sent: u64,
         /// Signals that sent nothing new: a spoof for the flow was pending, or sent and not
         /// yet followed by a real ACK above its number.
         pub signals_absorbed: u64,
+        /// Signals that had to wait for the flow's next real ACK.
         pub pending_set: u64,
         /// Pending spoofs sent when the flow's next real ACK passed.
         pub pending_resolved: u64,
         /// Pending spoofs that ended unsent (evicted, older than the timeout, or the flow
         /// declared asymmetric).
         pub pending_expired: u64,
+        /// Needless retransmissions dropped at the router (counted as the flow's drops).
         pub retransmissions_discarded: u64,
         /// Signals turned into plain drops because the flow is asymmetric.
         pub fallback_drops: u64,

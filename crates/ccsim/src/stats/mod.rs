@@ -9,10 +9,12 @@ pub mod series;
 pub use series::{Series, SeriesSpec, SeriesTarget};
 
 /// Defines a struct of cumulative counters with a field-wise `delta` (end minus snapshot).
+/// Its JSON Schema (doc comments as descriptions) is part of the report's when a report
+/// flattens it in.
 macro_rules! counters {
     ($(#[$m:meta])* pub struct $name:ident { $($(#[$fm:meta])* pub $f:ident : $t:ty,)* }) => {
         $(#[$m])*
-        #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, schemars::JsonSchema)]
         pub struct $name { $($(#[$fm])* pub $f: $t,)* }
         impl $name {
             /// Counts accumulated since `base` was taken.

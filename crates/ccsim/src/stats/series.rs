@@ -30,11 +30,13 @@ pub struct SeriesSpec {
     pub max_points: usize,
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, schemars::JsonSchema)]
 pub struct Series {
+    /// `KIND TARGET`, e.g. `queue R1->R2`, `cwnd bulk[0]`.
     pub name: String,
     /// Sample times, seconds.
     pub t: Vec<f64>,
+    /// The sampled values (null where not a number).
     pub value: Vec<f64>,
     /// True when `max_points` was reached and later samples were not kept.
     pub truncated: bool,

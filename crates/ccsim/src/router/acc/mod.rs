@@ -62,6 +62,7 @@ counters! {
         pub acc_drops: u64,
         /// Of those, drops of flows below the RTT floor.
         pub below_rtt_floor: u64,
+        /// Control messages sent to the senders of dropped packets.
         pub controls_sent: u64,
         /// Controls this router sent that the network lost.
         pub controls_lost: u64,
@@ -71,9 +72,11 @@ counters! {
         pub filters_removed_count: u64,
         /// Filters removed because a packet showed the sender had reduced its window.
         pub filters_removed_behaviour: u64,
+        /// Filters removed by their timeout.
         pub filters_removed_timeout: u64,
         /// Filters replaced by a newer one for the same flow.
         pub filters_replaced: u64,
+        /// Packets this router's filters discarded (counted as drops of their flows).
         pub packets_filtered: u64,
     }
 }

@@ -1,0 +1,231 @@
+"""Running a sweep: its runs on a local process pool, in this process, or on a Dask cluster,
+each saved in the store as it finishes; `sweep` puts the plan, the store and the execution
+together."""
+
+from __future__ import annotations
+
+import numbers
+import os
+import pickle
+import sys
+import tempfile
+import uuid
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any, Callable
+
+from .._scenario import resolve
+from ..runner import _stderr_is_terminal
+from .plan import Metrics, Plan, Task
+from .result import SweepResult
+from .store import Store
+from .worker import ERROR, OK, build_fingerprint, message, run_one
+
+
+def _failure(e: BaseException) -> dict[str, Any]:
+    """The result of a run whose worker failed (not the simulation: that is caught there)."""
+    return {"status": ERROR, "error": f"the worker failed: {message(e)}", "wall_time_s": None}
+
+
+def _execute_local(
+    tasks: list[Task], workers: int, done: Callable[[Task, dict[str, Any]], None], save: Callable[[Task, dict[str, Any]], None]
+) -> None:
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    pool = ProcessPoolExecutor(max_workers=min(workers, max(1, len(tasks))))
+    futures = {}
+    handled = set()
+    try:
+        futures = {pool.submit(run_one, t): t for t in tasks}
+        for f in as_completed(futures):
+            handled.add(f)
+            try:
+                result = f.result()
+            except Exception as e:
+                result = _failure(e)
+            done(futures[f], result)
+    except BaseException:
+        # Stop (Ctrl-C, or the progress callback raised): keep the runs that have finished,
+        # drop the ones still queued, and let the few under way end. Killing workers instead
+        # can leave the pool's queue lock held by a dead process, and shutdown then hangs.
+        pool.shutdown(wait=True, cancel_futures=True)
+        for f, t in futures.items():
+            if f not in handled and f.done() and not f.cancelled() and f.exception() is None:
+                save(t, f.result())
+        raise
+    pool.shutdown(wait=True)
+
+
+def _check_workers(client) -> None:
+    """Warns when Dask workers run another build of ccsim than this process."""
+    try:
+        theirs = client.run(build_fingerprint)
+    except Exception as e:  # a worker without ccsim: the runs will fail and say so
+        warnings.warn(
+            f"could not check that the Dask workers run the same build of ccsim as this process (their results may differ): {message(e)}",
+            stacklevel=4,
+        )
+        return
+    mine = build_fingerprint()
+    other = sorted(w for w, f in theirs.items() if f != mine)
+    if other:
+        warnings.warn(
+            f"{len(other)} of {len(theirs)} Dask workers ({', '.join(other[:3])}{', ...' if len(other) > 3 else ''}) "
+            "run another build of ccsim than this process: their results may differ",
+            stacklevel=4,
+        )
+
+
+def _dask_client(scheduler: Any):
+    try:
+        from distributed import Client
+    except ImportError:  # pragma: no cover
+        raise ImportError("a sweep on a Dask cluster needs dask.distributed: pip install 'dask[distributed]'") from None
+    if isinstance(scheduler, Client):
+        return scheduler, False
+    if isinstance(scheduler, str) or hasattr(scheduler, "scheduler_address"):  # an address, or LocalCluster, ...
+        try:
+            return Client(scheduler), True
+        except OSError as e:
+            where = scheduler if isinstance(scheduler, str) else scheduler.scheduler_address
+            raise ConnectionError(f"cannot connect to the Dask scheduler at {where}: {e}") from None
+    raise TypeError(f"scheduler must be an address ('tcp://host:8786'), a distributed.Client or a cluster, not {type(scheduler).__name__}")
+
+
+def _execute_dask(tasks: list[Task], scheduler: Any, done: Callable[[Task, dict[str, Any]], None]) -> None:
+    from distributed import as_completed
+
+    client, own = _dask_client(scheduler)
+    futures = {}
+    try:
+        _check_workers(client)
+        token = uuid.uuid4().hex[:8]
+        for t in tasks:
+            f = client.submit(run_one, t, key=f"ccsim-run-{t.run_key}-{token}", pure=False)
+            futures[f] = t
+        for f in as_completed(list(futures)):
+            try:
+                result = f.result()
+            except Exception as e:
+                result = _failure(e)
+            done(futures[f], result)
+            f.release()
+    except BaseException:
+        client.cancel([f for f in futures if not f.done()])
+        raise
+    finally:
+        if own:
+            client.close()
+
+
+class _Progress:
+    def __init__(self, progress: Any, total: int, initial: int):
+        self.callback = progress if callable(progress) and not isinstance(progress, bool) else None
+        self.done, self.total, self.errors = initial, total, 0
+        self.bar = None
+        show = progress is True or (progress is None and _stderr_is_terminal())
+        if self.callback is None and show and total > initial:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, initial=initial, file=sys.stderr, desc="sweep", unit="run", leave=False, dynamic_ncols=True)
+
+    def update(self, result: dict[str, Any]) -> None:
+        self.done += 1
+        if result.get("status") != OK:
+            self.errors += 1
+        if self.bar is not None:
+            if self.errors:
+                self.bar.set_postfix_str(f"{self.errors} failed", refresh=False)
+            self.bar.update(1)
+        if self.callback is not None:
+            self.callback(self.done, self.total)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def sweep(
+    base: Any,
+    grid: Mapping[str, Sequence[Any]] | None = None,
+    points: Sequence[Mapping[str, Any]] | None = None,
+    replications: int = 1,
+    base_seed: int = 1,
+    out: str | os.PathLike[str] | None = None,
+    workers: int | None = None,
+    scheduler: Any = None,
+    progress: Any = None,
+    keep_flows: bool = False,
+    metrics: Metrics = None,
+    retry_errors: bool = True,
+    common_random_numbers: bool = True,
+) -> SweepResult:
+    """Runs `base` at every point of the sweep, `replications` times each, and returns a
+    `SweepResult`.
+
+    - `base`: the scenario, as for `ccsim.run`: a path, TOML text or a dict.
+    - `grid`: `{key.path: [values]}`, the Cartesian product of the values (first key
+      slowest); `points`: a list of `{key.path: value}` dicts. Points come first, then the
+      grid; with neither there is one point, the scenario as it is. A value may be a dict
+      or a list (written as TOML); None removes the key.
+    - `replications`, `base_seed`: replication r of every point runs with seed
+      `derive_seed(base_seed, r)` (common random numbers across the points).
+    - `common_random_numbers`: False gives every point its own seeds,
+      `derive_seed(base_seed, r, point)`.
+    - `out`: the store directory; runs already in it are not run again (resume a sweep by
+      running it again with the same `out`). Default: a new temporary directory.
+    - `workers`: processes of the local pool (default: every core); 1 runs in this process.
+    - `scheduler`: run on Dask instead: an address (`"tcp://host:8786"`), a
+      `distributed.Client` or a cluster object. The results are the same.
+    - `progress`: None shows a bar on stderr when it is a terminal, True always, False
+      never; a callable is called as `progress(done, total)` after each run (what it
+      raises stops the sweep; finished runs are kept).
+    - `keep_flows`: also store each run's per-flow table (`SweepResult.flows`).
+    - `metrics`: `{column: function(summary) -> float}`, computed by the workers from each
+      run's report (the dict of `ccsim run --json`, without wall_time_s and
+      events_per_second). Module-level functions, so that they can be pickled.
+    - `retry_errors`: run again the runs stored with status "error" (default True).
+
+    A run that fails (a bad override, an invalid scenario at one point, an exception) is
+    stored with status "error" and its message; the others go on. Problems with the sweep
+    itself (no such scenario file, a malformed grid, a store of another format:
+    `StoreFormatError`) raise `ValueError` or `ccsim.ScenarioError` before anything runs.
+    """
+    text, origin = resolve(base)
+    plan = Plan(text, origin, grid, points, replications, base_seed, metrics, keep_flows, common_random_numbers)
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, numbers.Integral) or workers < 1):
+        raise ValueError(f"workers must be a positive integer or None, got {workers!r}")
+    n_workers = int(workers) if workers is not None else (os.cpu_count() or 1)
+    if scheduler is None and n_workers > 1 and plan.metrics:
+        try:
+            pickle.dumps(plan.metrics)
+        except Exception as e:
+            raise ValueError(f"metrics must be picklable (module-level functions, not lambdas) to run in worker processes: {e}") from None
+
+    store = Store(out if out is not None else tempfile.mkdtemp(prefix="ccsim-sweep-"))
+    started = store.begin(plan)
+    todo, reused = store.pending(plan, retry_errors)
+    tasks = [plan.task(k) for k in todo]
+    bar = _Progress(progress, len(plan.unique), reused)
+
+    def save(task: Task, result: dict[str, Any]) -> None:
+        store.save(plan, task.run_key, result)
+
+    def done(task: Task, result: dict[str, Any]) -> None:
+        save(task, result)
+        bar.update(result)
+
+    try:
+        if not tasks:
+            pass
+        elif scheduler is not None:
+            _execute_dask(tasks, scheduler, done)
+        elif n_workers == 1:
+            for t in tasks:
+                done(t, run_one(t))
+        else:
+            _execute_local(tasks, n_workers, done, save)
+    finally:
+        bar.close()
+    runs, flows = store.finish(plan, started)
+    return SweepResult(store.out, runs, flows, store.read_definition(), ran=len(tasks), reused=reused)
