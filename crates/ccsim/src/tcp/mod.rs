@@ -6,11 +6,13 @@
 //! zero and the sender starts sending when its application starts. Sequence numbers are
 //! bytes, 32-bit and wrapping, starting at a configurable initial sequence number.
 
+pub mod cc;
 pub mod receiver;
 pub mod rto;
 pub mod sender;
 pub mod seq;
 
+pub use cc::{CcConfig, NewRenoConfig, RenoConfig};
 pub use receiver::{ReceiverConfig, ReceiverStats, TcpReceiver};
 pub use sender::{SenderStats, TcpSender};
 pub use seq::Seq;
