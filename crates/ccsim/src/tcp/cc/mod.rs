@@ -49,16 +49,19 @@
 //! scenario's `tcp.variant` names the standard pairs: `reno` is Reno recovery with the
 //! `Reno` controller, `newreno` NewReno recovery with the `NewReno` controller. NewReno
 //! recovery needs a controller with a partial-ACK rule (`NewReno`, or one built on it).
+//! Deflation and the exit rule stay on the controller's side because they are arithmetic
+//! on a window whose units and state only the controller knows (a packet-counted window
+//! deflates in packets; CUBIC's epoch must see the window it leaves recovery with).
 //!
 //! Fast retransmit takes two hooks because RFC 5681 orders it that way: step 2 sets ssthresh
 //! when the third duplicate arrives, step 3 retransmits and sets cwnd. The retransmitted
 //! segment carries the sender's state of that moment (the ACC state block), so the two steps
 //! stay apart.
 //!
-//! The initial window and the initial ssthresh are the sender's
-//! ([`SenderConfig`](super::SenderConfig)`::init_cwnd`, `init_ssthresh`, RFC 5681 section
-//! 3.1) and are handed to [`CcConfig::build`]: CUBIC and DCTCP start from the same values and
-//! define none of their own, and a profile that changes the initial window (ns-2's is 2
+//! The initial window and the initial ssthresh belong to the sender's configuration
+//! ([`SenderConfig`](super::SenderConfig)`::init_cwnd` and `init_ssthresh`, RFC 5681 section
+//! 3.1), which hands them to [`CcConfig::build`]: CUBIC and DCTCP start from the same values
+//! and define none of their own, and a profile that changes the initial window (ns-2's is 2
 //! segments) then changes one parameter whatever the algorithm.
 //!
 //! # What comes next, and how it plugs in
@@ -68,21 +71,22 @@
 //! below, and its keyword in `scenario/build.rs`. None of these changes the trait:
 //!
 //! - **CUBIC** (RFC 9438). `CubicConfig` holds β = 0.7, C = 0.4, fast convergence and the
-//!   Reno-friendly region, defaults cited from section 4. The controller keeps cwnd in bytes
-//!   and the MSS it was built with, `W_max`, `K` and the epoch start. Time comes from
-//!   `Ack::now`/`Event::now`, the minimum RTT from the samples in `Ack::rtt`, the RTT of the
-//!   target `W_cubic(t + RTT)` from `Ack::srtt`, the Reno-friendly estimate `W_est` from
-//!   `Ack::acked`. `on_fast_retransmit` and `on_ecn_echo` set `W_max`, ssthresh = β cwnd and
-//!   reset the epoch (section 4.6); `on_timeout` resets the epoch and follows RFC 5681
-//!   (section 4.8). Slow start and the fast-recovery steps are NewReno's: CUBIC wraps
-//!   [`NewReno`] as `NewReno` wraps [`Reno`], and pairs with NewReno recovery.
+//!   Reno-friendly region, its defaults cited from the RFC's constants. The controller keeps
+//!   cwnd in bytes and the MSS it was built with, `W_max`, `K` and the epoch start. Time
+//!   comes from `Ack::now`/`Event::now`, the minimum RTT from the samples in `Ack::rtt`, the
+//!   RTT of the target `W_cubic(t + RTT)` from `Ack::srtt`, the Reno-friendly estimate
+//!   `W_est` from `Ack::acked`. `on_fast_retransmit` and `on_ecn_echo` set `W_max`,
+//!   ssthresh = β cwnd and reset the epoch (its multiplicative decrease); `on_timeout`
+//!   resets the epoch and otherwise follows RFC 5681, as its timeout rule says. Slow start
+//!   and the fast-recovery steps are NewReno's: CUBIC wraps [`NewReno`] as `NewReno` wraps
+//!   [`Reno`], and pairs with NewReno recovery.
 //! - **DCTCP** (RFC 8257). The ACK hooks count `Ack::acked` into bytes acknowledged and,
 //!   when `Ack::ece`, bytes marked; once `Ack::una` passes the end of the observation window
-//!   (the `Ack::max` it recorded when the window began) it updates α = (1 - g) α + g M/T
-//!   (section 3.3). `on_ecn_echo` sets cwnd = cwnd (1 - α/2). The sender already answers
-//!   ECN-Echo at most once per window and sends CWR, as section 3.3 asks; losses are Reno's.
-//!   Whether a marked ACK may grow the window is the controller's choice (it sees `ece`):
-//!   RFC 3168's "no increase" is Reno's rule, not the sender's.
+//!   (the `Ack::max` it recorded when the window began) the controller updates
+//!   α = (1 - g) α + g M/T. `on_ecn_echo` sets cwnd = cwnd (1 - α/2). The sender already
+//!   answers ECN-Echo at most once per window and sends CWR, as RFC 8257 asks; losses are
+//!   Reno's. Whether a marked ACK may grow the window is the controller's choice (it sees
+//!   `ece`): RFC 3168's "no increase" is Reno's rule, not the sender's.
 //! - **Packet-counted Reno** for the RDP transport: the controller keeps cwnd in packets and
 //!   counts acknowledged packets in congestion avoidance, adding one packet once the count
 //!   reaches cwnd (1/cwnd per ACK, the fraction held until whole). `cwnd()` reports packets
