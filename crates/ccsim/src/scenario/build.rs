@@ -12,7 +12,7 @@ use crate::router::{BuildContext, Mechanism};
 use crate::signal::SignalPolicy;
 use crate::sim::{Dur, Rng, SimTime};
 use crate::stats::{SeriesSpec, SeriesTarget};
-use crate::tcp::{Endpoints, PartialAckTimer, ReceiverConfig, SenderConfig, TcpReceiver, TcpSender, Variant};
+use crate::tcp::{CcConfig, Endpoints, NewRenoConfig, PartialAckTimer, ReceiverConfig, Recovery, RenoConfig, SenderConfig, TcpReceiver, TcpSender};
 use crate::trace::{PcapFormat, Tracer};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -453,12 +453,13 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8) -> Resul
         (other, _) => return fail(format!("{path}.app"), format!("unknown TCP application {other:?} (expected \"bulk\" or \"finite\")")),
     };
     let tp = format!("{path}.tcp");
-    let variant = match t.variant.as_deref().unwrap_or("newreno") {
-        "newreno" => Variant::NewReno,
-        "reno" => Variant::Reno,
+    // A variant is a loss recovery paired with a congestion controller (tcp/cc/mod.rs).
+    let (recovery, cc) = match t.variant.as_deref().unwrap_or("newreno") {
+        "newreno" => (Recovery::NewReno, CcConfig::NewReno(NewRenoConfig::default())),
+        "reno" => (Recovery::Reno, CcConfig::Reno(RenoConfig::default())),
         other => return fail(format!("{tp}.variant"), format!("unknown variant {other:?} (expected \"reno\" or \"newreno\")")),
     };
-    let mut cfg = SenderConfig { variant, data_bytes, ttl, ..SenderConfig::default() };
+    let mut cfg = SenderConfig { recovery, cc, data_bytes, ttl, ..SenderConfig::default() };
     if let Some(mss) = t.mss {
         if !(1..=65_000).contains(&mss) {
             return fail(format!("{tp}.mss"), format!("must be between 1 and 65000 bytes, got {mss}"));

@@ -1,16 +1,19 @@
 //! TCP: a sender with Reno (RFC 5681) or NewReno (RFC 6582) loss recovery, RTO per RFC 6298
-//! and ECN per RFC 3168, and a receiver with cumulative ACKs, out-of-order buffering,
-//! optional delayed ACKs and optional duplicate-ACK suppression (DAS).
+//! and ECN per RFC 3168, its congestion window computed by a controller (`cc`: Reno, NewReno),
+//! and a receiver with cumulative ACKs, out-of-order buffering, optional delayed ACKs and
+//! optional duplicate-ACK suppression (DAS).
 //!
 //! There is no handshake: like ns-2's one-way agents, a connection is established at time
 //! zero and the sender starts sending when its application starts. Sequence numbers are
 //! bytes, 32-bit and wrapping, starting at a configurable initial sequence number.
 
+pub mod cc;
 pub mod receiver;
 pub mod rto;
 pub mod sender;
 pub mod seq;
 
+pub use cc::{CcConfig, NewRenoConfig, RenoConfig};
 pub use receiver::{ReceiverConfig, ReceiverStats, TcpReceiver};
 pub use sender::{SenderStats, TcpSender};
 pub use seq::Seq;
@@ -18,12 +21,15 @@ pub use seq::Seq;
 pub use crate::net::packet::Endpoints;
 use crate::sim::Dur;
 
-/// Loss-recovery algorithm of the sender.
+/// Loss recovery of the sender: what a new ACK in fast recovery means. The window's
+/// arithmetic is the controller's (`SenderConfig::cc`); `cc/mod.rs` says where the two
+/// differ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
+pub enum Recovery {
     /// RFC 5681: any new ACK ends fast recovery.
     Reno,
-    /// RFC 6582: partial ACKs retransmit the next hole and stay in fast recovery.
+    /// RFC 6582: partial ACKs retransmit the next hole and stay in fast recovery, and
+    /// duplicates of data sent before `recover` start no second fast retransmit.
     NewReno,
 }
 
@@ -38,15 +44,18 @@ pub enum PartialAckTimer {
     SlowButSteady,
 }
 
-/// Sender parameters. Defaults follow the RFCs, with ns-2's initial window of one segment.
+/// Sender parameters. Defaults follow the RFCs, with ns-2's initial window of one segment:
+/// NewReno recovery with NewReno's window (`tcp.variant = "newreno"`).
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
-    pub variant: Variant,
+    pub recovery: Recovery,
+    /// The congestion-control algorithm and its parameters.
+    pub cc: CcConfig,
     /// Maximum segment size: payload bytes per segment.
     pub mss: u32,
-    /// Initial congestion window, in segments.
+    /// Initial congestion window IW, in segments (RFC 5681 3.1), whatever the algorithm.
     pub init_cwnd: u32,
-    /// Initial slow-start threshold, bytes (RFC 5681: arbitrarily high).
+    /// Initial slow-start threshold, bytes (RFC 5681 3.1: arbitrarily high).
     pub init_ssthresh: u32,
     pub min_rto: Dur,
     pub max_rto: Dur,
@@ -70,7 +79,8 @@ pub struct SenderConfig {
 impl Default for SenderConfig {
     fn default() -> Self {
         SenderConfig {
-            variant: Variant::NewReno,
+            recovery: Recovery::NewReno,
+            cc: CcConfig::default(),
             mss: 1000,
             init_cwnd: 1,
             init_ssthresh: u32::MAX / 2,

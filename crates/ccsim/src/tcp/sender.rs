@@ -1,7 +1,9 @@
-//! The TCP sender: slow start and congestion avoidance (RFC 5681), fast retransmit and fast
-//! recovery in the Reno (RFC 5681) or NewReno (RFC 6582) flavour, RTO per RFC 6298 with
-//! Karn's rule, the ECN sender side of RFC 3168, and the endpoint side of ACC/TCP (Faber,
-//! "Experience with Active Congestion Control", Sections 1 and 3.1).
+//! The TCP sender: loss detection, fast retransmit and fast recovery in the Reno (RFC 5681)
+//! or NewReno (RFC 6582) flavour, RTO per RFC 6298 with Karn's rule, the ECN sender side of
+//! RFC 3168, and the endpoint side of ACC/TCP (Faber, "Experience with Active Congestion
+//! Control", Sections 1 and 3.1). The congestion window (slow start, congestion avoidance,
+//! each reduction and fast recovery's inflation and deflation) is computed by a controller
+//! (`tcp/cc`), which the sender calls at the points `cc/mod.rs` lists.
 //!
 //! It is a pure state machine: inputs are ACKs, timer expiries and the start of the
 //! application; outputs are packets pushed to an outbox and a retransmission deadline that
@@ -10,8 +12,9 @@
 //! Internally the stream is tracked with 64-bit byte offsets from the initial sequence number;
 //! the 32-bit wrapping sequence numbers exist only on the wire.
 
+use super::cc::{Ack, AnyController, Controller, Event};
 use super::rto::RtoEstimator;
-use super::{Endpoints, PartialAckTimer, SenderConfig, Variant};
+use super::{Endpoints, PartialAckTimer, Recovery, SenderConfig};
 use crate::net::packet::{flags, AccState, Ecn, Packet};
 use crate::sim::{Dur, SimTime};
 use crate::stats::counters;
@@ -69,8 +72,8 @@ pub struct TcpSender {
     /// `max` when the last ACC control was obeyed (the `recover` of RFC 6582 section 4,
     /// set as after a timeout: the data below it is being resent by go-back-N).
     acc_recover: u64,
-    cwnd: u32,
-    ssthresh: u32,
+    /// The congestion window and its threshold.
+    cc: AnyController,
     dupacks: u32,
     in_recovery: bool,
     partial_acks: u32,
@@ -91,6 +94,7 @@ pub struct TcpSender {
 impl TcpSender {
     pub fn new(cfg: SenderConfig, ends: Endpoints, peer_wnd: u32) -> TcpSender {
         let rto = RtoEstimator::new(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.clock_granularity);
+        let cc = cfg.cc.build(cfg.mss, cfg.init_cwnd, cfg.init_ssthresh);
         TcpSender {
             isn: Seq(cfg.isn),
             una: 0,
@@ -99,8 +103,7 @@ impl TcpSender {
             recover: 0,
             ecn_recover: 0,
             acc_recover: 0,
-            cwnd: cfg.init_cwnd * cfg.mss,
-            ssthresh: cfg.init_ssthresh,
+            cc,
             dupacks: 0,
             in_recovery: false,
             partial_acks: 0,
@@ -121,10 +124,14 @@ impl TcpSender {
     // ---- observers ----
 
     pub fn cwnd(&self) -> u32 {
-        self.cwnd
+        self.cc.cwnd()
     }
     pub fn ssthresh(&self) -> u32 {
-        self.ssthresh
+        self.cc.ssthresh()
+    }
+    /// The congestion controller, for observers that know the algorithm.
+    pub fn controller(&self) -> &AnyController {
+        &self.cc
     }
     pub fn in_recovery(&self) -> bool {
         self.in_recovery
@@ -173,6 +180,11 @@ impl TcpSender {
         self.cfg.data_bytes.unwrap_or(u64::MAX)
     }
 
+    /// What the controller is told of the sender when it is not acknowledging new data.
+    fn event(&self, now: SimTime) -> Event {
+        Event { now, flight: self.flight_size(), dupacks: self.dupacks, backoffs: self.rto.backoffs() }
+    }
+
     // ---- inputs ----
 
     /// The application starts: send the initial window.
@@ -206,56 +218,45 @@ impl TcpSender {
 
     fn on_new_ack(&mut self, ack: u64, ece: bool, now: SimTime, out: &mut Vec<Packet>) {
         let acked = ack - self.una;
-        // Grow the window only while it is what limits sending (as Linux's
-        // tcp_is_cwnd_limited, in the spirit of RFC 7661): a flow held back by the receiver's
-        // window or by its application must not build up a window it has never used.
-        let cwnd_limited = self.flight_size() as u64 + self.cfg.mss as u64 > self.cwnd as u64;
+        // Whether the window is what limits sending (as Linux's tcp_is_cwnd_limited, in the
+        // spirit of RFC 7661): the controller grows only a window the flow uses.
+        let cwnd_limited = self.flight_size() as u64 + self.cfg.mss as u64 > self.cc.cwnd() as u64;
+        let mut rtt = None;
         if let Some((_, end, sent)) = self.timed {
             if ack >= end {
-                let rtt = now - sent;
-                self.rto.sample(rtt);
+                let sample = now - sent;
+                self.rto.sample(sample);
                 self.stats.rtt_samples += 1;
-                self.stats.rtt_sum_ns += rtt.as_nanos() as u128;
+                self.stats.rtt_sum_ns += sample.as_nanos() as u128;
                 self.timed = None;
+                rtt = Some(sample);
             }
         }
         self.una = ack;
         if self.nxt < self.una {
             self.nxt = self.una;
         }
+        let info = Ack { now, acked, una: self.una, max: self.max, ece, cwnd_limited, rtt, srtt: self.rto.srtt() };
         let mut restart_timer = true;
         if self.in_recovery {
-            let full = ack >= self.recover || self.cfg.variant == Variant::Reno;
+            // RFC 5681: any new ACK ends fast recovery; RFC 6582 step 3: only a full one.
+            let full = self.cfg.recovery == Recovery::Reno || ack >= self.recover;
             if full {
-                // RFC 6582 step 3, option (2); for Reno (RFC 5681) cwnd = ssthresh.
-                self.cwnd = match self.cfg.variant {
-                    Variant::Reno => self.ssthresh,
-                    Variant::NewReno => self.ssthresh.min(self.flight_size().max(self.cfg.mss) + self.cfg.mss),
-                };
+                self.cc.on_recovery_end(&info);
                 self.in_recovery = false;
                 self.dupacks = 0;
             } else {
-                // RFC 6582 step 4: partial ACK. Retransmit the first unacknowledged segment,
-                // deflate by the amount acknowledged, add back one MSS if at least one was.
+                // RFC 6582 step 3, partial ACK: retransmit the first unacknowledged segment
+                // (the controller then deflates the window) and restart the timer on the
+                // first partial ACK (section 4), or on every one (ns-2's slow-but-steady).
                 self.retransmit_una(now, out);
-                let add_back = if acked >= self.cfg.mss as u64 { self.cfg.mss } else { 0 };
-                self.cwnd = (self.cwnd as u64).saturating_sub(acked) as u32 + add_back;
-                self.cwnd = self.cwnd.max(self.cfg.mss);
+                self.cc.on_partial_ack(&info);
                 self.partial_acks += 1;
                 restart_timer = self.partial_acks == 1 || self.cfg.partial_ack_timer == PartialAckTimer::SlowButSteady;
             }
         } else {
             self.dupacks = 0;
-            if !ece && cwnd_limited {
-                // RFC 3168 6.1.2: no increase on an ACK carrying ECE.
-                let mss = self.cfg.mss;
-                if self.cwnd < self.ssthresh {
-                    self.cwnd = self.cwnd.saturating_add(acked.min(mss as u64) as u32);
-                } else {
-                    let inc = ((mss as u64 * mss as u64) / self.cwnd as u64).max(1);
-                    self.cwnd = self.cwnd.saturating_add(inc as u32);
-                }
-            }
+            self.cc.on_ack(&info);
         }
         if self.una >= self.max {
             self.rto_deadline = None; // RFC 6298 (5.2)
@@ -271,8 +272,8 @@ impl TcpSender {
         self.stats.dupacks_received += 1;
         self.dupacks += 1;
         if self.in_recovery {
-            // Fast recovery: each further duplicate inflates the window by one segment.
-            self.cwnd = self.cwnd.saturating_add(self.cfg.mss);
+            // Fast recovery: each further duplicate stands for a segment that left the network.
+            self.cc.on_recovery_dupack(&self.event(now));
             return;
         }
         if self.dupacks != self.cfg.dupack_threshold {
@@ -280,25 +281,27 @@ impl TcpSender {
         }
         // Duplicates of data sent before an obeyed ACC control belong to the congestion
         // event the control answered, and go-back-N is resending that data already: no fast
-        // retransmit, no second cut (RFC 6582 section 4's rule after a timeout, any variant).
+        // retransmit, no second cut (RFC 6582 section 4's rule after a timeout, either recovery).
         if self.una < self.acc_recover {
             return;
         }
         // RFC 6582 step 2: only if the cumulative ACK covers more than `recover`
         // (otherwise these duplicates belong to a window already recovered).
-        if self.cfg.variant == Variant::NewReno && self.una <= self.recover && self.recover > 0 {
+        if self.cfg.recovery == Recovery::NewReno && self.una <= self.recover && self.recover > 0 {
             return;
         }
-        let before = self.cwnd;
-        self.ssthresh = (self.flight_size() / 2).max(2 * self.cfg.mss);
+        // RFC 5681 3.2: step 2 (the controller's response, ssthresh), then step 3: retransmit
+        // and enter fast recovery (the controller's window for it).
+        let before = self.cc.cwnd();
+        self.cc.on_fast_retransmit(&self.event(now));
         self.recover = self.max;
         self.ecn_recover = self.max;
         self.in_recovery = true;
         self.partial_acks = 0;
         self.stats.fast_retransmits += 1;
         self.retransmit_una(now, out);
-        self.cwnd = self.ssthresh + self.cfg.dupack_threshold * self.cfg.mss;
-        self.note_reduction(now, ReductionCause::FastRetransmit, before.saturating_sub(self.ssthresh));
+        self.cc.on_recovery_start(&self.event(now));
+        self.note_reduction(now, ReductionCause::FastRetransmit, before.saturating_sub(self.cc.ssthresh()));
     }
 
     /// An ACC control message (`Kind::AccControl`) from a congested router that dropped the
@@ -317,28 +320,27 @@ impl TcpSender {
         self.stats.acc_controls += 1;
         let dropped = self.offset_of(pkt.seq);
         let covered = self.recover.max(self.acc_recover).max(self.una);
-        if dropped < covered as i64 || dropped >= self.max as i64 || self.in_recovery || ctl.cwnd >= self.cwnd {
+        let before = self.cc.cwnd();
+        if dropped < covered as i64 || dropped >= self.max as i64 || self.in_recovery || ctl.cwnd >= before {
             return;
         }
-        let before = self.cwnd;
-        self.cwnd = ctl.cwnd.max(self.cfg.mss);
-        self.ssthresh = ctl.ssthresh.max(2 * self.cfg.mss);
+        self.cc.on_acc_control(&self.event(now), ctl.cwnd, ctl.ssthresh);
         self.acc_recover = self.max;
         self.ecn_recover = self.max;
         self.nxt = dropped as u64;
+        let cut = before.saturating_sub(self.cc.cwnd());
         self.stats.acc_reductions += 1;
-        self.stats.acc_reduction_bytes += (before - self.cwnd) as u64;
-        self.note_reduction(now, ReductionCause::AccControl, before - self.cwnd);
+        self.stats.acc_reduction_bytes += cut as u64;
+        self.note_reduction(now, ReductionCause::AccControl, cut);
     }
 
     fn ecn_reduce(&mut self, now: SimTime) {
-        let before = self.cwnd;
-        self.ssthresh = (self.flight_size() / 2).max(2 * self.cfg.mss);
-        self.cwnd = self.ssthresh.min(self.cwnd);
+        let before = self.cc.cwnd();
+        self.cc.on_ecn_echo(&self.event(now));
         self.ecn_recover = self.max;
         self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
-        self.note_reduction(now, ReductionCause::EcnEcho, before.saturating_sub(self.cwnd));
+        self.note_reduction(now, ReductionCause::EcnEcho, before.saturating_sub(self.cc.cwnd()));
     }
 
     /// The retransmission timer fired (the engine calls this once the deadline is reached).
@@ -352,13 +354,9 @@ impl TcpSender {
             return;
         }
         self.stats.timeouts += 1;
-        let before = self.cwnd;
-        // RFC 5681 (4): on the first timeout of a segment; later backoffs keep ssthresh.
-        if self.rto.backoffs() == 0 {
-            self.ssthresh = (self.flight_size() / 2).max(2 * self.cfg.mss);
-        }
-        self.cwnd = self.cfg.mss;
-        self.note_reduction(now, ReductionCause::Timeout, before.saturating_sub(self.cwnd));
+        let before = self.cc.cwnd();
+        self.cc.on_timeout(&self.event(now));
+        self.note_reduction(now, ReductionCause::Timeout, before.saturating_sub(self.cc.cwnd()));
         self.in_recovery = false;
         self.dupacks = 0;
         // RFC 6582 section 4: remember the highest sequence sent so that duplicate ACKs
@@ -393,7 +391,7 @@ impl TcpSender {
         if !self.started {
             return;
         }
-        let wnd = self.cwnd.min(self.peer_wnd) as u64;
+        let wnd = self.cc.cwnd().min(self.peer_wnd) as u64;
         loop {
             let len = (self.cfg.mss as u64).min(self.data_end().saturating_sub(self.nxt));
             if len == 0 || self.nxt + len > self.una + wnd {
@@ -429,10 +427,10 @@ impl TcpSender {
             self.cwr_pending = false;
         }
         let acc = self.cfg.acc.then(|| AccState {
-            cwnd: self.cwnd,
-            ssthresh: self.ssthresh,
+            cwnd: self.cc.cwnd(),
+            ssthresh: self.cc.ssthresh(),
             srtt_us: self.rto.srtt().map_or(0, |d| (d.as_nanos() / 1000) as u32),
-            slow_start: self.cwnd < self.ssthresh,
+            slow_start: self.cc.cwnd() < self.cc.ssthresh(),
         });
         let mut pkt = Packet::tcp_data(&self.ends, self.seq_at(off), len, self.cfg.ttl, now);
         pkt.flags = f;
@@ -446,6 +444,7 @@ impl TcpSender {
 mod tests {
     use super::*;
     use crate::net::packet::Kind;
+    use crate::tcp::{CcConfig, NewRenoConfig, RenoConfig};
 
     const MSS: u32 = 1000;
 
@@ -453,9 +452,17 @@ mod tests {
         Endpoints { flow: 0, sender: 0, receiver: 1, sport: 1, dport: 2 }
     }
 
-    fn sender(variant: Variant, isn: u32) -> TcpSender {
-        let cfg = SenderConfig { variant, mss: MSS, isn, ..SenderConfig::default() };
-        TcpSender::new(cfg, ends(), 1 << 30)
+    /// The scenario's `tcp.variant`: each recovery with the controller of the same name.
+    fn config(recovery: Recovery) -> SenderConfig {
+        let cc = match recovery {
+            Recovery::Reno => CcConfig::Reno(RenoConfig::default()),
+            Recovery::NewReno => CcConfig::NewReno(NewRenoConfig::default()),
+        };
+        SenderConfig { recovery, cc, mss: MSS, ..SenderConfig::default() }
+    }
+
+    fn sender(recovery: Recovery, isn: u32) -> TcpSender {
+        TcpSender::new(SenderConfig { isn, ..config(recovery) }, ends(), 1 << 30)
     }
 
     fn ack(s: &TcpSender, ackno: u32) -> Packet {
@@ -481,7 +488,7 @@ mod tests {
 
     #[test]
     fn slow_start_doubles_per_round_trip() {
-        let mut s = sender(Variant::NewReno, 0);
+        let mut s = sender(Recovery::NewReno, 0);
         let mut out = Vec::new();
         s.start(t(0), &mut out);
         assert_eq!(out.len(), 1);
@@ -493,7 +500,7 @@ mod tests {
 
     #[test]
     fn third_dupack_fast_retransmits_with_half_the_flight() {
-        let mut s = sender(Variant::Reno, 0);
+        let mut s = sender(Recovery::Reno, 0);
         let mut out = Vec::new();
         let acked = grow_to(&mut s, 10, &mut out);
         let flight = s.flight_size();
@@ -511,8 +518,25 @@ mod tests {
     }
 
     #[test]
+    fn fast_retransmission_goes_out_between_rfc5681_steps_2_and_3() {
+        // Step 2 sets ssthresh, step 3 retransmits and sets cwnd: the retransmitted segment
+        // carries (in its ACC state) the new threshold and the window before the cut.
+        let mut s = acc_sender(Recovery::NewReno);
+        let mut out = Vec::new();
+        let acked = grow_to(&mut s, 10, &mut out);
+        let before = s.cwnd();
+        out.clear();
+        for i in 0..3 {
+            s.on_ack(&ack(&s, acked), t(200 + i), &mut out);
+        }
+        let state = out[0].acc.expect("ACC state");
+        assert_eq!((state.cwnd, state.ssthresh), (before, s.ssthresh()));
+        assert_eq!(s.cwnd(), s.ssthresh() + 3 * MSS);
+    }
+
+    #[test]
     fn ssthresh_is_at_least_two_segments() {
-        let mut s = sender(Variant::Reno, 0);
+        let mut s = sender(Recovery::Reno, 0);
         let mut out = Vec::new();
         s.start(t(0), &mut out);
         s.on_ack(&ack(&s, MSS), t(10), &mut out); // cwnd 2, flight 2 segments
@@ -525,7 +549,7 @@ mod tests {
 
     #[test]
     fn newreno_partial_ack_retransmits_next_hole_and_stays_in_recovery() {
-        let mut s = sender(Variant::NewReno, 0);
+        let mut s = sender(Recovery::NewReno, 0);
         let mut out = Vec::new();
         let acked = grow_to(&mut s, 10, &mut out);
         let recover = s.snd_max();
@@ -564,7 +588,7 @@ mod tests {
 
     #[test]
     fn reno_partial_ack_ends_recovery() {
-        let mut s = sender(Variant::Reno, 0);
+        let mut s = sender(Recovery::Reno, 0);
         let mut out = Vec::new();
         let acked = grow_to(&mut s, 10, &mut out);
         for i in 0..3 {
@@ -577,7 +601,7 @@ mod tests {
 
     #[test]
     fn rto_doubles_on_each_backoff_and_retransmits() {
-        let mut s = sender(Variant::NewReno, 0);
+        let mut s = sender(Recovery::NewReno, 0);
         let mut out = Vec::new();
         grow_to(&mut s, 4, &mut out);
         let rto0 = s.rto();
@@ -600,7 +624,7 @@ mod tests {
 
     #[test]
     fn retransmitted_segments_give_no_rtt_sample() {
-        let mut s = sender(Variant::NewReno, 0);
+        let mut s = sender(Recovery::NewReno, 0);
         let mut out = Vec::new();
         s.start(t(0), &mut out);
         let d = s.rto_deadline().unwrap();
@@ -616,7 +640,7 @@ mod tests {
 
     #[test]
     fn sequence_numbers_wrap() {
-        let mut s = sender(Variant::NewReno, u32::MAX - 1500);
+        let mut s = sender(Recovery::NewReno, u32::MAX - 1500);
         let mut out = Vec::new();
         let acked = grow_to(&mut s, 8, &mut out);
         assert!(s.snd_una().0 < 10_000, "wrapped past zero: {:?}", s.snd_una());
@@ -690,9 +714,8 @@ mod tests {
         assert_eq!(s.rto_deadline(), None);
     }
 
-    fn acc_sender(variant: Variant) -> TcpSender {
-        let cfg = SenderConfig { variant, mss: MSS, acc: true, ..SenderConfig::default() };
-        TcpSender::new(cfg, ends(), 1 << 30)
+    fn acc_sender(recovery: Recovery) -> TcpSender {
+        TcpSender::new(SenderConfig { acc: true, ..config(recovery) }, ends(), 1 << 30)
     }
 
     /// A control for the segment at byte offset `dropped`, asking for `segs` segments.
@@ -706,8 +729,8 @@ mod tests {
 
     #[test]
     fn acc_control_sets_the_window_and_resends_from_the_dropped_segment() {
-        for variant in [Variant::Reno, Variant::NewReno] {
-            let mut s = acc_sender(variant);
+        for recovery in [Recovery::Reno, Recovery::NewReno] {
+            let mut s = acc_sender(recovery);
             let mut out = Vec::new();
             let acked = grow_to(&mut s, 10, &mut out);
             assert!(out.iter().all(|p| p.acc.is_some_and(|a| a.cwnd > 0)), "data carries the state");
@@ -724,7 +747,7 @@ mod tests {
             out.clear();
             s.on_ack(&ack(&s, acked + MSS), t(310), &mut out);
             let seqs: Vec<u32> = out.iter().map(|p| p.seq.0).collect();
-            assert_eq!(seqs, vec![dropped, dropped + MSS], "{variant:?}");
+            assert_eq!(seqs, vec![dropped, dropped + MSS], "{recovery:?}");
             assert!(dropped + MSS < max);
             assert_eq!(s.stats.retransmitted_packets, 2);
         }
@@ -732,8 +755,8 @@ mod tests {
 
     #[test]
     fn dupacks_after_an_acc_control_do_not_cut_the_window_again() {
-        for variant in [Variant::Reno, Variant::NewReno] {
-            let mut s = acc_sender(variant);
+        for recovery in [Recovery::Reno, Recovery::NewReno] {
+            let mut s = acc_sender(recovery);
             let mut out = Vec::new();
             let acked = grow_to(&mut s, 10, &mut out);
             s.on_acc_control(&control(&s, acked, 5), t(300));
@@ -741,8 +764,8 @@ mod tests {
             for i in 0..6 {
                 s.on_ack(&ack(&s, acked), t(310 + i), &mut out);
             }
-            assert_eq!(s.stats.fast_retransmits, 0, "{variant:?}: go-back-N resends the hole");
-            assert_eq!((s.stats.window_reductions, s.cwnd(), s.ssthresh()), (1, 5 * MSS, 5 * MSS), "{variant:?}");
+            assert_eq!(s.stats.fast_retransmits, 0, "{recovery:?}: go-back-N resends the hole");
+            assert_eq!((s.stats.window_reductions, s.cwnd(), s.ssthresh()), (1, 5 * MSS, 5 * MSS), "{recovery:?}");
             // Once the data sent before the control is acknowledged, a new loss is a new
             // congestion event and TCP answers it as usual.
             s.on_ack(&ack(&s, max), t(400), &mut out);
@@ -750,14 +773,14 @@ mod tests {
             for i in 0..3 {
                 s.on_ack(&ack(&s, una), t(500 + i), &mut out);
             }
-            assert_eq!((s.stats.fast_retransmits, s.stats.window_reductions), (1, 2), "{variant:?}");
+            assert_eq!((s.stats.fast_retransmits, s.stats.window_reductions), (1, 2), "{recovery:?}");
             assert_eq!(s.last_reduction.map(|r| r.1), Some(ReductionCause::FastRetransmit));
         }
     }
 
     #[test]
     fn acc_control_is_obeyed_at_most_once_per_window() {
-        let mut s = acc_sender(Variant::NewReno);
+        let mut s = acc_sender(Recovery::NewReno);
         let mut out = Vec::new();
         let acked = grow_to(&mut s, 10, &mut out);
         s.on_acc_control(&control(&s, acked + MSS, 5), t(300));
@@ -781,7 +804,7 @@ mod tests {
         s.on_acc_control(&control(&s, recover, 2), t(520));
         assert_eq!((s.stats.acc_reductions, s.stats.window_reductions, s.cwnd()), (1, 2, cwnd));
         // A sender without ACC carries no state and ignores controls altogether.
-        let mut plain = sender(Variant::NewReno, 0);
+        let mut plain = sender(Recovery::NewReno, 0);
         let mut out = Vec::new();
         let acked = grow_to(&mut plain, 10, &mut out);
         assert!(out.iter().all(|p| p.acc.is_none()));
@@ -812,9 +835,9 @@ mod tests {
             trace.push((s.cwnd(), s.ssthresh(), out.iter().map(|p| p.seq).collect()));
             trace
         };
-        for variant in [Variant::Reno, Variant::NewReno] {
-            let (mut a, mut b) = (acc_sender(variant), sender(variant, 0));
-            assert_eq!(script(&mut a), script(&mut b), "{variant:?}");
+        for recovery in [Recovery::Reno, Recovery::NewReno] {
+            let (mut a, mut b) = (acc_sender(recovery), sender(recovery, 0));
+            assert_eq!(script(&mut a), script(&mut b), "{recovery:?}");
             assert_eq!(a.stats.window_reductions, b.stats.window_reductions);
             assert!(a.stats.window_reductions >= 1);
         }

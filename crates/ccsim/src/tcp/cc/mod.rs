@@ -1,0 +1,346 @@
+//! Congestion control: the window arithmetic of the TCP sender, behind one small trait.
+//!
+//! The sender (`tcp/sender.rs`) owns loss detection and loss recovery: it counts duplicate
+//! ACKs, keeps `recover`, decides whether a new ACK in fast recovery is full or partial,
+//! retransmits, runs the retransmission timer (RFC 6298) and decides when a congestion
+//! signal is answered at all (once per window for ECN and ACC). A [`Controller`] owns
+//! `cwnd` and `ssthresh` and every rule that changes them. The sender calls it at fixed
+//! points:
+//!
+//! | the sender sees | hook | rule (Reno) |
+//! | --- | --- | --- |
+//! | new data acknowledged, not in fast recovery | [`on_ack`](Controller::on_ack) | slow start, congestion avoidance (RFC 5681 3.1) |
+//! | the duplicate-ACK threshold is reached | [`on_fast_retransmit`](Controller::on_fast_retransmit) | ssthresh by eq. (4) (RFC 5681 3.2 step 2) |
+//! | ... and the segment is retransmitted | [`on_recovery_start`](Controller::on_recovery_start) | cwnd = ssthresh + 3 SMSS (step 3) |
+//! | a further duplicate ACK in fast recovery | [`on_recovery_dupack`](Controller::on_recovery_dupack) | cwnd += SMSS (step 4) |
+//! | a partial ACK (NewReno recovery only) | [`on_partial_ack`](Controller::on_partial_ack) | deflation (RFC 6582 3.2 step 3) |
+//! | the ACK that ends fast recovery | [`on_recovery_end`](Controller::on_recovery_end) | cwnd = ssthresh (RFC 5681 3.2 step 6) |
+//! | the retransmission timer expires | [`on_timeout`](Controller::on_timeout) | eq. (4), cwnd = LW (RFC 5681 3.1) |
+//! | ECN-Echo, once per window, outside recovery | [`on_ecn_echo`](Controller::on_ecn_echo) | as for a loss (RFC 3168 6.1.2) |
+//! | an ACC control message it obeys | [`on_acc_control`](Controller::on_acc_control) | the router's window (Faber, Section 3.1) |
+//!
+//! The trait is shaped like smoltcp's `socket/tcp/congestion.rs`: two observers, hooks with
+//! no-op defaults, an enum ([`AnyController`]) that dispatches to the algorithms with a
+//! `match` (no `Box<dyn>`, no allocation; the per-ACK cost is one branch on the variant and
+//! a small [`Ack`] built on the stack). As in quinn's `congestion/`, each algorithm has a
+//! config struct whose documented defaults cite its RFC and which builds the controller;
+//! [`CcConfig`] holds one of them.
+//!
+//! # Where Reno and NewReno differ
+//!
+//! RFC 6582 changes only fast recovery, and its changes fall on both sides of the seam:
+//!
+//! - Loss recovery, in the sender ([`Recovery`](super::Recovery)): whether a new ACK below
+//!   `recover` ends fast recovery (Reno: any new ACK does) or is a partial ACK that
+//!   retransmits the next hole and restarts the timer (NewReno, RFC 6582 step 3 and
+//!   section 4), and the check that keeps a second fast retransmit out of a window already
+//!   recovered (RFC 6582 step 2). These decide which segments go out and when recovery
+//!   ends.
+//! - Window arithmetic, in the controller: what `cwnd` becomes. [`NewReno`] deflates the
+//!   window on a partial ACK and leaves recovery with `min(ssthresh, max(FlightSize, SMSS) +
+//!   SMSS)` (RFC 6582 step 3, full ACK, option (1)); [`Reno`] leaves it with `cwnd =
+//!   ssthresh` (RFC 5681 step 6) and has no partial-ACK rule, since RFC 5681 has no partial
+//!   ACKs. Everything else `NewReno` takes from `Reno`, which it wraps.
+//!
+//! Why this split: the published window algorithms that come next (CUBIC, RFC 9438; DCTCP,
+//! RFC 8257) specify the window's response and leave loss recovery to RFC 5681/6582, as
+//! Linux leaves it to `tcp_input.c` whatever congestion-control module is loaded. With the
+//! recovery in the sender, they get NewReno's recovery by pairing, not by copying it. The
+//! scenario's `tcp.variant` names the standard pairs: `reno` is Reno recovery with the
+//! `Reno` controller, `newreno` NewReno recovery with the `NewReno` controller. NewReno
+//! recovery needs a controller with a partial-ACK rule (`NewReno`, or one built on it).
+//! Deflation and the exit rule stay on the controller's side because they are arithmetic
+//! on a window whose units and state only the controller knows (a packet-counted window
+//! deflates in packets; CUBIC's epoch must see the window it leaves recovery with).
+//!
+//! Fast retransmit takes two hooks because RFC 5681 orders it that way: step 2 sets ssthresh
+//! when the third duplicate arrives, step 3 retransmits and sets cwnd. The retransmitted
+//! segment carries the sender's state of that moment (the ACC state block), so the two steps
+//! stay apart.
+//!
+//! The initial window and the initial ssthresh belong to the sender's configuration
+//! ([`SenderConfig`](super::SenderConfig)`::init_cwnd` and `init_ssthresh`, RFC 5681 section
+//! 3.1), which hands them to [`CcConfig::build`]: CUBIC and DCTCP start from the same values
+//! and define none of their own, and a profile that changes the initial window (ns-2's is 2
+//! segments) then changes one parameter whatever the algorithm.
+//!
+//! # What comes next, and how it plugs in
+//!
+//! Adding an algorithm is one new file (its config, its controller, its tests), a variant in
+//! [`CcConfig`] and in [`AnyController`] with an arm in [`CcConfig::build`] and in `each!`
+//! below, and its keyword in `scenario/build.rs`. None of these changes the trait:
+//!
+//! - **CUBIC** (RFC 9438). `CubicConfig` holds β = 0.7, C = 0.4, fast convergence and the
+//!   Reno-friendly region, its defaults cited from the RFC's constants. The controller keeps
+//!   cwnd in bytes and the MSS it was built with, `W_max`, `K` and the epoch start. Time
+//!   comes from `Ack::now`/`Event::now`, the minimum RTT from the samples in `Ack::rtt`, the
+//!   RTT of the target `W_cubic(t + RTT)` from `Ack::srtt`, the Reno-friendly estimate
+//!   `W_est` from `Ack::acked`. `on_fast_retransmit` and `on_ecn_echo` set `W_max`,
+//!   ssthresh = β cwnd and reset the epoch (its multiplicative decrease); `on_timeout`
+//!   resets the epoch and otherwise follows RFC 5681, as its timeout rule says. Slow start
+//!   and the fast-recovery steps are NewReno's: CUBIC wraps [`NewReno`] as `NewReno` wraps
+//!   [`Reno`], and pairs with NewReno recovery.
+//! - **DCTCP** (RFC 8257). The ACK hooks count `Ack::acked` into bytes acknowledged and,
+//!   when `Ack::ece`, bytes marked; once `Ack::una` passes the end of the observation window
+//!   (the `Ack::max` it recorded when the window began) the controller updates
+//!   α = (1 - g) α + g M/T. `on_ecn_echo` sets cwnd = cwnd (1 - α/2). The sender already
+//!   answers ECN-Echo at most once per window and sends CWR, as RFC 8257 asks; losses are
+//!   Reno's. Whether a marked ACK may grow the window is the controller's choice (it sees
+//!   `ece`): RFC 3168's "no increase" is Reno's rule, not the sender's.
+//! - **Packet-counted Reno** for the RDP transport: the controller keeps cwnd in packets and
+//!   counts acknowledged packets in congestion avoidance, adding one packet once the count
+//!   reaches cwnd (1/cwnd per ACK, the fraction held until whole). `cwnd()` reports packets
+//!   times the MSS it was built with, so a byte-counting sender needs nothing else.
+//! - **An ns-2 profile**: the initial window of 2 is `SenderConfig::init_cwnd`; ssthresh
+//!   from cwnd/2 instead of FlightSize/2 after a timeout is an option of [`RenoConfig`] that
+//!   `Reno::on_timeout` reads (the controller knows cwnd; `Event::flight` is RFC 5681's
+//!   FlightSize); Reno's guard against a second fast retransmit in one window (ns-2's
+//!   `bug_fix_`) is loss recovery, an option of the sender's Reno recovery next to NewReno's
+//!   `recover` check.
+
+pub mod newreno;
+pub mod reno;
+
+pub use newreno::{NewReno, NewRenoConfig};
+pub use reno::{Reno, RenoConfig};
+
+use crate::sim::{Dur, SimTime};
+
+/// An ACK of new data, as a controller sees it. Sequence positions are byte offsets from
+/// the initial sequence number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ack {
+    pub now: SimTime,
+    /// Bytes this ACK newly acknowledges.
+    pub acked: u64,
+    /// SND.UNA after this ACK.
+    pub una: u64,
+    /// The highest byte sent so far (SND.MAX): `max - una` is the FlightSize.
+    pub max: u64,
+    /// The ACK carries ECN-Echo (on an ECN-capable connection).
+    pub ece: bool,
+    /// The window limited sending when the ACK arrived (FlightSize + SMSS > cwnd, as
+    /// Linux's `tcp_is_cwnd_limited`, in the spirit of RFC 7661): a flow held back by the
+    /// receiver's window or by its application should not grow a window it does not use.
+    pub cwnd_limited: bool,
+    /// The RTT sample this ACK gave (Karn's rule applied), if any.
+    pub rtt: Option<Dur>,
+    /// The smoothed RTT (RFC 6298), once there is one.
+    pub srtt: Option<Dur>,
+}
+
+impl Ack {
+    /// Bytes sent and not yet acknowledged after this ACK (RFC 5681 FlightSize).
+    pub fn flight(&self) -> u32 {
+        (self.max - self.una) as u32
+    }
+}
+
+/// Any other moment a controller hears of: a duplicate ACK, a congestion signal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub now: SimTime,
+    /// Bytes sent and not yet acknowledged (RFC 5681 FlightSize).
+    pub flight: u32,
+    /// Duplicate ACKs received in a row (the threshold's number at fast retransmit).
+    pub dupacks: u32,
+    /// Expiries of the retransmission timer since the last valid RTT sample: 0 on the first
+    /// timeout of a segment (RFC 5681 3.1: ssthresh is set only "if the segment has not yet
+    /// been resent by way of the retransmission timer").
+    pub backoffs: u32,
+}
+
+/// The window arithmetic of a congestion-control algorithm. Windows are in bytes.
+///
+/// Hooks have no-op defaults: an algorithm implements the rules it has. The sender calls
+/// them at the points listed in the module documentation.
+pub trait Controller {
+    /// The congestion window, bytes.
+    fn cwnd(&self) -> u32;
+
+    /// The slow-start threshold, bytes.
+    fn ssthresh(&self) -> u32;
+
+    /// New data acknowledged outside fast recovery: the window's growth.
+    fn on_ack(&mut self, _ack: &Ack) {}
+
+    /// The duplicate-ACK threshold is reached and the sender starts fast retransmit: the
+    /// response to the loss, before the retransmission (RFC 5681 3.2 step 2).
+    fn on_fast_retransmit(&mut self, _ev: &Event) {}
+
+    /// The lost segment has been retransmitted: fast recovery starts (RFC 5681 3.2 step 3).
+    fn on_recovery_start(&mut self, _ev: &Event) {}
+
+    /// A further duplicate ACK during fast recovery (RFC 5681 3.2 step 4).
+    fn on_recovery_dupack(&mut self, _ev: &Event) {}
+
+    /// A partial ACK in NewReno recovery: new data acknowledged, but not up to `recover`;
+    /// the sender has just retransmitted the next hole (RFC 6582 3.2 step 3).
+    fn on_partial_ack(&mut self, _ack: &Ack) {}
+
+    /// The ACK that ends fast recovery (RFC 5681 3.2 step 6; RFC 6582 3.2 step 3, full
+    /// acknowledgment).
+    fn on_recovery_end(&mut self, _ack: &Ack) {}
+
+    /// The retransmission timer expired and everything outstanding will be resent.
+    fn on_timeout(&mut self, _ev: &Event) {}
+
+    /// ECN-Echo that the sender answers: at most once per window, never in fast recovery
+    /// (RFC 3168 6.1.2).
+    fn on_ecn_echo(&mut self, _ev: &Event) {}
+
+    /// An ACC control message that the sender obeys: a congested router's window and
+    /// threshold, bytes. The sender obeys only controls with `cwnd` below the current
+    /// window, at most once per window.
+    fn on_acc_control(&mut self, _ev: &Event, _cwnd: u32, _ssthresh: u32) {}
+}
+
+/// The algorithm and its parameters, as the sender's configuration holds them.
+#[derive(Clone, Debug, PartialEq)]
+pub enum CcConfig {
+    Reno(RenoConfig),
+    NewReno(NewRenoConfig),
+}
+
+impl Default for CcConfig {
+    /// NewReno, the scenario's default `tcp.variant`.
+    fn default() -> Self {
+        CcConfig::NewReno(NewRenoConfig::default())
+    }
+}
+
+impl CcConfig {
+    /// The controller at the start of a connection: `mss` bytes per segment, an initial
+    /// window of `init_cwnd` segments and an initial threshold of `init_ssthresh` bytes.
+    pub fn build(&self, mss: u32, init_cwnd: u32, init_ssthresh: u32) -> AnyController {
+        match self {
+            CcConfig::Reno(c) => AnyController::Reno(c.build(mss, init_cwnd, init_ssthresh)),
+            CcConfig::NewReno(c) => AnyController::NewReno(c.build(mss, init_cwnd, init_ssthresh)),
+        }
+    }
+}
+
+/// One of the algorithms, dispatched by `match`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AnyController {
+    Reno(Reno),
+    NewReno(NewReno),
+}
+
+/// `each!(controller, c => expr)` evaluates `expr` with `c` bound to the algorithm inside.
+macro_rules! each {
+    ($cc:expr, $c:ident => $e:expr) => {
+        match $cc {
+            AnyController::Reno($c) => $e,
+            AnyController::NewReno($c) => $e,
+        }
+    };
+}
+
+impl Controller for AnyController {
+    #[inline]
+    fn cwnd(&self) -> u32 {
+        each!(self, c => c.cwnd())
+    }
+    #[inline]
+    fn ssthresh(&self) -> u32 {
+        each!(self, c => c.ssthresh())
+    }
+    #[inline]
+    fn on_ack(&mut self, ack: &Ack) {
+        each!(self, c => c.on_ack(ack))
+    }
+    #[inline]
+    fn on_fast_retransmit(&mut self, ev: &Event) {
+        each!(self, c => c.on_fast_retransmit(ev))
+    }
+    #[inline]
+    fn on_recovery_start(&mut self, ev: &Event) {
+        each!(self, c => c.on_recovery_start(ev))
+    }
+    #[inline]
+    fn on_recovery_dupack(&mut self, ev: &Event) {
+        each!(self, c => c.on_recovery_dupack(ev))
+    }
+    #[inline]
+    fn on_partial_ack(&mut self, ack: &Ack) {
+        each!(self, c => c.on_partial_ack(ack))
+    }
+    #[inline]
+    fn on_recovery_end(&mut self, ack: &Ack) {
+        each!(self, c => c.on_recovery_end(ack))
+    }
+    #[inline]
+    fn on_timeout(&mut self, ev: &Event) {
+        each!(self, c => c.on_timeout(ev))
+    }
+    #[inline]
+    fn on_ecn_echo(&mut self, ev: &Event) {
+        each!(self, c => c.on_ecn_echo(ev))
+    }
+    #[inline]
+    fn on_acc_control(&mut self, ev: &Event, cwnd: u32, ssthresh: u32) {
+        each!(self, c => c.on_acc_control(ev, cwnd, ssthresh))
+    }
+}
+
+/// Hand-built inputs for the controllers' tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{Ack, Event};
+    use crate::sim::SimTime;
+
+    pub const MSS: u32 = 1000;
+
+    /// An ACK of `acked` bytes that leaves `flight` bytes outstanding, on a window-limited
+    /// flow, without ECN-Echo.
+    pub fn ack(acked: u32, flight: u32) -> Ack {
+        Ack { now: SimTime::ZERO, acked: acked as u64, una: 1_000_000, max: 1_000_000 + flight as u64, ece: false, cwnd_limited: true, rtt: None, srtt: None }
+    }
+
+    /// An event with `flight` bytes outstanding after `dupacks` duplicates, on a timer not
+    /// yet backed off.
+    pub fn event(flight: u32, dupacks: u32) -> Event {
+        Event { now: SimTime::ZERO, flight, dupacks, backoffs: 0 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::*;
+    use super::*;
+
+    /// The enum forwards every hook: the same sequence through `AnyController` and through
+    /// the algorithm itself gives the same windows at every step.
+    #[test]
+    fn any_controller_forwards_every_hook() {
+        for cfg in [CcConfig::Reno(RenoConfig::default()), CcConfig::NewReno(NewRenoConfig::default())] {
+            let mut any = cfg.build(MSS, 1, u32::MAX / 2);
+            let mut direct: Box<dyn Controller> = match &cfg {
+                CcConfig::Reno(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
+                CcConfig::NewReno(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
+            };
+            let steps: [fn(&mut dyn Controller); 10] = [
+                |c| c.on_ack(&ack(MSS, 20 * MSS)),
+                |c| c.on_ack(&ack(MSS, 20 * MSS)),
+                |c| c.on_fast_retransmit(&event(20 * MSS, 3)),
+                |c| c.on_recovery_start(&event(20 * MSS, 3)),
+                |c| c.on_recovery_dupack(&event(20 * MSS, 4)),
+                |c| c.on_partial_ack(&ack(3 * MSS, 12 * MSS)),
+                |c| c.on_recovery_end(&ack(2 * MSS, 3 * MSS)),
+                |c| c.on_ecn_echo(&event(8 * MSS, 0)),
+                |c| c.on_acc_control(&event(8 * MSS, 0), 2 * MSS, 2 * MSS),
+                |c| c.on_timeout(&event(4 * MSS, 0)),
+            ];
+            for (i, step) in steps.iter().enumerate() {
+                let before = (any.cwnd(), any.ssthresh());
+                step(&mut any);
+                step(direct.as_mut());
+                assert_eq!((any.cwnd(), any.ssthresh()), (direct.cwnd(), direct.ssthresh()), "{cfg:?} step {i}");
+                if matches!(cfg, CcConfig::NewReno(_)) {
+                    assert_ne!((any.cwnd(), any.ssthresh()), before, "step {i} changes NewReno's window, so a hook left out shows");
+                }
+            }
+        }
+    }
+}
