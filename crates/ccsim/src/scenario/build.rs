@@ -411,11 +411,14 @@ fn make_queue(q: QueueSpec, path: &str, rate_bps: f64, seed: u64, link: &str) ->
     };
     let ctx = QueueContext { link_bps: rate_bps.round() as u64, limit };
     let discipline = make_discipline(&q, path, &ctx)?;
-    let policy = match q.signal.as_deref().unwrap_or("drop") {
-        "drop" => SignalPolicy::Drop,
-        "ecn" => SignalPolicy::Ecn,
-        "spoof" => SignalPolicy::Spoof,
-        other => return fail(format!("{path}.signal"), format!("unknown signal {other:?} (expected \"drop\", \"ecn\" or \"spoof\")")),
+    let policy = match q.signal.as_deref().map(|name| (name, SignalPolicy::from_name(name))) {
+        None => SignalPolicy::default(),
+        Some((_, Some(policy))) => policy,
+        Some((other, None)) => {
+            let names: Vec<String> = SignalPolicy::NAMES.iter().map(|(n, _)| format!("{n:?}")).collect();
+            let (last, init) = names.split_last().expect("there are policies");
+            return fail(format!("{path}.signal"), format!("unknown signal {other:?} (expected {} or {last})", init.join(", ")));
+        }
     };
     let areas = q.drop_areas.unwrap_or_default();
     if areas.len() >= MAX_AREAS {
