@@ -175,6 +175,8 @@ pub struct RedState {
     pub max_p: f64,
     /// The signal probability computed for the last arrival.
     pub prob: f64,
+    /// The queue the last arrival found, in the unit of the thresholds.
+    pub found: f64,
 }
 
 #[derive(Clone, Debug)]
@@ -186,7 +188,7 @@ pub struct Red {
 impl Red {
     pub fn new(params: RedParams) -> Result<Red, SettingError> {
         params.validate()?;
-        let state = RedState { avg: 0.0, count: -1, idle_since: SimTime::ZERO, max_p: params.max_p, prob: 0.0 };
+        let state = RedState { avg: 0.0, count: -1, idle_since: SimTime::ZERO, max_p: params.max_p, prob: 0.0, found: 0.0 };
         Ok(Red { params, state })
     }
     pub fn params(&self) -> &RedParams {
@@ -213,6 +215,7 @@ impl Red {
     pub fn update_avg(&mut self, occ: Occupancy, now: SimTime) {
         let q = self.queue_len(occ);
         let (p, s) = (&self.params, &mut self.state);
+        s.found = q;
         if occ.packets == 0 {
             let pkt_time = p.mean_packet_size as f64 * 8.0 / p.link_bps as f64;
             let m = (now - s.idle_since).as_secs_f64() / pkt_time;
