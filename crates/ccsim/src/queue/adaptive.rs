@@ -26,14 +26,21 @@
 //! it to zero, from which doubling could never recover. The region starts as "below" (the
 //! initial `avg` is 0), so the first arrival does not count as an entry.
 
-use super::red::{Red, RedParams};
-use super::{Aqm, Occupancy, Probe, Verdict};
+use super::red::{Red, RedParams, RedSpec, FAMILY};
+use super::spec::{keys_of, read, Registration, SettingError, Table};
+use super::{Aqm, Discipline, Occupancy, Probe, QueueContext, Verdict};
+use crate::scenario::units::Duration;
 use crate::sim::{Dur, Rng, SimTime};
+use serde::Deserialize;
 
 /// Bounds on `max_p` for Floyd/Gummadi/Shenker.
 const FGS_MAX_P: (f64, f64) = (0.01, 0.5);
 /// Bounds on `max_p` for Feng et al.
 const FENG_MAX_P: (f64, f64) = (0.001, 1.0);
+
+/// FGS's adaptation interval: 0.5 s (Floyd, Gummadi & Shenker 2001, Fig. 3; ns-2's
+/// `interval_`).
+pub const FGS_INTERVAL: Dur = Dur::from_millis(500);
 
 /// Which adaptation rule drives `max_p`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -46,14 +53,50 @@ pub enum AredVariant {
 }
 
 impl AredVariant {
-    /// The published defaults: a 0.5 s interval.
+    /// The published defaults: a 0.5 s interval ([`FGS_INTERVAL`]).
     pub fn floyd_gummadi_shenker() -> AredVariant {
-        AredVariant::FloydGummadiShenker { interval: Dur::from_millis(500) }
+        AredVariant::FloydGummadiShenker { interval: FGS_INTERVAL }
     }
-    /// The published defaults: multiply by 2, divide by 3.
+    /// The published defaults (Feng et al. 1999): multiply by 2, divide by 3.
     pub fn feng() -> AredVariant {
         AredVariant::Feng { multiply_above: 2.0, divide_below: 3.0 }
     }
+}
+
+/// The keys Adaptive RED adds to the RED family's ([`RedSpec`]).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AredSpec {
+    /// The adaptation rule: `fgs` (Floyd, Gummadi & Shenker 2001, ns-2's `adaptive_`; the
+    /// default, as SCENARIOS.md's reproductions) or `feng` (Feng et al. 1999, with its
+    /// published factors, [`AredVariant::feng`]).
+    pub adapt: Option<String>,
+    /// `fgs` only: the adaptation interval; default [`FGS_INTERVAL`].
+    pub interval: Option<Duration>,
+}
+
+impl AredSpec {
+    /// The adaptation rule for a queue in `ctx`, defaults filled in.
+    pub fn resolve(&self, _ctx: &QueueContext) -> Result<AredVariant, SettingError> {
+        match self.adapt.as_deref().unwrap_or("fgs") {
+            "fgs" => Ok(AredVariant::FloydGummadiShenker { interval: self.interval.map_or(FGS_INTERVAL, |i| i.dur()) }),
+            "feng" if self.interval.is_some() => Err(SettingError::new("interval", "only for adapt = \"fgs\"")),
+            "feng" => Ok(AredVariant::feng()),
+            other => Err(SettingError::new("adapt", format!("unknown adaptation {other:?} (expected \"fgs\" or \"feng\")"))),
+        }
+    }
+}
+
+pub const REGISTRATION: Registration = Registration { name: "ared", aliases: &[], family: Some(FAMILY), keys, build };
+
+fn keys() -> Vec<&'static str> {
+    [keys_of::<RedSpec>(), keys_of::<AredSpec>()].concat()
+}
+
+fn build(table: &Table, ctx: &QueueContext) -> Result<Discipline, SettingError> {
+    let params = read::<RedSpec>(table)?.resolve(ctx)?;
+    let variant = read::<AredSpec>(table)?.resolve(ctx)?;
+    Ok(Discipline::AdaptiveRed(AdaptiveRed::new(params, variant)?))
 }
 
 /// Where `avg` sits relative to RED's thresholds.
@@ -76,11 +119,16 @@ pub struct AdaptiveRed {
 
 impl AdaptiveRed {
     /// `params.max_p` is the starting `max_p`.
-    pub fn new(params: RedParams, variant: AredVariant) -> Result<AdaptiveRed, String> {
-        if let AredVariant::Feng { multiply_above, divide_below } = variant {
-            if !(multiply_above > 1.0 && divide_below > 1.0) {
-                return Err(format!("Feng's multiply_above ({multiply_above}) and divide_below ({divide_below}) must exceed 1"));
+    pub fn new(params: RedParams, variant: AredVariant) -> Result<AdaptiveRed, SettingError> {
+        match variant {
+            AredVariant::FloydGummadiShenker { interval } if interval == Dur::ZERO => {
+                return Err(SettingError::new("interval", "must be positive"));
             }
+            AredVariant::Feng { multiply_above, divide_below } if !(multiply_above > 1.0 && divide_below > 1.0) => {
+                let message = format!("Feng's multiply_above ({multiply_above}) and divide_below ({divide_below}) must exceed 1");
+                return Err(SettingError::new("", message));
+            }
+            _ => {}
         }
         let next_due = match variant {
             AredVariant::FloydGummadiShenker { interval } => SimTime::ZERO + interval,
@@ -272,8 +320,21 @@ mod tests {
     fn feng_factors_must_move_max_p_the_right_way() {
         let params = RedParams::new(5.0, 15.0, 0.1, 10_000_000, 1000);
         let bad = AredVariant::Feng { multiply_above: 0.5, divide_below: 3.0 };
-        assert!(AdaptiveRed::new(params.clone(), bad).unwrap_err().contains("multiply_above"));
-        let bad = RedParams { max_th: 1.0, ..params };
-        assert!(AdaptiveRed::new(bad, AredVariant::feng()).is_err());
+        assert!(AdaptiveRed::new(params.clone(), bad).unwrap_err().message.contains("multiply_above"));
+        let bad = RedParams { max_th: 1.0, ..params.clone() };
+        assert_eq!(AdaptiveRed::new(bad, AredVariant::feng()).unwrap_err().key, "min_th");
+        let bad = AredVariant::FloydGummadiShenker { interval: Dur::ZERO };
+        assert_eq!(AdaptiveRed::new(params, bad).unwrap_err(), SettingError::new("interval", "must be positive"));
+    }
+
+    #[test]
+    fn spec_resolves_the_variant_with_its_defaults() {
+        let ctx = QueueContext { link_bps: 1_000_000, limit: crate::queue::Limit::Packets(50) };
+        let spec = |adapt: Option<&str>, interval: Option<f64>| AredSpec { adapt: adapt.map(String::from), interval: interval.map(Duration) }.resolve(&ctx);
+        assert_eq!(spec(None, None).unwrap(), AredVariant::FloydGummadiShenker { interval: Dur::from_millis(500) });
+        assert_eq!(spec(Some("fgs"), Some(0.25)).unwrap(), AredVariant::FloydGummadiShenker { interval: Dur::from_millis(250) });
+        assert_eq!(spec(Some("feng"), None).unwrap(), AredVariant::Feng { multiply_above: 2.0, divide_below: 3.0 });
+        assert_eq!(spec(Some("feng"), Some(1.0)).unwrap_err(), SettingError::new("interval", "only for adapt = \"fgs\""));
+        assert_eq!(spec(Some("aimd"), None).unwrap_err(), SettingError::new("adapt", "unknown adaptation \"aimd\" (expected \"fgs\" or \"feng\")"));
     }
 }

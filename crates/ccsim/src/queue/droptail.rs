@@ -1,6 +1,10 @@
 //! Tail Drop: never signals early; the FIFO's hard limit drops arrivals when full.
+//!
+//! It has no keys of its own: a `droptail` queue is configured by the keys every queue has
+//! (`limit`, `signal`, ...). `taildrop` is another name for it.
 
-use super::{Aqm, Occupancy, Verdict};
+use super::spec::{Registration, SettingError, Table};
+use super::{Aqm, Discipline, Occupancy, QueueContext, Verdict};
 use crate::sim::{Rng, SimTime};
 
 #[derive(Clone, Debug, Default)]
@@ -10,4 +14,10 @@ impl Aqm for TailDrop {
     fn on_arrival(&mut self, _: Occupancy, _: u32, _: SimTime, _: &mut Rng) -> Verdict {
         Verdict::Admit
     }
+}
+
+pub const REGISTRATION: Registration = Registration { name: "droptail", aliases: &["taildrop"], family: None, keys: Vec::new, build };
+
+fn build(_: &Table, _: &QueueContext) -> Result<Discipline, SettingError> {
+    Ok(Discipline::TailDrop(TailDrop))
 }

@@ -213,3 +213,225 @@ impl EgressQueue {
         self.drop_areas = [0; MAX_AREAS];
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::Endpoints;
+    use crate::queue::{Red, RedParams, TailDrop};
+    use crate::tcp::Seq;
+
+    /// A TCP data packet of `payload` bytes (40 more on the wire), numbered `seq`.
+    fn data(seq: u32, payload: u32) -> Packet {
+        let ends = Endpoints { flow: 0, sender: 0, receiver: 1, sport: 10_000, dport: 80 };
+        Packet::tcp_data(&ends, Seq(seq), payload, 64, SimTime::ZERO)
+    }
+
+    fn ms(ms: u64) -> SimTime {
+        SimTime(ms * 1_000_000)
+    }
+
+    fn taildrop(limit: Limit, areas: Vec<u32>) -> EgressQueue {
+        EgressQueue::new(limit, Discipline::TailDrop(TailDrop), SignalPolicy::Drop, Rng::from_seed(1), areas)
+    }
+
+    /// RED whose average is the queue found (w_q = 1) and past max_th from one packet on:
+    /// the first arrival to an empty queue is admitted, every later one gets a forced signal.
+    fn forcing_red(policy: SignalPolicy) -> EgressQueue {
+        let params = RedParams { w_q: 1.0, ..RedParams::new(0.0, 0.5, 0.1, 10_000_000, 1000) };
+        EgressQueue::new(Limit::Packets(10), Discipline::Red(Red::new(params).unwrap()), policy, Rng::from_seed(1), vec![])
+    }
+
+    /// Classifies and commits `pkt` as the router does without extensions.
+    fn offer(q: &mut EgressQueue, pkt: Packet, now: SimTime) -> (Verdict, Action, bool) {
+        let (verdict, action) = q.classify(&pkt, now);
+        (verdict, action, q.commit(pkt, verdict, action, now))
+    }
+
+    fn red_idle_since(q: &EgressQueue) -> SimTime {
+        match &q.discipline {
+            Discipline::Red(r) => r.state().idle_since,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn a_packet_limit_admits_up_to_the_limit_then_overflows() {
+        let mut q = taildrop(Limit::Packets(3), vec![]);
+        for i in 0..5 {
+            let (verdict, action, queued) = offer(&mut q, data(i, 1000), ms(0));
+            if i < 3 {
+                assert_eq!((verdict, action, queued), (Verdict::Admit, Action::Enqueue, true), "packet {i}");
+            } else {
+                assert_eq!((verdict, action, queued), (Verdict::Overflow, Action::Drop, false), "packet {i}");
+            }
+        }
+        assert_eq!(q.occupancy(), Occupancy { packets: 3, bytes: 3 * 1040 });
+        assert_eq!((q.stats.arrivals, q.stats.arrival_bytes), (5, 5 * 1040));
+        assert_eq!((q.stats.drops_overflow, q.stats.drops()), (2, 2));
+        assert_eq!(q.stats.drops_early + q.stats.drops_forced + q.stats.drops_link_down, 0);
+        assert_eq!(q.max_packets, 3);
+        // The limit counts packets whatever their size.
+        let mut q = taildrop(Limit::Packets(2), vec![]);
+        assert!(offer(&mut q, data(0, 60_000), ms(0)).2 && offer(&mut q, data(1, 60_000), ms(0)).2);
+        assert!(!offer(&mut q, data(2, 0), ms(0)).2);
+    }
+
+    #[test]
+    fn a_byte_limit_counts_the_arriving_packet_and_admits_an_exact_fit() {
+        let mut q = taildrop(Limit::Bytes(2520), vec![]);
+        assert!(offer(&mut q, data(0, 1000), ms(0)).2);
+        assert!(offer(&mut q, data(1, 1000), ms(0)).2); // 2080 bytes
+        assert_eq!(offer(&mut q, data(2, 1000), ms(0)).0, Verdict::Overflow, "3120 > 2520");
+        assert!(offer(&mut q, data(3, 400), ms(0)).2, "2080 + 440 = 2520 fits exactly");
+        assert_eq!(offer(&mut q, data(4, 0), ms(0)).0, Verdict::Overflow, "a 40-byte packet no longer fits");
+        assert_eq!(q.occupancy(), Occupancy { packets: 3, bytes: 2520 });
+        assert_eq!(q.stats.drops_overflow, 2);
+        // Room frees as packets leave.
+        q.dequeue(ms(1));
+        assert!(offer(&mut q, data(5, 1000), ms(1)).2);
+        assert_eq!(q.occupancy().bytes, 2520);
+    }
+
+    #[test]
+    fn classify_decides_without_changing_the_buffer_or_the_counters() {
+        let mut q = taildrop(Limit::Packets(1), vec![]);
+        offer(&mut q, data(0, 1000), ms(0));
+        let before = (q.occupancy(), q.stats);
+        assert_eq!(q.classify(&data(1, 1000), ms(1)), (Verdict::Overflow, Action::Drop));
+        assert_eq!((q.occupancy(), q.stats), before);
+    }
+
+    #[test]
+    fn departures_leave_in_order_with_their_queueing_delay() {
+        let mut q = taildrop(Limit::Packets(10), vec![]);
+        offer(&mut q, data(0, 1000), ms(0));
+        offer(&mut q, data(1, 500), ms(1));
+        assert_eq!(q.dequeue(ms(3)).unwrap().seq, Seq(0));
+        assert_eq!(q.dequeue(ms(4)).unwrap().seq, Seq(1));
+        assert_eq!((q.stats.departures, q.stats.departure_bytes), (2, 1040 + 540));
+        assert_eq!(q.stats.delay_sum_ns, 3_000_000 + 3_000_000);
+        let before = q.stats;
+        assert!(q.dequeue(ms(5)).is_none());
+        assert_eq!(q.stats, before, "dequeue on an empty queue changes nothing");
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn time_integrals_of_the_length_in_packets_and_bytes() {
+        let mut q = taildrop(Limit::Packets(10), vec![]);
+        offer(&mut q, data(0, 1000), ms(1)); // 1 packet from 1 ms
+        offer(&mut q, data(1, 500), ms(2)); // 2 from 2 ms
+        offer(&mut q, data(2, 1000), ms(3)); // 3 from 3 ms
+        q.dequeue(ms(6)); // 2 from 6 ms (the 1040-byte packet left)
+        q.settle(ms(10));
+        // Packets: 1 x 1 + 2 x 1 + 3 x 3 + 2 x 4 = 20 packet-ms.
+        assert_eq!(q.stats.len_area_packets, 20 * 1_000_000);
+        // Bytes: 1040 x 1 + 1580 x 1 + 2620 x 3 + 1580 x 4 = 16800 byte-ms.
+        assert_eq!(q.stats.len_area_bytes, 16_800 * 1_000_000);
+        q.settle(ms(10));
+        assert_eq!(q.stats.len_area_packets, 20 * 1_000_000, "settling twice at one instant adds nothing");
+        // Drops change no length, so they add no area of their own.
+        let mut q = taildrop(Limit::Packets(1), vec![]);
+        offer(&mut q, data(0, 1000), ms(0));
+        offer(&mut q, data(1, 1000), ms(5));
+        q.settle(ms(10));
+        assert_eq!(q.stats.len_area_packets, 10 * 1_000_000);
+    }
+
+    #[test]
+    fn drops_are_counted_by_verdict_and_binned_by_the_queue_length_found() {
+        // Areas [0, 2), [2, 4), [4, ...).
+        let mut q = taildrop(Limit::Packets(10), vec![2, 4]);
+        let verdicts = [Verdict::Early, Verdict::Forced, Verdict::Overflow, Verdict::Admit, Verdict::Early, Verdict::Forced];
+        for (len, verdict) in verdicts.into_iter().enumerate() {
+            // A drop when the queue holds `len` packets, then one more packet queued.
+            assert!(!q.commit(data(100, 1000), verdict, Action::Drop, ms(0)));
+            assert!(q.commit(data(len as u32, 1000), Verdict::Admit, Action::Enqueue, ms(0)));
+        }
+        assert_eq!(&q.drop_areas[..3], &[2, 2, 2]);
+        assert!(q.drop_areas[3..].iter().all(|n| *n == 0));
+        // An admitted packet that ends up dropped can only have found no room.
+        assert_eq!((q.stats.drops_early, q.stats.drops_forced, q.stats.drops_overflow), (2, 2, 2));
+        assert_eq!(q.stats.arrivals, 12);
+        assert_eq!(q.area_bounds(), &[2, 4]);
+        // No boundaries: one area for every drop.
+        let mut q = taildrop(Limit::Packets(1), vec![]);
+        for i in 0..4 {
+            offer(&mut q, data(i, 1000), ms(0));
+        }
+        assert_eq!(q.drop_areas[0], 3);
+    }
+
+    #[test]
+    fn marks_set_ce_and_count_by_verdict() {
+        let mut q = forcing_red(SignalPolicy::Ecn);
+        let ect = Packet { ecn: Ecn::Ect0, ..data(0, 1000) };
+        assert_eq!(offer(&mut q, ect, ms(0)), (Verdict::Admit, Action::Enqueue, true));
+        assert_eq!(offer(&mut q, ect, ms(0)), (Verdict::Forced, Action::MarkAndEnqueue, true));
+        assert_eq!(offer(&mut q, data(1, 1000), ms(0)), (Verdict::Forced, Action::Drop, false), "not ECN-capable");
+        assert!(q.commit(ect, Verdict::Early, Action::MarkAndEnqueue, ms(0)));
+        let ecn: Vec<Ecn> = q.iter().map(|p| p.ecn).collect();
+        assert_eq!(ecn, [Ecn::Ect0, Ecn::Ce, Ecn::Ce]);
+        assert_eq!((q.stats.marks_forced, q.stats.marks_early), (1, 1));
+        assert_eq!((q.stats.drops_forced, q.stats.drops()), (1, 1));
+    }
+
+    #[test]
+    fn spoof_signals_are_counted_whether_or_not_the_packet_is_queued() {
+        let mut q = forcing_red(SignalPolicy::Spoof);
+        offer(&mut q, data(0, 1000), ms(0));
+        assert_eq!(offer(&mut q, data(1, 1000), ms(0)), (Verdict::Forced, Action::EnqueueAndSpoof, true));
+        assert!(!q.commit(data(2, 1000), Verdict::Overflow, Action::DropAndSpoof, ms(0)));
+        assert_eq!(q.stats.spoof_signals, 2);
+        assert_eq!((q.len(), q.stats.drops_overflow, q.stats.drops_forced), (2, 1, 0));
+    }
+
+    #[test]
+    fn flush_loses_every_queued_packet_and_leaves_an_idle_queue() {
+        let mut q = forcing_red(SignalPolicy::Ecn);
+        for i in 0..3 {
+            let ect = Packet { ecn: Ecn::Ect0, ..data(i, 1000) };
+            assert!(offer(&mut q, ect, ms(0)).2);
+        }
+        q.dequeue(ms(1));
+        let mut lost = Vec::new();
+        q.flush(ms(4), |p| lost.push(p.seq));
+        assert_eq!(lost, [Seq(1), Seq(2)], "in queue order");
+        assert_eq!(q.occupancy(), Occupancy::default());
+        assert_eq!((q.stats.drops_link_down, q.stats.drops()), (2, 2));
+        assert!(q.drop_areas.iter().all(|n| *n == 0), "losses on a failed link are not queue drops");
+        // 3 packets for 1 ms, then 2 for 3 ms: 9 packet-ms, and nothing after the flush.
+        q.settle(ms(10));
+        assert_eq!(q.stats.len_area_packets, 9 * 1_000_000);
+        // The discipline sees the queue empty from the flush on.
+        assert_eq!(red_idle_since(&q), ms(4));
+        // And the buffer works again.
+        assert_eq!(offer(&mut q, data(9, 1000), ms(11)), (Verdict::Admit, Action::Enqueue, true));
+        assert_eq!(q.occupancy(), Occupancy { packets: 1, bytes: 1040 });
+    }
+
+    #[test]
+    fn the_discipline_sees_every_departure() {
+        let mut q = forcing_red(SignalPolicy::Ecn);
+        offer(&mut q, Packet { ecn: Ecn::Ect0, ..data(0, 1000) }, ms(0));
+        offer(&mut q, Packet { ecn: Ecn::Ect0, ..data(1, 1000) }, ms(0));
+        q.dequeue(ms(2));
+        assert_eq!(red_idle_since(&q), ms(0), "not empty yet");
+        q.dequeue(ms(3));
+        assert_eq!(red_idle_since(&q), ms(3), "idle from the last departure");
+    }
+
+    #[test]
+    fn measurement_restarts_the_maxima_and_the_drop_areas_only() {
+        let mut q = taildrop(Limit::Packets(3), vec![1]);
+        for i in 0..4 {
+            offer(&mut q, data(i, 1000), ms(0));
+        }
+        q.dequeue(ms(1));
+        assert_eq!((q.max_packets, q.drop_areas[1]), (3, 1));
+        q.begin_measurement();
+        assert_eq!((q.max_packets, q.drop_areas[1]), (2, 0), "the maximum restarts from the current length");
+        assert_eq!((q.stats.arrivals, q.stats.drops_overflow), (4, 1), "cumulative counters are kept");
+    }
+}

@@ -5,18 +5,24 @@
 //! that there is no room. It never decides *how* congestion is signalled: that is the
 //! router's [`SignalPolicy`](crate::signal::SignalPolicy). This is the split of Linux's
 //! `red.h` (`DONT_MARK` / `PROB_MARK` / `HARD_MARK`) and `sch_red.c`.
+//!
+//! Each discipline owns its settings as a scenario writes them (its keys, their defaults,
+//! their bounds) and registers itself in [`REGISTRY`]; [`spec`] says how, and how the
+//! disciplines still to come (step marking, PIE, CoDel, FQ-CoDel) fit.
 
 pub mod adaptive;
 pub mod droptail;
 pub mod fifo;
 pub mod red;
 pub mod rtred;
+pub mod spec;
 
 pub use adaptive::{AdaptiveRed, AredVariant};
 pub use droptail::TailDrop;
 pub use fifo::{EgressQueue, Limit, QueueStats};
 pub use red::{Red, RedParams, RedState};
 pub use rtred::Rtred;
+pub use spec::{QueueContext, Registration, SettingError};
 
 use crate::sim::{Rng, SimTime};
 
@@ -67,30 +73,37 @@ pub trait Aqm {
     }
 }
 
-/// The disciplines ccsim knows, dispatched without dynamic allocation.
-#[derive(Clone, Debug)]
-pub enum Discipline {
-    TailDrop(TailDrop),
-    Red(Red),
-    AdaptiveRed(AdaptiveRed),
-    Rtred(Rtred),
+/// Declares the disciplines: the [`Discipline`] enum, its dispatch, and the [`REGISTRY`] of
+/// their registrations, one line per discipline (`Variant(Type) = module::REGISTRATION`).
+macro_rules! disciplines {
+    ($($variant:ident($ty:ty) = $registration:expr,)*) => {
+        /// The disciplines ccsim knows, dispatched without dynamic allocation.
+        #[derive(Clone, Debug)]
+        pub enum Discipline {
+            $($variant($ty),)*
+        }
+
+        impl Discipline {
+            pub fn as_aqm(&mut self) -> &mut dyn Aqm {
+                match self {
+                    $(Discipline::$variant(d) => d,)*
+                }
+            }
+            pub fn probe(&self) -> Probe {
+                match self {
+                    $(Discipline::$variant(d) => d.probe(),)*
+                }
+            }
+        }
+
+        /// Every discipline a scenario can name, in the order messages list them.
+        pub const REGISTRY: &[spec::Registration] = &[$($registration,)*];
+    };
 }
 
-impl Discipline {
-    pub fn as_aqm(&mut self) -> &mut dyn Aqm {
-        match self {
-            Discipline::TailDrop(d) => d,
-            Discipline::Red(d) => d,
-            Discipline::AdaptiveRed(d) => d,
-            Discipline::Rtred(d) => d,
-        }
-    }
-    pub fn probe(&self) -> Probe {
-        match self {
-            Discipline::TailDrop(d) => d.probe(),
-            Discipline::Red(d) => d.probe(),
-            Discipline::AdaptiveRed(d) => d.probe(),
-            Discipline::Rtred(d) => d.probe(),
-        }
-    }
+disciplines! {
+    TailDrop(TailDrop) = droptail::REGISTRATION,
+    Red(Red) = red::REGISTRATION,
+    AdaptiveRed(AdaptiveRed) = adaptive::REGISTRATION,
+    Rtred(Rtred) = rtred::REGISTRATION,
 }

@@ -7,14 +7,14 @@
 //! Per arriving packet (F&J Fig. 2, the RTRED paper's equations (1)-(3)):
 //!
 //! - `avg <- (1 - w_q) avg + w_q q`, `q` the queue the packet finds (packets, or bytes /
-//!   `mean_pkt_bytes` in byte mode). If it finds the queue empty, idle since `t0`, `avg` first
+//!   `mean_packet_size` in byte mode). If it finds the queue empty, idle since `t0`, `avg` first
 //!   decays as `avg <- (1 - w_q)^m avg`, `m = (now - t0) / s`, `s` the transmission time of a
 //!   mean-size packet. `m` is fractional: F&J ask for a linear function of the idle time;
 //!   ns-2 truncates it to an integer, which forgets idle periods shorter than one packet time.
 //!   As in ns-2 the arrival's own sample (`q = 0`) follows the decay.
 //! - `avg < min_th`: admit, `count = -1`, so the first packet past `min_th` has `count = 0`.
 //! - `min_th <= avg < max_th`: `count += 1`, `p_b = max_p (avg - min_th) / (max_th - min_th)`
-//!   (byte mode: `p_b *= size / mean_pkt_bytes`; F&J divide by the maximum packet size, ns-2
+//!   (byte mode: `p_b *= size / mean_packet_size`; F&J divide by the maximum packet size, ns-2
 //!   by the mean), `p_a = p_b / (1 - count p_b)`, at most 1; signal with probability `p_a`,
 //!   then `count = 0`. As in F&J's Fig. 2 and ns-2, `count` includes the arriving packet, so
 //!   at a fixed `avg` the gap between signals is uniform on `1..=1/p_b - 1` and the signal
@@ -30,10 +30,21 @@
 //! Not taken from ns-2: its "no signal while the queue holds at most one packet" rule and its
 //! skipping of the first packet after `avg` crosses `min_th` (neither is in the paper).
 
-use super::{Aqm, Occupancy, Probe, Verdict};
+use super::spec::{keys_of, read, Registration, SettingError, Table};
+use super::{Aqm, Discipline, Occupancy, Probe, QueueContext, Verdict};
 use crate::sim::{Rng, SimTime};
+use serde::Deserialize;
 
-/// RED's configuration. Thresholds are in packets (of `mean_pkt_bytes` in byte mode).
+/// Default `w_q`: the weight of Floyd & Jacobson's 1993 simulations.
+pub const DEFAULT_W_Q: f64 = 0.002;
+/// Default `max_p`: Floyd, "RED: Discussions of Setting Parameters" (1997), "Set max_p to
+/// 0.1" (the 1993 simulations used 0.02); also ns-2's default (`linterm_ 10`).
+pub const DEFAULT_MAX_P: f64 = 0.1;
+/// Default mean packet size on the wire, bytes: ccsim's choice, the default segment size
+/// (ns-2's `mean_pktsize_` is 500).
+pub const DEFAULT_MEAN_PACKET_SIZE: u32 = 1000;
+
+/// RED's configuration. Thresholds are in packets (of `mean_packet_size` in byte mode).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RedParams {
     pub min_th: f64,
@@ -50,32 +61,105 @@ pub struct RedParams {
     /// Rate of the link the queue feeds, bit/s (idle-time correction).
     pub link_bps: u64,
     /// Mean packet size on the wire, bytes (idle-time correction and byte mode).
-    pub mean_pkt_bytes: u32,
+    pub mean_packet_size: u32,
 }
 
 impl RedParams {
-    /// F&J's RED with their recommended `w_q = 0.002`; gentle, byte mode and wait off.
-    pub fn new(min_th: f64, max_th: f64, max_p: f64, link_bps: u64, mean_pkt_bytes: u32) -> RedParams {
+    /// F&J's RED: `w_q` = [`DEFAULT_W_Q`], gentle, byte mode and wait off.
+    pub fn new(min_th: f64, max_th: f64, max_p: f64, link_bps: u64, mean_packet_size: u32) -> RedParams {
         let (gentle, byte_mode, wait) = (false, false, false);
-        RedParams { min_th, max_th, max_p, w_q: 0.002, gentle, byte_mode, wait, link_bps, mean_pkt_bytes }
+        RedParams { min_th, max_th, max_p, w_q: DEFAULT_W_Q, gentle, byte_mode, wait, link_bps, mean_packet_size }
     }
 
-    /// Rejects parameters the algorithm cannot run with, naming the field.
-    pub fn validate(&self) -> Result<(), String> {
-        if !(self.min_th >= 0.0 && self.min_th < self.max_th && self.max_th.is_finite()) {
-            return Err(format!("RED needs 0 <= min_th < max_th (min_th = {}, max_th = {})", self.min_th, self.max_th));
+    /// Rejects parameters the algorithm cannot run with, naming the key. The one place of
+    /// each bound that needs nothing but the parameters.
+    pub fn validate(&self) -> Result<(), SettingError> {
+        let (min_th, max_th) = (self.min_th, self.max_th);
+        if !(min_th >= 0.0 && min_th < max_th) {
+            return Err(SettingError::new("min_th", format!("must satisfy 0 <= min_th < max_th (min_th = {min_th}, max_th = {max_th})")));
+        }
+        if !max_th.is_finite() {
+            return Err(SettingError::new("max_th", format!("must be finite, got {max_th}")));
         }
         if !(self.max_p > 0.0 && self.max_p <= 1.0) {
-            return Err(format!("RED max_p must be in (0, 1] (max_p = {})", self.max_p));
+            return Err(SettingError::new("max_p", format!("must be in (0, 1], got {}", self.max_p)));
         }
         if !(self.w_q > 0.0 && self.w_q <= 1.0) {
-            return Err(format!("RED w_q must be in (0, 1] (w_q = {})", self.w_q));
+            return Err(SettingError::new("w_q", format!("must be in (0, 1], got {}", self.w_q)));
         }
-        if self.link_bps == 0 || self.mean_pkt_bytes == 0 {
-            return Err("RED link_bps and mean_pkt_bytes must be positive".into());
+        if self.mean_packet_size == 0 {
+            return Err(SettingError::new("mean_packet_size", "must be positive"));
+        }
+        if self.link_bps == 0 {
+            return Err(SettingError::new("", "RED needs a link rate of at least 1 bit/s (idle-time decay)"));
         }
         Ok(())
     }
+}
+
+/// The keys of the RED family: all of `red`'s, and those `ared` and `rtred` share with it.
+/// Resolved by [`RedSpec::resolve`] into [`RedParams`].
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedSpec {
+    /// Minimum threshold of the average queue, packets (mean-size packets in byte mode).
+    /// Required: F&J tie the thresholds to the average queue the network wants, so RED has
+    /// no default.
+    pub min_th: Option<f64>,
+    /// Maximum threshold, in the unit of `min_th`; at most the buffer. Required.
+    pub max_th: Option<f64>,
+    /// Signal probability at `avg = max_th` (the initial value for `ared` and `rtred`);
+    /// default [`DEFAULT_MAX_P`].
+    pub max_p: Option<f64>,
+    /// EWMA weight of the average queue; default [`DEFAULT_W_Q`].
+    pub w_q: Option<f64>,
+    /// Gentle RED (Floyd 2000): the probability rises from `max_p` to 1 between `max_th`
+    /// and `2 max_th`. Default false, F&J's algorithm (Floyd recommends true, and ns-2.35
+    /// defaults to it).
+    pub gentle: Option<bool>,
+    /// ns-2's `wait_` spacing between signals. Default false, F&J's algorithm (ns-2's
+    /// default is true).
+    pub wait: Option<bool>,
+    /// Queue measured in bytes, probability scaled by packet size. Default false: packet
+    /// mode, as F&J's simulations and SCENARIOS.md.
+    pub byte_mode: Option<bool>,
+    /// Mean packet size on the wire, bytes, for the idle-time decay and byte mode; default
+    /// [`DEFAULT_MEAN_PACKET_SIZE`].
+    pub mean_packet_size: Option<u32>,
+}
+
+impl RedSpec {
+    /// The parameters for a queue in `ctx`: defaults filled in, every bound checked. A
+    /// default that depends on the scenario's profile (ns-2's `wait_` on, `gentle_` on,
+    /// `mean_pktsize_` 500) belongs here, read from `ctx`.
+    pub fn resolve(&self, ctx: &QueueContext) -> Result<RedParams, SettingError> {
+        let (Some(min_th), Some(max_th)) = (self.min_th, self.max_th) else {
+            let missing = if self.min_th.is_none() { "min_th" } else { "max_th" };
+            return Err(SettingError::new(missing, "required (RED's thresholds have no default)"));
+        };
+        let max_p = self.max_p.unwrap_or(DEFAULT_MAX_P);
+        let mean = self.mean_packet_size.unwrap_or(DEFAULT_MEAN_PACKET_SIZE);
+        let mut p = RedParams::new(min_th, max_th, max_p, ctx.link_bps, mean);
+        p.w_q = self.w_q.unwrap_or(p.w_q);
+        p.gentle = self.gentle.unwrap_or(p.gentle);
+        p.wait = self.wait.unwrap_or(p.wait);
+        p.byte_mode = self.byte_mode.unwrap_or(p.byte_mode);
+        p.validate()?;
+        let capacity = ctx.capacity_packets(mean);
+        if max_th > capacity {
+            return Err(SettingError::new("max_th", format!("must not exceed the buffer limit ({capacity}), got {max_th}")));
+        }
+        Ok(p)
+    }
+}
+
+/// The family name messages use for keys every member takes.
+pub const FAMILY: &str = "RED";
+
+pub const REGISTRATION: Registration = Registration { name: "red", aliases: &[], family: Some(FAMILY), keys: keys_of::<RedSpec>, build };
+
+fn build(table: &Table, ctx: &QueueContext) -> Result<Discipline, SettingError> {
+    Ok(Discipline::Red(Red::new(read::<RedSpec>(table)?.resolve(ctx)?)?))
 }
 
 /// RED's mutable state.
@@ -91,6 +175,8 @@ pub struct RedState {
     pub max_p: f64,
     /// The signal probability computed for the last arrival.
     pub prob: f64,
+    /// The queue the last arrival found, in the unit of the thresholds.
+    pub found: f64,
 }
 
 #[derive(Clone, Debug)]
@@ -100,9 +186,9 @@ pub struct Red {
 }
 
 impl Red {
-    pub fn new(params: RedParams) -> Result<Red, String> {
+    pub fn new(params: RedParams) -> Result<Red, SettingError> {
         params.validate()?;
-        let state = RedState { avg: 0.0, count: -1, idle_since: SimTime::ZERO, max_p: params.max_p, prob: 0.0 };
+        let state = RedState { avg: 0.0, count: -1, idle_since: SimTime::ZERO, max_p: params.max_p, prob: 0.0, found: 0.0 };
         Ok(Red { params, state })
     }
     pub fn params(&self) -> &RedParams {
@@ -119,7 +205,7 @@ impl Red {
     /// The queue in the unit of the thresholds.
     pub fn queue_len(&self, occ: Occupancy) -> f64 {
         if self.params.byte_mode {
-            occ.bytes as f64 / self.params.mean_pkt_bytes as f64
+            occ.bytes as f64 / self.params.mean_packet_size as f64
         } else {
             occ.packets as f64
         }
@@ -129,8 +215,9 @@ impl Red {
     pub fn update_avg(&mut self, occ: Occupancy, now: SimTime) {
         let q = self.queue_len(occ);
         let (p, s) = (&self.params, &mut self.state);
+        s.found = q;
         if occ.packets == 0 {
-            let pkt_time = p.mean_pkt_bytes as f64 * 8.0 / p.link_bps as f64;
+            let pkt_time = p.mean_packet_size as f64 * 8.0 / p.link_bps as f64;
             let m = (now - s.idle_since).as_secs_f64() / pkt_time;
             s.avg *= (1.0 - p.w_q).powf(m);
             // If this packet is not queued the queue stays idle from now on.
@@ -156,7 +243,7 @@ impl Red {
             s.prob = 1.0;
             return Verdict::Forced;
         };
-        let p_b = if p.byte_mode { p_b * pkt_bytes as f64 / p.mean_pkt_bytes as f64 } else { p_b };
+        let p_b = if p.byte_mode { p_b * pkt_bytes as f64 / p.mean_packet_size as f64 } else { p_b };
         s.count += 1;
         s.prob = spread(p_b, s.count, p.wait);
         if rng.bernoulli(s.prob) {
@@ -198,6 +285,7 @@ impl Aqm for Red {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::queue::Limit;
 
     /// An occupancy of `packets` packets of 1000 bytes.
     pub fn occ(packets: u32) -> Occupancy {
@@ -408,22 +496,72 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn invalid_parameters_are_rejected_with_the_field_named() {
+    fn invalid_parameters_are_rejected_with_the_key_named() {
         let ok = RedParams::new(5.0, 15.0, 0.1, 1_000_000, 500);
         assert!(Red::new(ok.clone()).is_ok());
+        assert!(Red::new(RedParams { w_q: 1.0, min_th: 0.0, max_p: 1.0, ..ok.clone() }).is_ok(), "the closed ends of the bounds");
         let cases = [
-            (RedParams { min_th: 20.0, ..ok.clone() }, "min_th"),
-            (RedParams { max_th: 5.0, ..ok.clone() }, "max_th"),
-            (RedParams { max_p: 0.0, ..ok.clone() }, "max_p"),
-            (RedParams { max_p: 1.5, ..ok.clone() }, "max_p"),
-            (RedParams { w_q: 0.0, ..ok.clone() }, "w_q"),
-            (RedParams { w_q: f64::NAN, ..ok.clone() }, "w_q"),
-            (RedParams { link_bps: 0, ..ok.clone() }, "link_bps"),
-            (RedParams { mean_pkt_bytes: 0, ..ok }, "mean_pkt_bytes"),
+            (RedParams { min_th: 20.0, ..ok.clone() }, "min_th", "must satisfy 0 <= min_th < max_th (min_th = 20, max_th = 15)"),
+            (RedParams { max_th: 5.0, ..ok.clone() }, "min_th", "must satisfy 0 <= min_th < max_th (min_th = 5, max_th = 5)"),
+            (RedParams { min_th: -1.0, ..ok.clone() }, "min_th", "must satisfy 0 <= min_th < max_th (min_th = -1, max_th = 15)"),
+            (RedParams { min_th: f64::NAN, ..ok.clone() }, "min_th", "must satisfy 0 <= min_th < max_th (min_th = NaN, max_th = 15)"),
+            (RedParams { max_th: f64::INFINITY, ..ok.clone() }, "max_th", "must be finite, got inf"),
+            (RedParams { max_p: 0.0, ..ok.clone() }, "max_p", "must be in (0, 1], got 0"),
+            (RedParams { max_p: 1.5, ..ok.clone() }, "max_p", "must be in (0, 1], got 1.5"),
+            (RedParams { w_q: 0.0, ..ok.clone() }, "w_q", "must be in (0, 1], got 0"),
+            (RedParams { w_q: 1.01, ..ok.clone() }, "w_q", "must be in (0, 1], got 1.01"),
+            (RedParams { w_q: f64::NAN, ..ok.clone() }, "w_q", "must be in (0, 1], got NaN"),
+            (RedParams { mean_packet_size: 0, ..ok.clone() }, "mean_packet_size", "must be positive"),
+            (RedParams { link_bps: 0, ..ok }, "", "RED needs a link rate of at least 1 bit/s (idle-time decay)"),
         ];
-        for (params, field) in cases {
-            let err = Red::new(params).unwrap_err();
-            assert!(err.contains(field), "{err}");
+        for (params, key, message) in cases {
+            assert_eq!(Red::new(params).unwrap_err(), SettingError::new(key, message));
         }
+    }
+
+    fn ctx(limit: Limit) -> QueueContext {
+        QueueContext { link_bps: 10_000_000, limit }
+    }
+
+    #[test]
+    fn spec_defaults_are_the_documented_ones() {
+        let spec = RedSpec { min_th: Some(5.0), max_th: Some(15.0), ..RedSpec::default() };
+        let p = spec.resolve(&ctx(Limit::Packets(100))).unwrap();
+        let expected = RedParams {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            w_q: 0.002,
+            gentle: false,
+            byte_mode: false,
+            wait: false,
+            link_bps: 10_000_000,
+            mean_packet_size: 1000,
+        };
+        assert_eq!(p, expected);
+        let spec =
+            RedSpec { max_p: Some(0.5), w_q: Some(0.1), gentle: Some(true), wait: Some(true), byte_mode: Some(true), mean_packet_size: Some(500), ..spec };
+        let p = spec.resolve(&ctx(Limit::Packets(100))).unwrap();
+        assert_eq!(p, RedParams { max_p: 0.5, w_q: 0.1, gentle: true, wait: true, byte_mode: true, mean_packet_size: 500, ..expected });
+    }
+
+    #[test]
+    fn spec_needs_both_thresholds_and_max_th_within_the_buffer() {
+        let c = ctx(Limit::Packets(30));
+        let spec = RedSpec { min_th: Some(5.0), ..RedSpec::default() };
+        assert_eq!(spec.resolve(&c).unwrap_err(), SettingError::new("max_th", "required (RED's thresholds have no default)"));
+        let spec = RedSpec { max_th: Some(15.0), ..RedSpec::default() };
+        assert_eq!(spec.resolve(&c).unwrap_err().key, "min_th");
+        let spec = RedSpec { min_th: Some(5.0), max_th: Some(30.0), ..RedSpec::default() };
+        assert!(spec.resolve(&c).is_ok(), "max_th may equal the buffer");
+        let spec = RedSpec { max_th: Some(31.0), ..spec };
+        assert_eq!(spec.resolve(&c).unwrap_err(), SettingError::new("max_th", "must not exceed the buffer limit (30), got 31"));
+        // A byte limit counts in mean-size packets: 15,000 bytes of 500 are 30 packets.
+        let spec = RedSpec { max_th: Some(30.0), mean_packet_size: Some(500), ..spec };
+        assert!(spec.resolve(&ctx(Limit::Bytes(15_000))).is_ok());
+        assert_eq!(spec.resolve(&ctx(Limit::Bytes(14_999))).unwrap_err().key, "max_th");
+        // Context-free bounds come from RedParams::validate.
+        let spec = RedSpec { w_q: Some(0.0), ..spec };
+        assert_eq!(spec.resolve(&ctx(Limit::Bytes(15_000))).unwrap_err(), SettingError::new("w_q", "must be in (0, 1], got 0"));
     }
 }

@@ -28,9 +28,11 @@
 //! So `max_p` depends on `q` alone, and the paper's condition on `avg` in the normal area
 //! changes nothing; `avg` still decides, through RED's rule, whether and how hard to signal.
 
-use super::red::{Red, RedParams};
-use super::{Aqm, Occupancy, Probe, Verdict};
+use super::red::{Red, RedParams, RedSpec, FAMILY};
+use super::spec::{keys_of, read, Registration, SettingError, Table};
+use super::{Aqm, Discipline, Occupancy, Probe, QueueContext, Verdict};
 use crate::sim::{Rng, SimTime};
+use serde::Deserialize;
 
 #[derive(Clone, Debug)]
 pub struct Rtred {
@@ -41,11 +43,13 @@ pub struct Rtred {
 
 impl Rtred {
     /// `params.max_p` is the paper's initial `max_p`; `risk_th` is in packets, at least `max_th`.
-    pub fn new(params: RedParams, risk_th: f64) -> Result<Rtred, String> {
-        if !(risk_th >= params.max_th && risk_th.is_finite()) {
-            return Err(format!("RTRED risk_th ({risk_th}) must be at least max_th ({})", params.max_th));
+    pub fn new(params: RedParams, risk_th: f64) -> Result<Rtred, SettingError> {
+        let red = Red::new(params)?;
+        let max_th = red.params().max_th;
+        if !(risk_th >= max_th && risk_th.is_finite()) {
+            return Err(SettingError::new("risk_th", format!("must be at least max_th ({max_th}), got {risk_th}")));
         }
-        Ok(Rtred { red: Red::new(params)?, risk_th })
+        Ok(Rtred { red, risk_th })
     }
 
     pub fn red(&self) -> &Red {
@@ -63,6 +67,42 @@ impl Rtred {
             p.max_p / 2.0
         }
     }
+}
+
+/// The key RTRED adds to the RED family's ([`RedSpec`]).
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RtredSpec {
+    /// The risk threshold on the actual queue, packets: from it up to the buffer limit
+    /// (the paper's timeout area) the initial `max_p` applies. Required: the paper gives no
+    /// default, only its scenarios' values (28, 95 and 40 for buffers of 30, 100 and 50,
+    /// Table I).
+    pub risk_th: Option<f64>,
+}
+
+impl RtredSpec {
+    /// `risk_th` for a queue in `ctx` with RED parameters `red`: at most the buffer (in
+    /// the thresholds' unit); [`Rtred::new`] checks that it is at least `max_th`.
+    pub fn resolve(&self, red: &RedParams, ctx: &QueueContext) -> Result<f64, SettingError> {
+        let Some(risk_th) = self.risk_th else { return Err(SettingError::new("risk_th", "required for discipline \"rtred\"")) };
+        let capacity = ctx.capacity_packets(red.mean_packet_size);
+        if risk_th > capacity {
+            return Err(SettingError::new("risk_th", format!("must not exceed the buffer limit ({capacity}), got {risk_th}")));
+        }
+        Ok(risk_th)
+    }
+}
+
+pub const REGISTRATION: Registration = Registration { name: "rtred", aliases: &[], family: Some(FAMILY), keys, build };
+
+fn keys() -> Vec<&'static str> {
+    [keys_of::<RedSpec>(), keys_of::<RtredSpec>()].concat()
+}
+
+fn build(table: &Table, ctx: &QueueContext) -> Result<Discipline, SettingError> {
+    let params = read::<RedSpec>(table)?.resolve(ctx)?;
+    let risk_th = read::<RtredSpec>(table)?.resolve(&params, ctx)?;
+    Ok(Discipline::Rtred(Rtred::new(params, risk_th)?))
 }
 
 impl Aqm for Rtred {
@@ -171,8 +211,19 @@ mod tests {
     #[test]
     fn risk_th_below_max_th_is_rejected() {
         let params = RedParams::new(12.0, 25.0, 0.05, 700_000, 592);
-        assert!(Rtred::new(params.clone(), 20.0).unwrap_err().contains("risk_th"));
-        assert!(Rtred::new(params.clone(), f64::NAN).is_err());
+        assert_eq!(Rtred::new(params.clone(), 20.0).unwrap_err(), SettingError::new("risk_th", "must be at least max_th (25), got 20"));
+        assert_eq!(Rtred::new(params.clone(), f64::NAN).unwrap_err().key, "risk_th");
         assert!(Rtred::new(params, 25.0).is_ok());
+    }
+
+    #[test]
+    fn spec_requires_risk_th_within_the_buffer() {
+        let params = RedParams::new(12.0, 25.0, 0.05, 700_000, 592);
+        let ctx = QueueContext { link_bps: 700_000, limit: crate::queue::Limit::Packets(30) };
+        let spec = |risk_th: Option<f64>| RtredSpec { risk_th }.resolve(&params, &ctx);
+        assert_eq!(spec(None).unwrap_err(), SettingError::new("risk_th", "required for discipline \"rtred\""));
+        assert_eq!(spec(Some(28.0)), Ok(28.0));
+        assert_eq!(spec(Some(30.0)), Ok(30.0), "up to the buffer limit");
+        assert_eq!(spec(Some(31.0)).unwrap_err(), SettingError::new("risk_th", "must not exceed the buffer limit (30), got 31"));
     }
 }

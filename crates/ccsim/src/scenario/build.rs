@@ -7,7 +7,7 @@ use super::schema::{DelayedAck, FlowSpec, LinkSpec, PcapSpec, QueueSpec, Scenari
 use crate::app::{Period, UdpPattern, UdpSource};
 use crate::engine::{Flow, Simulation, Transport};
 use crate::net::{Link, LinkId, Network, Node, NodeId, NodeKind, NodeStats, Routes};
-use crate::queue::{fifo::MAX_AREAS, AdaptiveRed, AredVariant, Discipline, EgressQueue, Limit, Red, RedParams, Rtred, TailDrop};
+use crate::queue::{self, fifo::MAX_AREAS, Discipline, EgressQueue, Limit, QueueContext};
 use crate::router::{BuildContext, Mechanism};
 use crate::signal::SignalPolicy;
 use crate::sim::{Dur, Rng, SimTime};
@@ -285,12 +285,16 @@ fn make_queue(q: QueueSpec, path: &str, rate_bps: f64, seed: u64, link: &str) ->
         (None, Some(b)) => Limit::Bytes(b),
         (None, None) => Limit::Packets(DEFAULT_QUEUE_LIMIT),
     };
-    let discipline = make_discipline(&q, path, limit, rate_bps)?;
-    let policy = match q.signal.as_deref().unwrap_or("drop") {
-        "drop" => SignalPolicy::Drop,
-        "ecn" => SignalPolicy::Ecn,
-        "spoof" => SignalPolicy::Spoof,
-        other => return fail(format!("{path}.signal"), format!("unknown signal {other:?} (expected \"drop\", \"ecn\" or \"spoof\")")),
+    let ctx = QueueContext { link_bps: rate_bps.round() as u64, limit };
+    let discipline = make_discipline(&q, path, &ctx)?;
+    let policy = match q.signal.as_deref().map(|name| (name, SignalPolicy::from_name(name))) {
+        None => SignalPolicy::default(),
+        Some((_, Some(policy))) => policy,
+        Some((other, None)) => {
+            let names: Vec<String> = SignalPolicy::NAMES.iter().map(|(n, _)| format!("{n:?}")).collect();
+            let (last, init) = names.split_last().expect("there are policies");
+            return fail(format!("{path}.signal"), format!("unknown signal {other:?} (expected {} or {last})", init.join(", ")));
+        }
     };
     let areas = q.drop_areas.unwrap_or_default();
     if areas.len() >= MAX_AREAS {
@@ -302,94 +306,10 @@ fn make_queue(q: QueueSpec, path: &str, rate_bps: f64, seed: u64, link: &str) ->
     Ok(EgressQueue::new(limit, discipline, policy, Rng::stream(seed, &format!("aqm/{link}")), areas))
 }
 
-/// The discipline of a queue, with every parameter checked against its family and the
-/// buffer limit.
-fn make_discipline(q: &QueueSpec, path: &str, limit: Limit, rate_bps: f64) -> Result<Discipline, BuildError> {
-    let kind = q.discipline.as_deref().unwrap_or("droptail");
-    let red_family = matches!(kind, "red" | "ared" | "rtred");
-    let misplaced = |field: &str, given: bool, allowed: bool, who: &str| -> Result<(), BuildError> {
-        if given && !allowed {
-            return fail(format!("{path}.{field}"), format!("only for {who}, not for discipline {kind:?}"));
-        }
-        Ok(())
-    };
-    for (field, given) in [
-        ("min_th", q.min_th.is_some()),
-        ("max_th", q.max_th.is_some()),
-        ("max_p", q.max_p.is_some()),
-        ("w_q", q.w_q.is_some()),
-        ("gentle", q.gentle.is_some()),
-        ("wait", q.wait.is_some()),
-        ("byte_mode", q.byte_mode.is_some()),
-        ("mean_packet_size", q.mean_packet_size.is_some()),
-    ] {
-        misplaced(field, given, red_family, "the RED family (red, ared, rtred)")?;
-    }
-    misplaced("adapt", q.adapt.is_some(), kind == "ared", "ared")?;
-    misplaced("interval", q.interval.is_some(), kind == "ared", "ared")?;
-    misplaced("risk_th", q.risk_th.is_some(), kind == "rtred", "rtred")?;
-    if !red_family {
-        return match kind {
-            "droptail" | "taildrop" => Ok(Discipline::TailDrop(TailDrop)),
-            other => fail(format!("{path}.discipline"), format!("unknown discipline {other:?} (expected \"droptail\", \"red\", \"ared\" or \"rtred\")")),
-        };
-    }
-    let (Some(min_th), Some(max_th)) = (q.min_th, q.max_th) else {
-        let missing = if q.min_th.is_none() { "min_th" } else { "max_th" };
-        return fail(format!("{path}.{missing}"), format!("required for discipline {kind:?}"));
-    };
-    let mean = q.mean_packet_size.unwrap_or(1000);
-    if mean == 0 {
-        return fail(format!("{path}.mean_packet_size"), "must be positive");
-    }
-    // The buffer in the thresholds' unit (packets, or mean-size packets in byte mode).
-    let capacity = match limit {
-        Limit::Packets(n) => n as f64,
-        Limit::Bytes(b) => b as f64 / mean as f64,
-    };
-    if !(min_th >= 0.0 && min_th < max_th) {
-        return fail(format!("{path}.min_th"), format!("must satisfy 0 <= min_th < max_th (min_th = {min_th}, max_th = {max_th})"));
-    }
-    if max_th > capacity {
-        return fail(format!("{path}.max_th"), format!("must not exceed the buffer limit ({capacity}), got {max_th}"));
-    }
-    let max_p = q.max_p.unwrap_or(0.1);
-    if !(max_p > 0.0 && max_p <= 1.0) {
-        return fail(format!("{path}.max_p"), format!("must be in (0, 1], got {max_p}"));
-    }
-    let w_q = q.w_q.unwrap_or(0.002);
-    if !(w_q > 0.0 && w_q < 1.0) {
-        return fail(format!("{path}.w_q"), format!("must be in (0, 1), got {w_q}"));
-    }
-    let mut params = RedParams::new(min_th, max_th, max_p, rate_bps.round() as u64, mean);
-    params.w_q = w_q;
-    params.gentle = q.gentle.unwrap_or(false);
-    params.wait = q.wait.unwrap_or(false);
-    params.byte_mode = q.byte_mode.unwrap_or(false);
-    let built = match kind {
-        "red" => Red::new(params).map(Discipline::Red),
-        "ared" => {
-            let variant = match q.adapt.as_deref().unwrap_or("fgs") {
-                "fgs" => match q.interval {
-                    Some(i) if i.0 <= 0.0 => return fail(format!("{path}.interval"), "must be positive"),
-                    Some(i) => AredVariant::FloydGummadiShenker { interval: i.dur() },
-                    None => AredVariant::floyd_gummadi_shenker(),
-                },
-                "feng" if q.interval.is_some() => return fail(format!("{path}.interval"), "only for adapt = \"fgs\""),
-                "feng" => AredVariant::feng(),
-                other => return fail(format!("{path}.adapt"), format!("unknown adaptation {other:?} (expected \"fgs\" or \"feng\")")),
-            };
-            AdaptiveRed::new(params, variant).map(Discipline::AdaptiveRed)
-        }
-        _ => {
-            let Some(risk_th) = q.risk_th else { return fail(format!("{path}.risk_th"), "required for discipline \"rtred\"") };
-            if !(risk_th >= max_th && risk_th <= capacity) {
-                return fail(format!("{path}.risk_th"), format!("must be between max_th ({max_th}) and the buffer limit ({capacity}), got {risk_th}"));
-            }
-            Rtred::new(params, risk_th).map(Discipline::Rtred)
-        }
-    };
-    built.or_else(|m| fail(path, m))
+/// The discipline `q` names, built by its registration from its own keys.
+fn make_discipline(q: &QueueSpec, path: &str, ctx: &QueueContext) -> Result<Discipline, BuildError> {
+    let name = q.discipline.as_deref().unwrap_or(queue::spec::DEFAULT_DISCIPLINE);
+    queue::spec::build(name, &q.settings, ctx, QueueSpec::COMMON_KEYS).map_err(|e| (e.path_under(path), e.message))
 }
 
 fn add_flows(

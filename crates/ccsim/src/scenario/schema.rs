@@ -164,45 +164,17 @@ fn one_u32() -> u32 {
     1
 }
 
+/// An egress queue: the keys every queue has, whatever its discipline, and the
+/// discipline's own keys in `settings`. Each discipline owns its keys, their defaults and
+/// their checks (`crate::queue::spec`); the builder hands `settings` to the discipline that
+/// `discipline` names, which rejects a key it does not take. So this table too rejects
+/// unknown keys, once the discipline is known.
 #[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct QueueSpec {
-    /// `droptail` (default), `red`, `ared` (Adaptive RED) or `rtred`.
+    /// A name in `crate::queue::REGISTRY`: `droptail` (default), `red`, `ared` (Adaptive
+    /// RED) or `rtred`.
     #[serde(default)]
     pub discipline: Option<String>,
-    /// RED family: thresholds in packets (mean-size packets in byte mode).
-    #[serde(default)]
-    pub min_th: Option<f64>,
-    #[serde(default)]
-    pub max_th: Option<f64>,
-    /// RED family: maximum early-signal probability (the initial value for ARED and RTRED).
-    #[serde(default)]
-    pub max_p: Option<f64>,
-    /// RED family: EWMA weight of the average queue (default 0.002).
-    #[serde(default)]
-    pub w_q: Option<f64>,
-    /// RED family: gentle slope from max_p to 1 between max_th and 2 max_th (default false).
-    #[serde(default)]
-    pub gentle: Option<bool>,
-    /// RED family: ns-2's `wait_` spacing between signals (default false).
-    #[serde(default)]
-    pub wait: Option<bool>,
-    /// RED family: queue measured in bytes, probability scaled by packet size (default false).
-    #[serde(default)]
-    pub byte_mode: Option<bool>,
-    /// RED family: mean packet size on the wire, bytes, for idle-time decay and byte mode
-    /// (default 1000).
-    #[serde(default)]
-    pub mean_packet_size: Option<u32>,
-    /// ARED: `fgs` (Floyd, Gummadi, Shenker 2001; default) or `feng` (Feng et al. 1999).
-    #[serde(default)]
-    pub adapt: Option<String>,
-    /// ARED `fgs`: adaptation interval (default 0.5 s).
-    #[serde(default)]
-    pub interval: Option<Duration>,
-    /// RTRED: the risk threshold on the actual queue, packets.
-    #[serde(default)]
-    pub risk_th: Option<f64>,
     /// Buffer limit in packets (default 100).
     #[serde(default)]
     pub limit: Option<u32>,
@@ -226,6 +198,15 @@ pub struct QueueSpec {
     /// ACC: how long a filter works (default: two of the flow's carried RTTs).
     #[serde(default)]
     pub acc_filter_timeout: Option<Duration>,
+    /// Every other key: the discipline's own (`min_th`, `max_p`, `risk_th`, ...).
+    #[serde(flatten)]
+    pub settings: toml::Table,
+}
+
+impl QueueSpec {
+    /// The keys above, every queue's, for messages about a key no discipline takes and for
+    /// checking the format's documentation.
+    pub const COMMON_KEYS: &[&str] = &["discipline", "limit", "limit_bytes", "signal", "drop_areas", "acc", "acc_rtt_floor", "acc_filter_timeout"];
 }
 
 #[derive(Debug, Deserialize)]
@@ -362,4 +343,44 @@ pub struct SeriesSpecToml {
 
 fn default_max_points() -> usize {
     100_000
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_queue_keys_are_the_fields_of_queue_spec() {
+        let text = r#"
+            discipline = "red"
+            limit = 10
+            limit_bytes = 1000
+            signal = "ecn"
+            drop_areas = [1, 2]
+            acc = true
+            acc_rtt_floor = "1ms"
+            acc_filter_timeout = "1s"
+            min_th = 5
+        "#;
+        let spec: QueueSpec = toml::from_str(text).unwrap();
+        // Naming every field without `..`: a new field fails to compile here until it is
+        // added to this pattern, to the table above and to COMMON_KEYS.
+        let QueueSpec { discipline, limit, limit_bytes, signal, drop_areas, acc, acc_rtt_floor, acc_filter_timeout, settings } = spec;
+        let given = [
+            discipline.is_some(),
+            limit.is_some(),
+            limit_bytes.is_some(),
+            signal.is_some(),
+            drop_areas.is_some(),
+            acc.is_some(),
+            acc_rtt_floor.is_some(),
+            acc_filter_timeout.is_some(),
+        ];
+        assert!(given.iter().all(|g| *g), "{given:?}");
+        assert_eq!(given.len(), QueueSpec::COMMON_KEYS.len());
+        assert_eq!(settings.keys().collect::<Vec<_>>(), ["min_th"], "only the discipline's keys are left over");
+        for key in QueueSpec::COMMON_KEYS {
+            assert!(text.contains(&format!("{key} = ")), "{key}");
+        }
+    }
 }

@@ -1,7 +1,24 @@
 //! Signalling policies: what a router does with a congestion verdict.
 //!
 //! Composed with any discipline, they give RED, RED/ECN, RED/Spoofing, RTRED/ECN... from two
-//! independent choices, as the ACK-spoofing paper describes.
+//! independent choices, as the ACK-spoofing paper describes. The rules, for a packet that
+//! arrives with the discipline's [`Verdict`] and with or without room in the buffer:
+//!
+//! 1. **No signal.** `Admit` with room queues the packet, whatever the policy. `Admit`
+//!    without room is an overflow.
+//! 2. **Overflow** (no room: `Overflow`, or `Admit` without room) drops the packet, whatever
+//!    the policy; `spoof` also spoofs if the packet can be spoofed for (below).
+//! 3. **`drop`**: an early or forced signal drops the packet.
+//! 4. **`ecn`** (RFC 3168 Section 5): an early or forced signal marks an ECN-capable packet
+//!    (ECT(0) or ECT(1)) CE and queues it; a packet that is not ECN-capable is dropped, and
+//!    so is any packet that finds no room: a full queue drops, with or without ECN. A packet
+//!    that arrives already marked CE counts as not ECN-capable here and is dropped; Linux
+//!    (`IP_ECN_set_ce` in `include/net/inet_ecn.h`) counts it as marked and queues it.
+//! 5. **`spoof`** (the ACK-spoofing paper): an early or forced signal queues the packet and
+//!    spoofs duplicate ACKs to its source; without room it drops the packet *and* spoofs.
+//!    Only a TCP packet travelling from sender to receiver (data) can be spoofed for: the
+//!    spoofed ACKs go to its sender. Any other packet (a TCP ACK, a UDP datagram) that gets
+//!    a signal is dropped, as under `drop`.
 
 use crate::net::packet::Packet;
 use crate::queue::Verdict;
@@ -40,6 +57,14 @@ impl Action {
 }
 
 impl SignalPolicy {
+    /// Every policy with the name a scenario's `signal` key gives it.
+    pub const NAMES: [(&'static str, SignalPolicy); 3] = [("drop", SignalPolicy::Drop), ("ecn", SignalPolicy::Ecn), ("spoof", SignalPolicy::Spoof)];
+
+    /// The policy a scenario names `name`.
+    pub fn from_name(name: &str) -> Option<SignalPolicy> {
+        SignalPolicy::NAMES.iter().find(|(n, _)| *n == name).map(|(_, p)| *p)
+    }
+
     /// The action for `verdict`; `room` says whether the packet would fit in the buffer
     /// (a signal that wants to queue the packet cannot when there is no room).
     pub fn act(self, verdict: Verdict, pkt: &Packet, room: bool) -> Action {
@@ -71,5 +96,114 @@ impl SignalPolicy {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::{Ecn, Endpoints};
+    use crate::sim::SimTime;
+    use crate::tcp::Seq;
+
+    const VERDICTS: [Verdict; 4] = [Verdict::Admit, Verdict::Early, Verdict::Forced, Verdict::Overflow];
+    const POLICIES: [SignalPolicy; 3] = [SignalPolicy::Drop, SignalPolicy::Ecn, SignalPolicy::Spoof];
+    const CODEPOINTS: [Ecn; 4] = [Ecn::NotEct, Ecn::Ect0, Ecn::Ect1, Ecn::Ce];
+
+    /// A packet of each kind a router queues: TCP data (spoofable), a TCP ACK and a UDP
+    /// datagram (not), each with every ECN codepoint.
+    fn packets() -> Vec<(&'static str, Packet)> {
+        let ends = Endpoints { flow: 0, sender: 0, receiver: 1, sport: 10_000, dport: 80 };
+        let kinds = [
+            ("data", Packet::tcp_data(&ends, Seq(0), 1000, 64, SimTime::ZERO)),
+            ("ack", Packet::tcp_ack(&ends, Seq(1000), 65_535, 64, SimTime::ZERO)),
+            ("udp", Packet::udp(&ends, 1000, 64, SimTime::ZERO)),
+        ];
+        let mut out = Vec::new();
+        for (name, p) in kinds {
+            for ecn in CODEPOINTS {
+                out.push((name, Packet { ecn, ..p }));
+            }
+        }
+        out
+    }
+
+    /// The action the module doc's rules give, written from the rules alone: which rule
+    /// applies, then what it says.
+    fn by_the_rules(verdict: Verdict, policy: SignalPolicy, kind: &str, ecn: Ecn, room: bool) -> (u8, Action) {
+        let signal = matches!(verdict, Verdict::Early | Verdict::Forced);
+        let spoofable = kind == "data";
+        let ecn_capable = matches!(ecn, Ecn::Ect0 | Ecn::Ect1);
+        if !signal {
+            return match (verdict, room) {
+                (Verdict::Admit, true) => (1, Action::Enqueue),
+                _ if policy == SignalPolicy::Spoof && spoofable => (2, Action::DropAndSpoof),
+                _ => (2, Action::Drop),
+            };
+        }
+        match policy {
+            SignalPolicy::Drop => (3, Action::Drop),
+            SignalPolicy::Ecn if ecn_capable && room => (4, Action::MarkAndEnqueue),
+            SignalPolicy::Ecn => (4, Action::Drop),
+            SignalPolicy::Spoof if !spoofable => (5, Action::Drop),
+            SignalPolicy::Spoof if room => (5, Action::EnqueueAndSpoof),
+            SignalPolicy::Spoof => (5, Action::DropAndSpoof),
+        }
+    }
+
+    #[test]
+    fn every_verdict_policy_packet_and_room_follows_the_composition_rules() {
+        let mut by_rule = [0usize; 6];
+        let mut cases = 0;
+        for verdict in VERDICTS {
+            for policy in POLICIES {
+                for (kind, pkt) in packets() {
+                    for room in [true, false] {
+                        let (rule, expected) = by_the_rules(verdict, policy, kind, pkt.ecn, room);
+                        let got = policy.act(verdict, &pkt, room);
+                        assert_eq!(got, expected, "rule {rule}: {verdict:?} {policy:?} {kind} {:?} room {room}", pkt.ecn);
+                        by_rule[rule as usize] += 1;
+                        cases += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(cases, 4 * 3 * 12 * 2);
+        // Rule 1: Admit with room, any policy and packet; rule 2: Admit without room and
+        // Overflow either way; rules 3-5: the two signals under each policy.
+        assert_eq!(by_rule, [0, 3 * 12, 3 * 12 * 3, 2 * 12 * 2, 2 * 12 * 2, 2 * 12 * 2]);
+    }
+
+    #[test]
+    fn what_each_action_does() {
+        use Action::*;
+        let table = [(Enqueue, true, false), (MarkAndEnqueue, true, false), (Drop, false, false), (EnqueueAndSpoof, true, true), (DropAndSpoof, false, true)];
+        for (action, enqueues, spoofs) in table {
+            assert_eq!((action.enqueues(), action.spoofs()), (enqueues, spoofs), "{action:?}");
+        }
+    }
+
+    #[test]
+    fn spot_checks_of_the_papers_compositions() {
+        let (data, ack) = (packets()[1].1, packets()[4].1); // ECT(0) data, Not-ECT ACK
+                                                            // RED/ECN: an early signal marks ECN-capable data; the ACK is dropped.
+        assert_eq!(SignalPolicy::Ecn.act(Verdict::Early, &data, true), Action::MarkAndEnqueue);
+        assert_eq!(SignalPolicy::Ecn.act(Verdict::Early, &ack, true), Action::Drop);
+        // RED/Spoofing: a forced signal keeps the data and spoofs; overflow drops and spoofs.
+        assert_eq!(SignalPolicy::Spoof.act(Verdict::Forced, &data, true), Action::EnqueueAndSpoof);
+        assert_eq!(SignalPolicy::Spoof.act(Verdict::Overflow, &data, false), Action::DropAndSpoof);
+        // Tail drop: overflow drops under every policy.
+        for policy in POLICIES {
+            assert!(!policy.act(Verdict::Overflow, &ack, false).enqueues());
+        }
+    }
+
+    #[test]
+    fn names_select_the_policies() {
+        for (name, policy) in SignalPolicy::NAMES {
+            assert_eq!(SignalPolicy::from_name(name), Some(policy));
+        }
+        assert_eq!(SignalPolicy::from_name("mark"), None);
+        assert_eq!(SignalPolicy::NAMES[0].1, SignalPolicy::default(), "the first name is the default");
     }
 }

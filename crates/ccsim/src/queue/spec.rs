@@ -1,0 +1,335 @@
+//! A discipline's settings as a scenario writes them: read from a queue's table, resolved
+//! against the queue they configure, checked, and built into the discipline.
+//!
+//! A queue's table holds the keys every queue has (`limit`, `signal`, ...: the scenario
+//! schema's `QueueSpec`) and its discipline's own keys. Each discipline owns its keys: a
+//! serde struct in the discipline's module (`RedSpec`, `AredSpec`, `RtredSpec`) lists them
+//! with their doc comments and defaults, and a [`Registration`] in the same module names
+//! the discipline, lists its keys and builds it. The registry
+//! [`REGISTRY`](super::REGISTRY) holds one registration per discipline, and [`build`]
+//! dispatches through it: the scenario builder names no discipline.
+//!
+//! ## Reading, resolving, checking
+//!
+//! - **Keys.** A key of the table that the chosen discipline does not read is an error
+//!   that says which disciplines do take it, or that none does. A spec struct's keys are
+//!   read from its `Deserialize` impl ([`keys_of`]), so they cannot drift from its fields.
+//!   A discipline may read several structs (Adaptive RED reads `RedSpec` and `AredSpec`);
+//!   [`read`] gives each the keys it declares.
+//! - **Resolution.** Every key is optional in the struct; the spec's `resolve` fills in the
+//!   defaults and turns the keys into the discipline's parameters (`RedParams`,
+//!   `AredVariant`, ...). It takes a [`QueueContext`], so a default that depends on the
+//!   queue (the buffer, the link rate) or on the scenario (the `rfc`/`ns2` profile, when
+//!   there is one: it will be a field of the context) is computed in that one place.
+//! - **Bounds.** A bound that needs nothing but the parameters (`0 <= min_th < max_th`,
+//!   `0 < w_q <= 1`) is checked once, by the discipline's constructor (`RedParams::validate`,
+//!   `Rtred::new`), whether the parameters come from a scenario or from code; a bound that
+//!   needs the context (`max_th` within the buffer) is checked once, by `resolve`. Either way
+//!   the error is a [`SettingError`] naming the key, which the builder prefixes with the
+//!   table's path (`links[1].queue.max_th: ...`).
+//!
+//! ## Adding a discipline
+//!
+//! One module beside `red.rs` with the discipline ([`Aqm`](super::Aqm)), its spec struct and
+//! a `pub const REGISTRATION`, plus one line in the `disciplines!` list of `queue/mod.rs`
+//! (which declares the [`Discipline`] variant and registers it), and its rows in
+//! `docs/scenario-format.md` (a test checks that every key is documented there, with its
+//! true default). The disciplines planned next fit as follows.
+//!
+//! - **Step marking** (DCTCP's `K`): an `Aqm` whose `on_arrival` says `Early` when the
+//!   instantaneous queue is at least `K`; with `signal = "ecn"` that is a mark.
+//! - **PIE** (RFC 8033): decides at enqueue like RED. Its drop probability is updated every
+//!   `t_update` from the queueing delay, which it estimates from the departure rate (or reads
+//!   from time stamps); `on_departure` would then need the departed packet's size and
+//!   sojourn time as arguments. The periodic update can run lazily on the next arrival, as
+//!   Adaptive RED's interval does, so PIE needs no timer of its own.
+//! - **CoDel** (RFC 8289) decides at *dequeue*, from the sojourn time of the packet at the
+//!   head. That needs a dequeue-side hook on `Aqm`, `on_dequeue(pkt, sojourn, occ, now) ->
+//!   Verdict`, called by `EgressQueue::dequeue` for each head packet until one is admitted;
+//!   the signal policy turns its verdict into a drop or a CE mark as at enqueue (a spoof at
+//!   dequeue is not meaningful). Packets dropped at dequeue must reach the router extensions
+//!   that watch drops (ACC), so `dequeue` would report them through a callback, as `flush`
+//!   does.
+//! - **FQ-CoDel** (RFC 8290) owns its buffer: per-flow queues served by deficit round robin,
+//!   CoDel on each. The buffer of an egress queue is today a single FIFO inside
+//!   [`EgressQueue`](super::EgressQueue); a discipline that owns its buffer would make that
+//!   buffer a second choice beside the discipline (a `Buffer` enum: one FIFO, or flow queues
+//!   hashed by the packet's addresses and ports), chosen by the same registration, whose
+//!   `build` would then return both. The counters, drop areas and time integrals of
+//!   `EgressQueue` stay as they are: they see only total occupancy.
+
+use super::{Discipline, Limit};
+use serde::de::{self, DeserializeOwned, Visitor};
+use std::fmt;
+
+/// A queue's table of settings, as parsed from TOML.
+pub type Table = toml::Table;
+
+/// What a discipline's settings are resolved against: the queue and link they configure.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QueueContext {
+    /// Rate of the link the queue feeds, bit/s.
+    pub link_bps: u64,
+    /// The buffer's hard limit.
+    pub limit: Limit,
+}
+
+impl QueueContext {
+    /// The buffer in packets: the packet limit, or the byte limit in packets of
+    /// `packet_bytes` (RED's thresholds in byte mode are in mean-size packets).
+    pub fn capacity_packets(&self, packet_bytes: u32) -> f64 {
+        match self.limit {
+            Limit::Packets(n) => n as f64,
+            Limit::Bytes(b) => b as f64 / packet_bytes as f64,
+        }
+    }
+}
+
+/// A problem with one key of a queue's table: the key (empty for the table as a whole)
+/// and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SettingError {
+    pub key: String,
+    pub message: String,
+}
+
+impl SettingError {
+    pub fn new(key: impl Into<String>, message: impl Into<String>) -> SettingError {
+        SettingError { key: key.into(), message: message.into() }
+    }
+
+    /// The field path of the key under the table at `path`: `links[1].queue.max_th`.
+    pub fn path_under(&self, path: &str) -> String {
+        if self.key.is_empty() {
+            path.to_string()
+        } else {
+            format!("{path}.{}", self.key)
+        }
+    }
+}
+
+impl fmt::Display for SettingError {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        if self.key.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.key, self.message)
+        }
+    }
+}
+
+impl std::error::Error for SettingError {}
+
+/// One discipline, as the registry holds it.
+#[derive(Clone, Copy)]
+pub struct Registration {
+    /// The name `discipline = "..."` selects it by.
+    pub name: &'static str,
+    /// Other names that select it.
+    pub aliases: &'static [&'static str],
+    /// The family it belongs to, if it shares keys with others ("RED"): messages say "the
+    /// RED family (red, ared, rtred)" for a key every member takes.
+    pub family: Option<&'static str>,
+    /// Every key of its own it reads (not the keys every queue has).
+    pub keys: fn() -> Vec<&'static str>,
+    /// Reads its keys from a table that holds no others, resolves them and builds it.
+    pub build: fn(&Table, &QueueContext) -> Result<Discipline, SettingError>,
+}
+
+impl fmt::Debug for Registration {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.debug_struct("Registration").field("name", &self.name).field("keys", &(self.keys)()).finish()
+    }
+}
+
+/// The discipline of a queue whose table names none.
+pub const DEFAULT_DISCIPLINE: &str = "droptail";
+
+/// The registration `name` (or one of its aliases) selects.
+pub fn find(name: &str) -> Option<&'static Registration> {
+    super::REGISTRY.iter().find(|r| r.name == name || r.aliases.contains(&name))
+}
+
+/// Builds the discipline `name` from `table`, the discipline's own keys of a queue's table
+/// (`common` lists the keys every queue has besides, for the message about an unknown key).
+pub fn build(name: &str, table: &Table, ctx: &QueueContext, common: &[&str]) -> Result<Discipline, SettingError> {
+    let Some(reg) = find(name) else {
+        let names: Vec<String> = super::REGISTRY.iter().map(|r| format!("{:?}", r.name)).collect();
+        return Err(SettingError::new("discipline", format!("unknown discipline {name:?} (expected {})", one_of(&names, "or"))));
+    };
+    let own = (reg.keys)();
+    if let Some(key) = table.keys().find(|k| !own.contains(&k.as_str())) {
+        return Err(SettingError::new(key.as_str(), misplaced(key, name, &own, common)));
+    }
+    (reg.build)(table, ctx)
+}
+
+/// Why `key` is not a key of the discipline `name`, whose keys are `own`: which disciplines
+/// take it, or that none does.
+fn misplaced(key: &str, name: &str, own: &[&str], common: &[&str]) -> String {
+    let takers: Vec<&Registration> = super::REGISTRY.iter().filter(|r| (r.keys)().contains(&key)).collect();
+    let quoted = |list: &[&str]| list.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+    if takers.is_empty() {
+        let own = if own.is_empty() { "none of its own".to_string() } else { quoted(own) };
+        return format!("unknown field `{key}`: discipline {name:?} takes {own}, and every queue takes {}", quoted(common));
+    }
+    let names: Vec<&str> = takers.iter().map(|r| r.name).collect();
+    let family = takers[0].family.filter(|f| {
+        let members: Vec<&str> = super::REGISTRY.iter().filter(|r| r.family == Some(*f)).map(|r| r.name).collect();
+        members == names
+    });
+    let who = match (family, names.as_slice()) {
+        (Some(f), _) => format!("the {f} family ({})", names.join(", ")),
+        (None, [one]) => format!("discipline {one:?}"),
+        (None, _) => format!("disciplines {}", one_of(&names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>(), "and")),
+    };
+    format!("only for {who}, not for discipline {name:?}")
+}
+
+/// `"a", "b" or "c"`.
+fn one_of(items: &[String], conjunction: &str) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} {conjunction} {last}", init.join(", ")),
+    }
+}
+
+/// Reads `T` from the keys of `table` that `T` declares (others are left for other
+/// structs), naming the key of any problem.
+pub fn read<T: DeserializeOwned>(table: &Table) -> Result<T, SettingError> {
+    let keys = keys_of::<T>();
+    let mine: Table = table.iter().filter(|(k, _)| keys.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
+    serde_path_to_error::deserialize(toml::Value::Table(mine)).map_err(|e| {
+        let key = e.path().to_string();
+        let key = if key == "." { String::new() } else { key };
+        SettingError::new(key, e.into_inner().message().trim().replace('\n', "; "))
+    })
+}
+
+/// The keys of a struct that derives `Deserialize` (its serde field names), read from its
+/// `Deserialize` impl: derived impls pass them to `deserialize_struct`.
+pub fn keys_of<T: DeserializeOwned>() -> Vec<&'static str> {
+    let mut keys = Vec::new();
+    let _ = T::deserialize(KeyProbe(&mut keys));
+    keys
+}
+
+/// A deserializer that only records the field names a struct asks for, then fails.
+struct KeyProbe<'a>(&'a mut Vec<&'static str>);
+
+impl<'de> de::Deserializer<'de> for KeyProbe<'_> {
+    type Error = de::value::Error;
+
+    fn deserialize_struct<V: Visitor<'de>>(self, _: &'static str, fields: &'static [&'static str], _: V) -> Result<V::Value, Self::Error> {
+        self.0.extend_from_slice(fields);
+        Err(de::Error::custom("keys recorded"))
+    }
+
+    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(de::Error::custom("not a struct"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+        unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(deny_unknown_fields)]
+    struct Two {
+        a: Option<f64>,
+        #[serde(rename = "b_key")]
+        b: Option<bool>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Empty {}
+
+    fn table(text: &str) -> Table {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn keys_are_the_serde_field_names() {
+        assert_eq!(keys_of::<Two>(), ["a", "b_key"]);
+        assert!(keys_of::<Empty>().is_empty());
+    }
+
+    #[test]
+    fn read_takes_only_the_keys_of_its_struct_and_names_the_bad_one() {
+        let t = table("a = 2\nb_key = true\nother = \"x\"");
+        assert_eq!(read::<Two>(&t).unwrap(), Two { a: Some(2.0), b: Some(true) });
+        let err = read::<Two>(&table("a = 1\nb_key = 3")).unwrap_err();
+        assert_eq!(err.key, "b_key");
+        assert!(err.message.contains("expected a boolean"), "{err}");
+    }
+
+    #[test]
+    fn every_registered_discipline_builds_from_its_keys() {
+        let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100) };
+        let given = table("min_th = 5\nmax_th = 15\nrisk_th = 20");
+        for reg in super::super::REGISTRY {
+            let keys = (reg.keys)();
+            let mine: Table = given.iter().filter(|(k, _)| keys.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
+            assert!(build(reg.name, &mine, &ctx, &[]).is_ok(), "{}", reg.name);
+            for alias in reg.aliases {
+                assert_eq!(find(alias).unwrap().name, reg.name);
+            }
+        }
+    }
+
+    #[test]
+    fn names_and_keys_are_unique_where_they_must_be() {
+        let mut names: Vec<&str> = super::super::REGISTRY.iter().flat_map(|r| std::iter::once(r.name).chain(r.aliases.iter().copied())).collect();
+        let n = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), n, "a name selects one discipline");
+        for reg in super::super::REGISTRY {
+            let mut keys = (reg.keys)();
+            let n = keys.len();
+            keys.sort_unstable();
+            keys.dedup();
+            assert_eq!(keys.len(), n, "{} reads a key twice", reg.name);
+        }
+    }
+
+    #[test]
+    fn a_key_of_another_discipline_says_which_take_it() {
+        let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100) };
+        let err = |name: &str, text: &str| build(name, &table(text), &ctx, &["limit", "signal"]).unwrap_err();
+        assert_eq!(err("droptail", "max_p = 0.1"), SettingError::new("max_p", "only for the RED family (red, ared, rtred), not for discipline \"droptail\""));
+        assert_eq!(
+            err("red", "min_th = 5\nmax_th = 15\nrisk_th = 20"),
+            SettingError::new("risk_th", "only for discipline \"rtred\", not for discipline \"red\"")
+        );
+        assert_eq!(
+            err("rtred", "min_th = 5\nmax_th = 15\nadapt = \"feng\""),
+            SettingError::new("adapt", "only for discipline \"ared\", not for discipline \"rtred\"")
+        );
+        let e = err("red", "min_th = 5\nmax_th = 15\nmax_pp = 0.1");
+        assert_eq!(e.key, "max_pp");
+        assert!(e.message.starts_with("unknown field `max_pp`: discipline \"red\" takes `min_th`, `max_th`, `max_p`"), "{e}");
+        assert!(e.message.ends_with("and every queue takes `limit`, `signal`"), "{e}");
+        assert_eq!(err("taildrop", "w_q = 0.1").message, "only for the RED family (red, ared, rtred), not for discipline \"taildrop\"");
+        let e = err("droptail", "limt = 5");
+        assert_eq!(e.message, "unknown field `limt`: discipline \"droptail\" takes none of its own, and every queue takes `limit`, `signal`");
+        let e = err("fifo9", "");
+        assert_eq!(e, SettingError::new("discipline", "unknown discipline \"fifo9\" (expected \"droptail\", \"red\", \"ared\" or \"rtred\")"));
+    }
+
+    #[test]
+    fn errors_name_the_path_of_their_key() {
+        assert_eq!(SettingError::new("max_th", "bad").path_under("links[1].queue"), "links[1].queue.max_th");
+        assert_eq!(SettingError::new("", "bad").path_under("links[1].queue"), "links[1].queue");
+        assert_eq!(SettingError::new("w_q", "must be in (0, 1], got 0").to_string(), "w_q: must be in (0, 1], got 0");
+    }
+}
