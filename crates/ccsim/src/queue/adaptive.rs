@@ -329,7 +329,7 @@ mod tests {
 
     #[test]
     fn spec_resolves_the_variant_with_its_defaults() {
-        let ctx = QueueContext { link_bps: 1_000_000, limit: crate::queue::Limit::Packets(50) };
+        let ctx = QueueContext { link_bps: 1_000_000, limit: crate::queue::Limit::Packets(50), profile: Default::default() };
         let spec = |adapt: Option<&str>, interval: Option<f64>| AredSpec { adapt: adapt.map(String::from), interval: interval.map(Duration) }.resolve(&ctx);
         assert_eq!(spec(None, None).unwrap(), AredVariant::FloydGummadiShenker { interval: Dur::from_millis(500) });
         assert_eq!(spec(Some("fgs"), Some(0.25)).unwrap(), AredVariant::FloydGummadiShenker { interval: Dur::from_millis(250) });

@@ -520,7 +520,7 @@ pub(super) mod tests {
     }
 
     fn ctx(limit: Limit) -> QueueContext {
-        QueueContext { link_bps: 10_000_000, limit }
+        QueueContext { link_bps: 10_000_000, limit, profile: Default::default() }
     }
 
     #[test]

@@ -59,6 +59,7 @@
 //!   `EgressQueue` stay as they are: they see only total occupancy.
 
 use super::{Discipline, Limit};
+use crate::scenario::profile::Profile;
 use serde::de::{self, DeserializeOwned, Visitor};
 use std::fmt;
 
@@ -72,6 +73,8 @@ pub struct QueueContext {
     pub link_bps: u64,
     /// The buffer's hard limit.
     pub limit: Limit,
+    /// The scenario's profile: the set of defaults in force.
+    pub profile: Profile,
 }
 
 impl QueueContext {
@@ -274,7 +277,7 @@ mod tests {
 
     #[test]
     fn every_registered_discipline_builds_from_its_keys() {
-        let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100) };
+        let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default() };
         let given = table("min_th = 5\nmax_th = 15\nrisk_th = 20");
         for reg in super::super::REGISTRY {
             let keys = (reg.keys)();
@@ -304,7 +307,7 @@ mod tests {
 
     #[test]
     fn a_key_of_another_discipline_says_which_take_it() {
-        let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100) };
+        let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default() };
         let err = |name: &str, text: &str| build(name, &table(text), &ctx, &["limit", "signal"]).unwrap_err();
         assert_eq!(err("droptail", "max_p = 0.1"), SettingError::new("max_p", "only for the RED family (red, ared, rtred), not for discipline \"droptail\""));
         assert_eq!(

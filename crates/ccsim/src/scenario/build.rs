@@ -3,6 +3,7 @@
 
 pub use super::error::{fail, BuildError};
 use super::expand_names;
+use super::profile::Profile;
 use super::schema::{DelayedAck, FlowSpec, LinkSpec, PcapSpec, QueueSpec, Scenario, SeriesSpecToml};
 use crate::app::{Period, UdpPattern, UdpSource};
 use crate::engine::{Flow, Simulation, Transport};
@@ -53,7 +54,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result
 
     let mut link_queues = Vec::new();
     for (i, spec) in sc.links.iter().enumerate() {
-        add_links(&mut net, &mut link_queues, spec, &format!("links[{i}]"), &node, seed)?;
+        add_links(&mut net, &mut link_queues, spec, &format!("links[{i}]"), &node, seed, sc.profile)?;
     }
     let mut link_ids: HashMap<String, LinkId> = HashMap::new();
     for (i, l) in net.links.iter().enumerate() {
@@ -68,7 +69,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result
         let path = format!("flows[{i}]");
         let group = spec.name.clone().unwrap_or_else(|| format!("flow{i}"));
         let first = flows.len();
-        add_flows(&mut flows, spec, &group, &path, &node, seed)?;
+        add_flows(&mut flows, spec, &group, &path, &node, seed, sc.profile)?;
         if groups.insert(group.clone(), (first, flows.len())).is_some() {
             return fail(format!("{path}.name"), format!("duplicate flow group name {group:?}"));
         }
@@ -235,6 +236,7 @@ fn add_links(
     path: &str,
     node: &dyn Fn(&str, &str) -> Result<NodeId, BuildError>,
     seed: u64,
+    profile: Profile,
 ) -> Result<(), BuildError> {
     let (pairs, duplex) = match (&spec.between, &spec.from, &spec.to) {
         (Some([a, b]), None, None) => (pair_up(&format!("{path}.between"), &expand(path, a)?, &expand(path, b)?)?, true),
@@ -267,7 +269,7 @@ fn add_links(
         for (from, to, q, qfield) in dirs {
             let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
             let qpath = format!("{path}.{qfield}");
-            let queue = make_queue(q.cloned().unwrap_or_default(), &qpath, spec.rate.0, seed, &name)?;
+            let queue = make_queue(q.cloned().unwrap_or_default(), &qpath, spec.rate.0, seed, &name, profile)?;
             queues.push((qpath, q.cloned()));
             let loss_rng = Rng::stream(seed, &format!("loss/{name}"));
             net.links.push(Link::new(name, from, to, spec.rate.0.round() as u64, delay, spec.cost, spec.loss, queue, loss_rng));
@@ -276,7 +278,7 @@ fn add_links(
     Ok(())
 }
 
-fn make_queue(q: QueueSpec, path: &str, rate_bps: f64, seed: u64, link: &str) -> Result<EgressQueue, BuildError> {
+fn make_queue(q: QueueSpec, path: &str, rate_bps: f64, seed: u64, link: &str, profile: Profile) -> Result<EgressQueue, BuildError> {
     let limit = match (q.limit, q.limit_bytes) {
         (Some(_), Some(_)) => return fail(path, "give `limit` (packets) or `limit_bytes`, not both"),
         (Some(0), _) => return fail(format!("{path}.limit"), "must be at least 1 packet"),
@@ -285,7 +287,7 @@ fn make_queue(q: QueueSpec, path: &str, rate_bps: f64, seed: u64, link: &str) ->
         (None, Some(b)) => Limit::Bytes(b),
         (None, None) => Limit::Packets(DEFAULT_QUEUE_LIMIT),
     };
-    let ctx = QueueContext { link_bps: rate_bps.round() as u64, limit };
+    let ctx = QueueContext { link_bps: rate_bps.round() as u64, limit, profile };
     let discipline = make_discipline(&q, path, &ctx)?;
     let policy = match q.signal.as_deref().map(|name| (name, SignalPolicy::from_name(name))) {
         None => SignalPolicy::default(),
@@ -319,6 +321,7 @@ fn add_flows(
     path: &str,
     node: &dyn Fn(&str, &str) -> Result<NodeId, BuildError>,
     seed: u64,
+    profile: Profile,
 ) -> Result<(), BuildError> {
     let pairs = pair_up(path, &expand(&format!("{path}.from"), &spec.from)?, &expand(&format!("{path}.to"), &spec.to)?)?;
     if spec.count == 0 {
@@ -347,7 +350,7 @@ fn add_flows(
             let mut start_rng = Rng::stream(seed, &format!("start/{group}/{k}"));
             let start = SimTime::ZERO + spec.start.map_or(Dur::ZERO, |s| s.draw(&mut start_rng));
             let transport = match transport {
-                "tcp" => tcp_transport(spec, path, ends, ttl)?,
+                "tcp" => tcp_transport(spec, path, ends, ttl, profile)?,
                 "udp" => udp_transport(spec, path, ends, ttl, Rng::stream(seed, &format!("udp/{group}/{k}")))?,
                 other => return fail(format!("{path}.transport"), format!("unknown transport {other:?} (expected \"tcp\" or \"udp\")")),
             };
@@ -359,7 +362,9 @@ fn add_flows(
     Ok(())
 }
 
-fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8) -> Result<Transport, BuildError> {
+/// The TCP sender and receiver of one flow; defaults as `profile` has them.
+fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile: Profile) -> Result<Transport, BuildError> {
+    let _ = profile; // ns-2 profile defaults: see scenario::profile
     if spec.udp.is_some() {
         return fail(format!("{path}.udp"), "only for `transport = \"udp\"`");
     }

@@ -6,6 +6,7 @@
 pub mod build;
 pub mod error;
 pub mod overrides;
+pub mod profile;
 pub mod schema;
 pub mod units;
 

@@ -1,6 +1,7 @@
 //! The scenario file format (TOML), as serde structures. Every table rejects unknown keys.
 //! `docs/scenario-format.md` documents each field; keep the two in step.
 
+use super::profile::Profile;
 use super::units::{Duration, Rate, TimeDist};
 use serde::Deserialize;
 
@@ -10,6 +11,9 @@ pub struct Scenario {
     /// Shown in reports.
     #[serde(default)]
     pub name: Option<String>,
+    /// `rfc` (default) or `ns2`: the set of defaults in force (see `scenario::profile`).
+    #[serde(default)]
+    pub profile: Profile,
     /// Simulated time to run.
     pub duration: Duration,
     /// Statistics exclude everything before this time.
