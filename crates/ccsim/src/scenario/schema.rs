@@ -46,6 +46,10 @@ pub struct Scenario {
     /// Packet captures (pcap or pcapng files) of chosen links; none by default.
     #[serde(default)]
     pub pcap: Vec<PcapSpec>,
+    /// Settings of a live run on real sockets (`ccsim live`, the crate `ccsim-live`, which
+    /// checks them); the simulator ignores this table.
+    #[serde(default)]
+    pub live: Option<toml::Value>,
 }
 
 /// One capture file. See `ccsim::trace` for what the frames hold.

@@ -1,0 +1,108 @@
+//! ccsim scenarios on real sockets: the paper's ACC implementation (Faber, "Experience with
+//! Active Congestion Control", Section 4) as a virtual network over UDP whose nodes are
+//! ordinary processes, sharing the simulator's ACC decisions.
+//!
+//! - [`plan`]: a scenario file read for a live run (the simulator's builder makes the
+//!   network, the routes and the flows; `[live]` adds ports, flakeways, the MAC key);
+//! - [`wire`]: the datagram format and its MAC;
+//! - [`node`]: one node's loop: socket, forwarding, link emulation ([`egress`]), the
+//!   [`flakeway`], the ACC agents ([`acc`]) and the RDP hosts ([`endpoint`]);
+//! - [`pcap`]: what a node sends and receives, for Wireshark;
+//! - [`report`]: what a node reports.
+//!
+//! Where it lives: the node is Rust (this crate), reached from Python through the
+//! extension module (`ccsim._core.live_node`), so that `pip install .` builds it and the
+//! per-packet path never touches the interpreter; the `ccsim live` command starts one
+//! process per node and collects their reports (`python/ccsim/live.py`).
+
+pub mod acc;
+pub mod egress;
+pub mod endpoint;
+pub mod flakeway;
+pub mod node;
+pub mod pcap;
+pub mod plan;
+pub mod pool;
+pub mod report;
+pub mod wire;
+
+use plan::Plan;
+use std::io::{self, BufRead, Write};
+use std::net::{SocketAddr, UdpSocket};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// How a node learns its peers and the start time.
+#[derive(Clone, Debug)]
+pub enum Meeting {
+    /// Bind a free port, print `READY <address>` on stdout, then read one line of JSON from
+    /// stdin: `{"peers": ["127.0.0.1:40001", ...], "start_unix_ns": N, "key": "..."}` (peers
+    /// by node index). The node dies with the process that started it.
+    Rendezvous,
+    /// Every address from `[live.nodes]`; start at `start_unix` (seconds; None: now).
+    Fixed { start_unix: Option<f64> },
+}
+
+#[derive(serde::Deserialize)]
+struct Welcome {
+    peers: Vec<String>,
+    start_unix_ns: u64,
+    #[serde(default)]
+    key: Option<String>,
+}
+
+fn unix_ns() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// The instant at unix time `t_ns` (now if it has passed).
+fn instant_at(t_ns: u64) -> Instant {
+    let now = unix_ns();
+    Instant::now() + Duration::from_nanos(t_ns.saturating_sub(now))
+}
+
+/// Runs node `name` of the scenario `text` (from `origin`, with `overrides`) to the end and
+/// returns its report as JSON. Errors are messages for the user.
+pub fn node_process(text: &str, origin: &str, overrides: &[String], name: &str, meeting: Meeting, out_dir: Option<&std::path::Path>) -> Result<String, String> {
+    let plan = Plan::load(text, origin, overrides).map_err(|e| e.to_string())?;
+    let me = plan.node_named(name).ok_or_else(|| format!("{origin}: no node named {name:?}"))?;
+    let (socket, peers, key, start) = match meeting {
+        Meeting::Rendezvous => {
+            // SAFETY: prctl with integer arguments: die with the parent.
+            unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+            let socket = UdpSocket::bind((plan.bind.as_str(), 0)).map_err(|e| format!("{name}: cannot bind {}: {e}", plan.bind))?;
+            let addr = socket.local_addr().map_err(|e| e.to_string())?;
+            let mut out = io::stdout().lock();
+            writeln!(out, "READY {addr}").and_then(|_| out.flush()).map_err(|e| e.to_string())?;
+            let mut line = String::new();
+            io::stdin().lock().read_line(&mut line).map_err(|e| e.to_string())?;
+            if line.trim().is_empty() {
+                return Err(format!("{name}: no peers given (stdin closed)"));
+            }
+            let w: Welcome = serde_json::from_str(&line).map_err(|e| format!("{name}: bad peer table: {e}"))?;
+            let peers =
+                w.peers.iter().map(|p| p.parse::<SocketAddr>().map_err(|_| format!("{name}: bad peer address {p:?}"))).collect::<Result<Vec<_>, _>>()?;
+            (socket, peers, w.key.or(plan.key.clone()), instant_at(w.start_unix_ns))
+        }
+        Meeting::Fixed { start_unix } => {
+            let peers: Vec<SocketAddr> = plan
+                .nodes
+                .iter()
+                .map(|n| n.fixed)
+                .collect::<Option<_>>()
+                .ok_or_else(|| format!("{origin}: live.nodes: a node started alone needs every node's address in [live.nodes]"))?;
+            let socket = UdpSocket::bind(peers[me as usize]).map_err(|e| format!("{name}: cannot bind {}: {e}", peers[me as usize]))?;
+            let start = instant_at(start_unix.map_or_else(unix_ns, |s| (s * 1e9) as u64));
+            (socket, peers, plan.key.clone(), start)
+        }
+    };
+    if peers.len() != plan.nodes.len() {
+        return Err(format!("{name}: {} peer addresses for {} nodes", peers.len(), plan.nodes.len()));
+    }
+    let auth = key.map(|k| wire::Auth::new(k.as_bytes())).transpose().map_err(|m| format!("{origin}: live.key: {m}"))?;
+    if let Some(wait) = start.checked_duration_since(Instant::now()) {
+        std::thread::sleep(wait);
+    }
+    let setup = node::Setup { plan, me, socket, peers, auth, start, out_dir: out_dir.map(Into::into) };
+    let report = node::Node::new(setup).and_then(node::Node::run).map_err(|e| format!("{name}: {e}"))?;
+    serde_json::to_string(&report).map_err(|e| e.to_string())
+}
