@@ -119,13 +119,19 @@ pub fn cpu_seconds() -> f64 {
     tv(u.ru_utime) + tv(u.ru_stime)
 }
 
-/// Asks the kernel for bigger socket buffers, so that bursts wait in the node's queues
-/// rather than overflow the OS's.
-fn enlarge_buffers(s: &UdpSocket) {
+/// Asks the kernel for 4 MiB socket buffers, so that bursts wait in the node's queues
+/// rather than overflow the OS's: beyond `net.core.rmem_max` when the process may (root,
+/// `SO_RCVBUFFORCE`), else up to it.
+pub fn enlarge_buffers(s: &UdpSocket) {
     let size: libc::c_int = 4 << 20;
-    for opt in [libc::SO_RCVBUF, libc::SO_SNDBUF] {
-        // SAFETY: a valid socket and an int option of the right size.
-        unsafe { libc::setsockopt(s.as_raw_fd(), libc::SOL_SOCKET, opt, &size as *const _ as *const libc::c_void, std::mem::size_of::<libc::c_int>() as u32) };
+    for (force, opt) in [(libc::SO_RCVBUFFORCE, libc::SO_RCVBUF), (libc::SO_SNDBUFFORCE, libc::SO_SNDBUF)] {
+        let set = |o| {
+            // SAFETY: a valid socket and an int option of the right size.
+            unsafe { libc::setsockopt(s.as_raw_fd(), libc::SOL_SOCKET, o, &size as *const _ as *const libc::c_void, std::mem::size_of::<libc::c_int>() as u32) }
+        };
+        if set(force) != 0 {
+            set(opt);
+        }
     }
 }
 
