@@ -106,3 +106,45 @@ pub fn node_process(text: &str, origin: &str, overrides: &[String], name: &str, 
     let report = node::Node::new(setup).and_then(node::Node::run).map_err(|e| format!("{name}: {e}"))?;
     serde_json::to_string(&report).map_err(|e| e.to_string())
 }
+
+/// What the process that starts the nodes needs of a plan, as JSON: the nodes (name,
+/// router, fixed address), the links (name, rate, delay, ACC) and the flows, the run's
+/// duration, warm-up and grace (s), and whether a MAC key is set.
+pub fn plan_summary(p: &Plan) -> String {
+    let nodes: Vec<_> = p.nodes.iter().map(|n| serde_json::json!({"name": n.name, "router": n.router, "fixed": n.fixed.map(|a| a.to_string())})).collect();
+    let links: Vec<_> = p
+        .links
+        .iter()
+        .map(|l| serde_json::json!({"name": l.name, "rate_bps": l.rate_bps, "delay_s": l.delay.as_secs_f64(), "limit": l.limit, "acc": l.monitor.is_some()}))
+        .collect();
+    let flows: Vec<_> = p.flows.iter().map(|f| serde_json::json!({"name": f.name, "group": f.group, "src": p.nodes[f.src as usize].name, "dst": p.nodes[f.dst as usize].name})).collect();
+    serde_json::json!({
+        "name": p.name,
+        "nodes": nodes,
+        "links": links,
+        "flows": flows,
+        "duration_s": p.duration.as_secs_f64(),
+        "warmup_s": p.warmup.as_secs_f64(),
+        "grace_s": p.grace.as_secs_f64(),
+        "has_key": p.key.is_some(),
+    })
+    .to_string()
+}
+
+/// What a node does first with any datagram it receives, for the fuzz target and its
+/// corpus test: decode it, check its MAC with a fixed key, and read the RDP segment it
+/// carries (a router reads RDP headers to find connections and their windows).
+pub fn fuzz_one(data: &[u8]) {
+    thread_local! {
+        static AUTH: wire::Auth = wire::Auth::new(b"ccsim-live fuzzing key").expect("a long enough key");
+    }
+    AUTH.with(|auth| {
+        if let Ok(d) = wire::accept(data, Some(auth)) {
+            if let wire::Body::Rdp(seg) = d.body {
+                let _ = endpoint::view(seg);
+            }
+        }
+        let _ = wire::decode(data);
+        let _ = endpoint::view(data);
+    });
+}
