@@ -117,7 +117,11 @@ pub fn plan_summary(p: &Plan) -> String {
         .iter()
         .map(|l| serde_json::json!({"name": l.name, "rate_bps": l.rate_bps, "delay_s": l.delay.as_secs_f64(), "limit": l.limit, "acc": l.monitor.is_some()}))
         .collect();
-    let flows: Vec<_> = p.flows.iter().map(|f| serde_json::json!({"name": f.name, "group": f.group, "src": p.nodes[f.src as usize].name, "dst": p.nodes[f.dst as usize].name})).collect();
+    let flows: Vec<_> = p
+        .flows
+        .iter()
+        .map(|f| serde_json::json!({"name": f.name, "group": f.group, "src": p.nodes[f.src as usize].name, "dst": p.nodes[f.dst as usize].name}))
+        .collect();
     serde_json::json!({
         "name": p.name,
         "nodes": nodes,
