@@ -32,13 +32,13 @@ def sh(*args: str) -> None:
     subprocess.run(list(args), check=True, capture_output=True)
 
 
-def setup(names: list[str]) -> list[str]:
+def setup(n: int) -> list[str]:
     sw = PREFIX + "sw"
     sh("ip", "netns", "add", sw)
     sh("ip", "-n", sw, "link", "add", "br0", "type", "bridge")
     sh("ip", "-n", sw, "link", "set", "br0", "up")
     addrs = []
-    for k, name in enumerate(names, start=1):
+    for k in range(1, n + 1):
         ns = f"{PREFIX}{k}"
         sh("ip", "netns", "add", ns)
         sh("ip", "-n", ns, "link", "add", "eth0", "type", "veth", "peer", "name", f"p{k}", "netns", sw)
@@ -71,7 +71,7 @@ def run(path: Path, overrides: list[str]) -> list[dict]:
     teardown(len(names))
     procs: list[subprocess.Popen] = []
     try:
-        addrs = setup(names)
+        addrs = setup(len(names))
         doc = tomllib.loads(path.read_text())
         doc.setdefault("live", {})
         doc["live"]["nodes"] = dict(zip(names, addrs))
