@@ -20,10 +20,13 @@ from .report import Report, html_page
 
 # Paper name on the command line -> module.
 PAPERS = {"rtred": "rtred", "das": "das", "ackspoof": "ackspoof", "acc": "acc"}
+# Reproductions on real sockets (`ccsim live`): not deterministic and not simulated, so not
+# part of `reproduce all` nor of the recorded results.
+LIVE = {"acc-live": "acc_live"}
 
 
 def module(paper: str) -> ModuleType:
-    return importlib.import_module(f"{__name__}.{PAPERS[paper]}")
+    return importlib.import_module(f"{__name__}.{PAPERS.get(paper) or LIVE[paper]}")
 
 
 def reproduce(paper: str, opt: Options) -> tuple[Report, float]:
