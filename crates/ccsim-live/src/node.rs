@@ -110,11 +110,11 @@ pub struct Node {
     filter_batch: bool,
 }
 
-/// CPU time (user + system) of this process, s.
+/// CPU time (user + system) of the calling thread, the node's only one, s.
 pub fn cpu_seconds() -> f64 {
     // SAFETY: getrusage writes into the struct we pass and reads nothing else.
     let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) };
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
     tv(u.ru_utime) + tv(u.ru_stime)
 }

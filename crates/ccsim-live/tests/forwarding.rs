@@ -5,7 +5,7 @@ use ccsim::sim::Dur;
 use ccsim_live::node::{Node, Setup};
 use ccsim_live::plan::{LinkPlan, NodePlan, Plan};
 use ccsim_live::report::NodeReport;
-use ccsim_live::wire;
+use ccsim_live::wire::{self, Auth, Conn, Control, FilterRequest};
 use std::net::{SocketAddr, UdpSocket};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -52,13 +52,17 @@ struct Net {
 }
 
 fn start(plan: Plan) -> Net {
+    start_with(plan, None)
+}
+
+fn start_with(plan: Plan, auth: Option<Auth>) -> Net {
     let a = UdpSocket::bind("127.0.0.1:0").unwrap();
     let b = UdpSocket::bind("127.0.0.1:0").unwrap();
     let rs = UdpSocket::bind("127.0.0.1:0").unwrap();
     let r = rs.local_addr().unwrap();
     let peers = vec![a.local_addr().unwrap(), r, b.local_addr().unwrap()];
     let start = Instant::now();
-    let setup = Setup { plan, me: 1, socket: rs, peers, auth: None, start, out_dir: None };
+    let setup = Setup { plan, me: 1, socket: rs, peers, auth, start, out_dir: None };
     let router = std::thread::spawn(move || Node::new(setup).unwrap().run().unwrap());
     b.set_read_timeout(Some(Duration::from_millis(500))).unwrap();
     ccsim_live::node::enlarge_buffers(&b);
@@ -194,4 +198,43 @@ fn forwarding_goes_on_while_garbage_arrives_at_ten_thousand_per_second() {
     eprintln!("garbage {n_garbage}: malformed {}, bad MAC {}, no route {}", report.malformed, report.acc.bad_mac, report.no_route);
     assert!(refused + 100 >= n_garbage as u64 - n_garbage as u64 / 16, "nearly all garbage refused: {refused} of {n_garbage}");
     assert_eq!(report.buffers_in_use, 0, "no datagram leaked");
+}
+
+#[test]
+fn only_authenticated_fresh_controls_and_requests_are_taken() {
+    let key = Auth::new(b"the scenario's key, 16+ bytes").unwrap();
+    let net = start_with(line(10_000_000, 100, 1.0), Some(key.clone()));
+    let forger = Auth::new(b"not the scenario's key at all").unwrap();
+    let conn = Conn { src: A, dst: B, sport: 1, dport: 2 };
+    let req = |nonce| FilterRequest {
+        conn,
+        nonce,
+        carried: 8,
+        remaining: 4,
+        lifetime_us: 100_000,
+        cwnd: 4,
+        ssthresh: 4,
+        carried_slow_start: false,
+        slow_start: false,
+    };
+    let ctl = Control { conn, nonce: 1, seq: 0, cwnd: 2, ssthresh: 2, srtt_us: 1000, slow_start: false };
+    let mut buf = [0u8; wire::MAX_DATAGRAM];
+    let mut send = |b: &[u8]| net.a.send_to(b, net.r).unwrap();
+    let n = key.encode_filter(&mut buf, B, R, 64, &req(10));
+    send(&buf[..n]); // taken: a filter is set
+    send(&buf[..n]); // the same nonce again: a replay
+    let n = key.encode_filter(&mut buf, B, R, 64, &req(9));
+    send(&buf[..n]); // an older nonce: a replay
+    let n = forger.encode_filter(&mut buf, B, R, 64, &req(11));
+    send(&buf[..n]); // wrong key
+    let n = forger.encode_control(&mut buf, B, R, 64, &ctl);
+    send(&buf[..n]); // wrong key
+    let n = key.encode_control(&mut buf, B, R, 64, &ctl);
+    buf[n - 1] ^= 1;
+    send(&buf[..n]); // a flipped bit
+    let report = net.router.join().unwrap();
+    assert_eq!(report.acc.filters_set, 1);
+    assert_eq!(report.acc.replayed, 2);
+    assert_eq!(report.acc.bad_mac, 3);
+    assert_eq!(report.acc.filters_removed_timeout, 1, "the idle filter timed out");
 }
