@@ -219,7 +219,7 @@ fn only_authenticated_fresh_controls_and_requests_are_taken() {
     };
     let ctl = Control { conn, nonce: 1, seq: 0, cwnd: 2, ssthresh: 2, srtt_us: 1000, slow_start: false };
     let mut buf = [0u8; wire::MAX_DATAGRAM];
-    let mut send = |b: &[u8]| net.a.send_to(b, net.r).unwrap();
+    let send = |b: &[u8]| net.a.send_to(b, net.r).unwrap();
     let n = key.encode_filter(&mut buf, B, R, 64, &req(10));
     send(&buf[..n]); // taken: a filter is set
     send(&buf[..n]); // the same nonce again: a replay
