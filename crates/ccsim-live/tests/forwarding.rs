@@ -128,11 +128,12 @@ fn the_link_holds_its_rate_within_five_percent_from_1_to_100_mbps() {
         let (got, report) = measured_rate(rate, secs);
         let err = got / rate as f64 - 1.0;
         eprintln!(
-            "{} Mb/s: measured {:.4} Mb/s ({:+.2}%), mean lateness {:.1} us",
+            "{} Mb/s: measured {:.4} Mb/s ({:+.2}%), mean lateness {:.1} us, router CPU {:.2} us per forwarded packet",
             rate / 1_000_000,
             got / 1e6,
             err * 100.0,
-            report.queues[1].lateness_mean_us
+            report.queues[1].lateness_mean_us,
+            report.cpu_per_forwarded_us
         );
         assert!(err.abs() < 0.05, "{rate}: {got}");
         assert_eq!(report.malformed, 0);
