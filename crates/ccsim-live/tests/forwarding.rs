@@ -239,3 +239,70 @@ fn only_authenticated_fresh_controls_and_requests_are_taken() {
     assert_eq!(report.acc.bad_mac, 3);
     assert_eq!(report.acc.filters_removed_timeout, 1, "the idle filter timed out");
 }
+
+/// tshark's output for `path` read with the overlay's dissector; None (the test skips) if
+/// tshark is not installed.
+fn tshark(path: &std::path::Path, args: &[&str]) -> Option<Vec<String>> {
+    let lua = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/wireshark/ccsim_live.lua");
+    let out = match std::process::Command::new("tshark").arg("-X").arg(format!("lua_script:{}", lua.display())).arg("-r").arg(path).args(args).output() {
+        Ok(o) => o,
+        Err(_) => {
+            eprintln!("SKIPPED: tshark is not installed (apt-get install tshark)");
+            return None;
+        }
+    };
+    assert!(out.status.success(), "tshark: {}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("Lua"), "the dissector loads without error: {err}");
+    Some(String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect())
+}
+
+#[test]
+fn a_node_captures_what_it_sends_and_receives_and_tshark_reads_the_acc_fields() {
+    let dir = std::env::temp_dir().join(format!("ccsim-live-pcap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let key = Auth::new(b"the scenario's key, 16+ bytes").unwrap();
+    let mut plan = line(10_000_000, 100, 0.5);
+    plan.pcap = vec![1];
+    let a = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let b = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let rs = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let r = rs.local_addr().unwrap();
+    let setup = Setup {
+        plan,
+        me: 1,
+        socket: rs,
+        peers: vec![a.local_addr().unwrap(), r, b.local_addr().unwrap()],
+        auth: Some(key.clone()),
+        start: Instant::now(),
+        out_dir: Some(dir.clone()),
+    };
+    let router = std::thread::spawn(move || Node::new(setup).unwrap().run().unwrap());
+    let conn = Conn { src: A, dst: B, sport: 10000, dport: 80 };
+    let mut buf = [0u8; wire::MAX_DATAGRAM];
+    let n = key.encode_filter(
+        &mut buf,
+        B,
+        R,
+        64,
+        &FilterRequest { conn, nonce: 5, carried: 12, remaining: 6, lifetime_us: 200_000, cwnd: 6, ssthresh: 6, carried_slow_start: false, slow_start: false },
+    );
+    a.send_to(&buf[..n], r).unwrap();
+    let n = key.encode_control(&mut buf, R, A, 64, &Control { conn, nonce: 6, seq: 42, cwnd: 6, ssthresh: 6, srtt_us: 20_000, slow_start: false });
+    b.send_to(&buf[..n], r).unwrap(); // routed on to A
+    a.send_to(&datagram(7, 200), r).unwrap(); // forwarded to B
+    let report = router.join().unwrap();
+    let pcap = std::path::PathBuf::from(report.pcap.expect("a capture"));
+    assert_eq!(report.forwarded, 2);
+    let Some(lines) =
+        tshark(&pcap, &["-T", "fields", "-e", "ccsim.type", "-e", "ccsim.src", "-e", "ccsim.dst", "-e", "acc.remaining", "-e", "acc.cwnd", "-e", "acc.seq"])
+    else {
+        return;
+    };
+    // Received: the request, the control, the segment; sent: the control and the segment.
+    assert_eq!(lines.len(), 5, "{lines:?}");
+    assert!(lines.contains(&"3\t10.0.0.3\t10.0.0.2\t6\t6\t".to_string()), "{lines:?}");
+    assert_eq!(lines.iter().filter(|l| *l == "2\t10.0.0.2\t10.0.0.1\t\t6\t42").count(), 2, "{lines:?}");
+    assert_eq!(lines.iter().filter(|l| l.starts_with("1\t10.0.0.1\t10.0.0.3")).count(), 2, "{lines:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
