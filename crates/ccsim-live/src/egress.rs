@@ -14,7 +14,10 @@
 //! (`ccsim::sim::Serializer`, the simulator's). The schedule is computed from those times,
 //! not from when the node happens to wake, so a late wake-up delays a send but never loses
 //! link time: the rate holds however coarse the OS timers. A packet leaves the node (is
-//! written to the socket) one propagation delay after its transmission ends.
+//! written to the socket) one propagation delay after its transmission ends. Since the
+//! queue is FIFO, all three times are known when a packet is taken, so it is scheduled then
+//! and the node wakes once per departure; the queue's occupancy at any time is the number
+//! of packets whose transmission has not started.
 
 use crate::pool::Pkt;
 use ccsim::sim::{Dur, Rng, Serializer};
@@ -51,13 +54,23 @@ pub struct Egress {
     pub delay: Dur,
     pub loss: f64,
     pub limit: u32,
-    queue: VecDeque<Pkt>,
+    /// Every packet not yet written to the socket, in schedule order: waiting for the
+    /// transmitter, being transmitted, or propagating.
+    slots: VecDeque<Slot>,
     free_at: u64,
     ser: Serializer,
-    /// Packets whose transmission has ended, waiting out the propagation delay: (due, pkt).
-    line: VecDeque<(u64, Pkt)>,
     rng: Rng,
     pub stats: EgressStats,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Slot {
+    /// When its transmission starts.
+    start: u64,
+    /// When it is written to the socket (or found lost): transmission end plus delay.
+    due: u64,
+    pkt: Pkt,
+    lost: bool,
 }
 
 /// Bytes a datagram of `len` bytes occupies on a link.
@@ -74,23 +87,27 @@ impl Egress {
             delay,
             loss,
             limit,
-            queue: VecDeque::with_capacity(limit.min(4096) as usize + 1),
+            slots: VecDeque::with_capacity(1024),
             free_at: 0,
             ser: Serializer::default(),
-            line: VecDeque::with_capacity(1024),
             rng,
             stats: EgressStats::default(),
         }
     }
 
-    pub fn queue_len(&self) -> usize {
-        self.queue.len()
+    /// Packets waiting at `now` for the transmitter (the drop-tail queue's occupancy).
+    pub fn queue_len(&self, now: u64) -> usize {
+        // Start times only grow along the schedule.
+        self.slots.len() - self.slots.partition_point(|s| s.start <= now)
     }
 
-    /// Offers `pkt` at `now`; gives it back if the threshold refuses it.
-    pub fn enqueue(&mut self, pkt: Pkt, now: u64, window: (u64, u64), freed: &mut impl FnMut(Pkt)) -> Result<(), Pkt> {
-        self.advance(now, window, freed);
-        if self.queue.len() >= self.limit as usize {
+    /// Offers `pkt` at `now`; gives it back if the threshold refuses it. A packet taken is
+    /// scheduled at once: FIFO, the transmitter's future is known, so its start, its end
+    /// and its departure from the node are fixed now, and the node need only wake when it
+    /// is due to leave.
+    pub fn enqueue(&mut self, pkt: Pkt, now: u64, window: (u64, u64)) -> Result<(), Pkt> {
+        let waiting = self.queue_len(now);
+        if waiting >= self.limit as usize {
             self.stats.dropped += 1;
             if (window.0..window.1).contains(&now) {
                 self.stats.drops_in_window += 1;
@@ -98,70 +115,55 @@ impl Egress {
             return Err(pkt);
         }
         self.stats.enqueued += 1;
-        self.queue.push_back(Pkt { at: now, ..pkt });
-        self.stats.max_queue = self.stats.max_queue.max(self.queue.len() as u32);
+        let start = self.free_at.max(now);
+        if start > now {
+            self.stats.max_queue = self.stats.max_queue.max(waiting as u32 + 1);
+        }
+        let bytes = wire_bytes(pkt.len);
+        let tx = self.ser.tx_time(bytes * 8, self.rate_bps).0;
+        self.free_at = start + tx;
+        if (window.0..window.1).contains(&start) {
+            self.stats.busy_ns_in_window += tx;
+            self.stats.scheduled_bytes_in_window += bytes;
+        }
+        let lost = self.loss > 0.0 && self.rng.bernoulli(self.loss);
+        self.slots.push_back(Slot { start, due: self.free_at + self.delay.0, pkt: Pkt { at: now, ..pkt }, lost });
         Ok(())
     }
 
-    /// Starts the transmissions due by `now`, in schedule order; a packet the wire loses is
-    /// handed to `freed` at the end of its transmission time.
-    pub fn advance(&mut self, now: u64, window: (u64, u64), freed: &mut impl FnMut(Pkt)) {
-        while let Some(front) = self.queue.front() {
-            let start = self.free_at.max(front.at);
-            if start > now {
-                break;
-            }
-            let pkt = self.queue.pop_front().expect("front exists");
-            let bytes = wire_bytes(pkt.len);
-            let tx = self.ser.tx_time(bytes * 8, self.rate_bps).0;
-            self.free_at = start + tx;
-            if (window.0..window.1).contains(&start) {
-                self.stats.busy_ns_in_window += tx;
-                self.stats.scheduled_bytes_in_window += bytes;
-            }
-            if self.loss > 0.0 && self.rng.bernoulli(self.loss) {
-                self.stats.lost += 1;
-                freed(pkt);
-                continue;
-            }
-            self.line.push_back((self.free_at + self.delay.0, pkt));
-        }
-    }
-
-    /// The packets due to leave by `now`, in order (the caller writes them to the socket).
-    pub fn due(&mut self, now: u64, window: (u64, u64)) -> Option<Pkt> {
-        let &(due, pkt) = self.line.front()?;
-        if due > now {
+    /// The next packet due to leave by `now`, in order: `Ok` to write to the socket,
+    /// `Err` lost on the wire (the caller frees it).
+    pub fn due(&mut self, now: u64, window: (u64, u64)) -> Option<Result<Pkt, Pkt>> {
+        let s = *self.slots.front()?;
+        if s.due > now {
             return None;
         }
-        self.line.pop_front();
-        let bytes = wire_bytes(pkt.len);
+        self.slots.pop_front();
+        if s.lost {
+            self.stats.lost += 1;
+            return Some(Err(s.pkt));
+        }
+        let bytes = wire_bytes(s.pkt.len);
         self.stats.sent += 1;
         self.stats.sent_bytes += bytes;
         if (window.0..window.1).contains(&now) {
             self.stats.sent_bytes_in_window += bytes;
             self.stats.sent_in_window += 1;
-            let late = now - due;
+            let late = now - s.due;
             self.stats.lateness_ns_sum += late;
             self.stats.lateness_ns_max = self.stats.lateness_ns_max.max(late);
         }
-        Some(pkt)
+        Some(Ok(s.pkt))
     }
 
     /// When this egress next has something to do, if ever.
     pub fn next_wake(&self) -> Option<u64> {
-        let start = self.queue.front().map(|p| self.free_at.max(p.at));
-        let due = self.line.front().map(|&(d, _)| d);
-        match (start, due) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        self.slots.front().map(|s| s.due)
     }
 
-    /// Whether the transmitter has room for a packet made at this node now (the node's own
-    /// senders block, as on a host whose socket buffer is full, instead of overflowing it).
-    pub fn has_room(&self) -> bool {
-        self.queue.len() < self.limit as usize
+    /// Packets held (waiting, in transmission or propagating).
+    pub fn held(&self) -> usize {
+        self.slots.len()
     }
 }
 
@@ -175,47 +177,68 @@ mod tests {
 
     const ALL: (u64, u64) = (0, u64::MAX);
 
+    fn drain(e: &mut Egress, now: u64) -> Vec<u64> {
+        let mut out = vec![];
+        while let Some(next) = e.next_wake().filter(|&t| t <= now) {
+            e.due(now, ALL).unwrap().unwrap();
+            out.push(next);
+        }
+        out
+    }
+
     #[test]
     fn departures_follow_the_rate_exactly_whatever_the_wake_ups() {
         // 972-byte datagrams are 1000 bytes on the wire: 800 us each at 10 Mb/s.
         let mut e = Egress::new(0, 1, 10_000_000, Dur::from_millis(5), 0.0, 100, Rng::from_seed(1));
-        let mut none = |_| panic!("nothing is lost");
         for _ in 0..10 {
-            e.enqueue(pkt(972), 0, ALL, &mut none).unwrap();
+            e.enqueue(pkt(972), 0, ALL).unwrap();
         }
         // Wake very late: every packet's schedule is still 800 us apart.
-        e.advance(50_000_000, ALL, &mut none);
-        let mut dues = vec![];
-        while let Some(p) = e.due(u64::MAX, ALL) {
-            dues.push(p.len);
-        }
-        assert_eq!(dues.len(), 10);
+        let dues = drain(&mut e, 50_000_000);
+        assert_eq!(dues, (1..=10).map(|k| k * 800_000 + 5_000_000).collect::<Vec<_>>());
         assert_eq!(e.stats.busy_ns_in_window, 8_000_000);
-        assert_eq!(e.free_at, 8_000_000);
+        assert_eq!(e.stats.lateness_ns_sum, (1..=10).map(|k| 50_000_000 - k * 800_000 - 5_000_000).sum::<u64>());
     }
 
     #[test]
     fn a_packet_leaves_one_transmission_and_one_delay_after_it_arrives() {
         let mut e = Egress::new(0, 1, 8_000_000, Dur::from_millis(5), 0.0, 100, Rng::from_seed(1));
-        let mut none = |_| panic!();
-        e.enqueue(pkt(972), 1_000, ALL, &mut none).unwrap();
-        e.advance(1_000, ALL, &mut none);
+        e.enqueue(pkt(972), 1_000, ALL).unwrap();
         assert_eq!(e.next_wake(), Some(1_000 + 1_000_000 + 5_000_000));
         assert!(e.due(6_000_999, ALL).is_none());
         assert!(e.due(6_001_000, ALL).is_some());
+        // An idle transmitter starts the next packet when it arrives, not when it freed.
+        e.enqueue(pkt(972), 20_000_000, ALL).unwrap();
+        assert_eq!(e.next_wake(), Some(26_000_000));
     }
 
     #[test]
     fn the_threshold_refuses_the_packet_that_would_exceed_it() {
         let mut e = Egress::new(0, 1, 1_000_000, Dur::ZERO, 0.0, 3, Rng::from_seed(1));
-        let mut none = |_| panic!();
-        // The first starts transmission at once and leaves the queue; three more wait.
+        // The first starts transmission at once and is not waiting; three more wait.
         for i in 0..4 {
-            assert!(e.enqueue(pkt(100), 0, ALL, &mut none).is_ok(), "{i}");
+            assert!(e.enqueue(pkt(100), 0, ALL).is_ok(), "{i}");
         }
-        assert_eq!(e.queue_len(), 3);
-        assert!(!e.has_room());
-        assert!(e.enqueue(pkt(100), 0, ALL, &mut none).is_err());
-        assert_eq!((e.stats.enqueued, e.stats.dropped), (4, 1));
+        assert_eq!(e.queue_len(0), 3);
+        assert!(e.enqueue(pkt(100), 0, ALL).is_err());
+        assert_eq!((e.stats.enqueued, e.stats.dropped, e.stats.max_queue), (4, 1, 3));
+        // 128 bytes take 1.024 ms: by then the second has started and there is room again.
+        assert_eq!(e.queue_len(1_024_000), 2);
+        assert!(e.enqueue(pkt(100), 1_024_000, ALL).is_ok());
+    }
+
+    #[test]
+    fn the_wire_loses_packets_at_its_rate_after_their_transmission() {
+        let mut e = Egress::new(0, 1, 1_000_000_000, Dur::ZERO, 0.1, 100_000, Rng::from_seed(3));
+        for _ in 0..20_000 {
+            e.enqueue(pkt(100), 0, ALL).unwrap();
+        }
+        let mut lost = 0;
+        while let Some(r) = e.due(u64::MAX, ALL) {
+            lost += r.is_err() as u32;
+        }
+        assert!((1800..2200).contains(&lost), "{lost}");
+        assert_eq!(e.stats.lost, lost as u64);
+        assert_eq!(e.stats.busy_ns_in_window, 20_000 * 1024, "lost packets take their transmission time");
     }
 }

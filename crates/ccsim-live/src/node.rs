@@ -392,9 +392,7 @@ impl Node {
     }
 
     fn enqueue(&mut self, e: usize, pkt: Pkt, now: u64) {
-        let window = self.window;
-        let pool = &mut self.pool;
-        match self.egress[e].enqueue(pkt, now, window, &mut |p| pool.release(p.buf)) {
+        match self.egress[e].enqueue(pkt, now, self.window) {
             Ok(()) => {}
             Err(p) => {
                 if let Some(cfg) = self.monitors[e] {
@@ -489,7 +487,7 @@ impl Node {
             return;
         }
         // A host's connections send what its (only) egress can take now.
-        self.outbox.room = self.egress.first().map_or(0, |e| (e.limit as usize).saturating_sub(e.queue_len()));
+        self.outbox.room = self.egress.first().map_or(0, |e| (e.limit as usize).saturating_sub(e.queue_len(now)));
         self.hosts.poll(now, &mut self.outbox);
         self.send_outbox(now);
     }
@@ -509,9 +507,14 @@ impl Node {
     fn transmit(&mut self, now: u64) -> io::Result<()> {
         let window = self.window;
         for e in 0..self.egress.len() {
-            let pool = &mut self.pool;
-            self.egress[e].advance(now, window, &mut |p| pool.release(p.buf));
             while let Some(p) = self.egress[e].due(now, window) {
+                let p = match p {
+                    Ok(p) => p,
+                    Err(lost) => {
+                        self.pool.release(lost.buf);
+                        continue;
+                    }
+                };
                 let peer = self.peers[self.egress[e].to as usize];
                 let bytes = self.pool.bytes(&p);
                 if let Some(c) = &mut self.capture {
