@@ -43,8 +43,6 @@ pub fn view(_seg: &[u8]) -> Option<RdpView> {
 pub struct Outbox {
     data: Vec<u8>,
     segs: Vec<(u32, u32, u32)>,
-    /// Data segments the node's egress can still take now.
-    pub room: usize,
 }
 
 impl Outbox {

@@ -152,3 +152,28 @@ pub fn fuzz_one(data: &[u8]) {
         let _ = endpoint::view(data);
     });
 }
+
+/// Runs every node of `plan` in a thread of this process, each on its own socket on
+/// `plan.bind` (for tests and for measuring a whole overlay without process start-up);
+/// returns the reports in node order.
+pub fn run_threads(plan: &Plan, key: Option<&[u8]>, out_dir: Option<&std::path::Path>) -> io::Result<Vec<report::NodeReport>> {
+    let sockets = plan.nodes.iter().map(|_| UdpSocket::bind((plan.bind.as_str(), 0))).collect::<io::Result<Vec<_>>>()?;
+    let peers = sockets.iter().map(|s| s.local_addr()).collect::<io::Result<Vec<_>>>()?;
+    let auth = key.map(wire::Auth::new).transpose().map_err(io::Error::other)?;
+    let start = Instant::now() + Duration::from_millis(50);
+    let handles: Vec<_> = sockets
+        .into_iter()
+        .enumerate()
+        .map(|(me, socket)| {
+            let setup =
+                node::Setup { plan: plan.clone(), me: me as u32, socket, peers: peers.clone(), auth: auth.clone(), start, out_dir: out_dir.map(Into::into) };
+            std::thread::spawn(move || {
+                if let Some(wait) = start.checked_duration_since(Instant::now()) {
+                    std::thread::sleep(wait);
+                }
+                node::Node::new(setup).and_then(node::Node::run)
+            })
+        })
+        .collect();
+    handles.into_iter().map(|h| h.join().map_err(|_| io::Error::other("a node panicked"))?).collect()
+}

@@ -359,7 +359,6 @@ impl Node {
                 self.scratch.clear();
                 self.scratch.extend_from_slice(seg);
                 self.pool.release(pkt.buf);
-                self.outbox.room = usize::MAX;
                 self.hosts.on_segment(src, &self.scratch, now, &mut self.outbox);
                 self.send_outbox(now);
             }
@@ -486,8 +485,6 @@ impl Node {
         if self.hosts.is_empty() {
             return;
         }
-        // A host's connections send what its (only) egress can take now.
-        self.outbox.room = self.egress.first().map_or(0, |e| (e.limit as usize).saturating_sub(e.queue_len(now)));
         self.hosts.poll(now, &mut self.outbox);
         self.send_outbox(now);
     }
