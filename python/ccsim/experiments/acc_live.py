@@ -34,6 +34,9 @@ EDGE_RATE = "100Mbps"
 LINK_DELAY_MS = 1.0
 LIMIT = 50
 ROUTERS = ["I1", "I2", "C"]
+#: The receiver's maximum outstanding segments: above the largest bandwidth-delay product
+#: (10 Mb/s x 1 s = 1250 packets), so that it never limits the window.
+MAX_OUTSTANDING = 4096
 #: Relative throughput loss with ACC, paired mean, above which the overhead is not "very small".
 THROUGHPUT_TOLERANCE = 0.05
 #: CPU per forwarded packet with ACC over without, at any router, above which it is not either.
@@ -87,8 +90,8 @@ def topology(d_ms: float = 0.0, acc: bool = True, duration: float = DURATION) ->
             {"from": "D", "to": "C", **edge},
         ],
         "flows": [
-            {"name": "e1", "from": "E1", "to": "D", "transport": "rdp", "rdp": {"acc": acc}},
-            {"name": "e2", "from": "E2", "to": "D", "transport": "rdp", "rdp": {"acc": acc}},
+            {"name": "e1", "from": "E1", "to": "D", "transport": "rdp", "rdp": {"acc": acc, "max_outstanding": MAX_OUTSTANDING}},
+            {"name": "e2", "from": "E2", "to": "D", "transport": "rdp", "rdp": {"acc": acc, "max_outstanding": MAX_OUTSTANDING}},
         ],
         "live": {"flakeway": [{"node": "C", "delay": f"{d_ms:g}ms", "matches": "rdp", "to": "D"}]},
     }
