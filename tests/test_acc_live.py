@@ -50,7 +50,11 @@ def verdicts(on: list[dict], off: list[dict], delays=(0, 100)) -> list[str]:
 
 def test_overhead_holds_when_throughput_and_cpu_are_within_tolerance():
     v = verdicts([run(9600, 11.0), run(9700, 11.0)], [run(9800, 10.0), run(9800, 10.0)])
-    assert v == [HOLDS, HOLDS, HOLDS]
+    assert v == [HOLDS, HOLDS, HOLDS, HOLDS]
+
+
+def test_the_curves_coincide_unless_acc_changes_the_throughput_by_more_than_ten_percent():
+    assert verdicts([run(12000, 10.0)] * 2, [run(9800, 10.0)] * 2)[:2] == [HOLDS, FAILS]  # ACC gains 18%: no overhead, no overlap
 
 
 def test_overhead_partly_or_not_when_either_or_both_exceed():
@@ -61,6 +65,6 @@ def test_overhead_partly_or_not_when_either_or_both_exceed():
 
 def test_acc_exercised_and_endpoint_fairness_claims():
     v = verdicts([run(9800, 10.0, filters=0)] * 2, [run(9800, 10.0, filters=0)] * 2)
-    assert v[1] == FAILS
+    assert v[2] == FAILS
     v = verdicts([run(9800, 10.0, e1_share=0.2)] * 2, [run(9800, 10.0, e1_share=0.2)] * 2)
-    assert v[2] == FAILS  # 0.25 smaller over larger
+    assert v[3] == FAILS  # 0.25 smaller over larger
