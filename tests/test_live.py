@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -123,3 +124,68 @@ def test_the_simulator_ignores_the_live_table(tmp_path):
     f.write_text(NO_FLOWS.format(duration="1s") + '[live]\nkey = "0123456789abcdef"\n[[live.flakeway]]\nnode = "R"\ndelay = "10ms"\n')
     r = ccsim("run", str(f), "--json")
     assert r.returncode == 0, r.stderr
+
+
+ACC_LIVE = ROOT / "scenarios" / "acc_live.toml"
+
+
+def test_acc_live_runs_with_acc_on_and_off_and_the_shaper_holds_its_rate():
+    on = ccsim("live", "run", str(ACC_LIVE), "--set", "duration=4s", "--json")
+    assert on.returncode == 0, on.stderr
+    s = json.loads(on.stdout)
+    t = s["totals"]
+    assert t["filters_set"] > 0 and t["controls_sent"] > 0 and t["controls_received"] > 0
+    assert all(f["goodput_bps"] > 0 and f["delivery_errors"] == 0 for f in s["flows"])
+    neck = next(q for q in s["queues"] if q["link"] == "C->D")
+    assert neck["acc"] and neck["utilization"] > 0.3 and abs(neck["shaper_error"]) < 0.05
+    assert {n["name"]: n["acc"]["filters_set"] for n in s["nodes"]}["C"] == 0, "filters go upstream"
+    off = ccsim(
+        "live", "run", str(ACC_LIVE), "--set", "duration=4s", "--set", "links.4.queue.acc=false", "--set", "flows.*.rdp.acc=false", "--json"
+    )
+    assert off.returncode == 0, off.stderr
+    t = json.loads(off.stdout)["totals"]
+    assert t["filters_set"] == t["controls_sent"] == t["packets_filtered"] == 0 and t["goodput_bps"] > 0
+    assert nodes_of(str(ACC_LIVE)) == []
+
+
+def test_a_capture_shows_rdp_and_acc_fields_in_tshark(tmp_path):
+    if shutil.which("tshark") is None:
+        pytest.skip("tshark is not installed (apt-get install tshark)")
+    r = ccsim("live", "run", str(ACC_LIVE), "--set", "duration=4s", "--set", 'live.pcap=["C"]', "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    pcap = tmp_path / "C.pcap"
+    lua = ROOT / "scripts" / "wireshark" / "ccsim_live.lua"
+
+    def tshark(*args: str) -> list[str]:
+        out = subprocess.run(["tshark", "-X", f"lua_script:{lua}", "-r", str(pcap), *args], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0 and "Lua" not in out.stderr, out.stderr
+        return [ln for ln in out.stdout.splitlines() if ln.strip()]
+
+    data = tshark("-Y", "rdp.acc.cwnd", "-T", "fields", "-e", "rdp.sport", "-e", "rdp.seq", "-e", "rdp.acc.cwnd", "-e", "rdp.acc.srtt_us")
+    assert len(data) > 1000, "RDP data segments with their ACC state"
+    assert all(len(ln.split("\t")) == 4 for ln in data)
+    controls = tshark("-Y", "ccsim.type == 2", "-T", "fields", "-e", "acc.cwnd", "-e", "acc.ssthresh", "-e", "acc.seq")
+    requests = tshark("-Y", "ccsim.type == 3", "-T", "fields", "-e", "acc.carried", "-e", "acc.remaining")
+    assert controls and requests, "C sent controls and filter requests"
+    carried, remaining = (int(x) for x in requests[0].split("\t"))
+    assert 0 < remaining < carried
+    syn = tshark("-Y", "rdp.flags.syn == 1", "-T", "fields", "-e", "rdp.syn.max_outstanding")
+    assert "4096" in syn, "the receiver's SYN-ACK carries its max. outstanding segments"
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("ip") is None, reason="network namespaces need root and iproute2")
+def test_one_node_per_network_namespace():
+    r = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "live_netns.py"), str(ACC_LIVE), "--set", "duration=3s"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if r.returncode != 0 and "Operation not permitted" in r.stderr:
+        pytest.skip("no permission to make network namespaces here")
+    assert r.returncode == 0, r.stderr
+    reports = {n["name"]: n for n in map(json.loads, r.stdout.splitlines())}
+    assert set(reports) == {"E1", "E2", "D", "I1", "I2", "C"}
+    assert reports["C"]["address"].startswith("10.231.0.")
+    assert all(f["bytes_delivered"] > 0 and f["delivery_errors"] == 0 for f in reports["D"]["flows"])
+    assert reports["C"]["acc"]["controls_sent"] > 0
