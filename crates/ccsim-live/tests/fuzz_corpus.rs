@@ -15,7 +15,7 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
 #[test]
 fn every_corpus_input_goes_through_without_panic() {
     let inputs = corpus();
-    assert!(inputs.len() >= 7, "the corpus is checked in");
+    assert!(inputs.len() >= 15, "the corpus is checked in");
     for (_, data) in &inputs {
         ccsim_live::fuzz_one(data);
     }
