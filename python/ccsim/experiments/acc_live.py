@@ -183,6 +183,22 @@ def sim_run(d_ms: float, acc: bool, seed: int, duration: float) -> float:
     return sum(f["goodput_bps"] for f in res.summary["flows"]) / 1e3
 
 
+def machine() -> str:
+    """The processor, its cores and the kernel, for the report."""
+    import os
+    import platform
+
+    model = platform.processor() or "unknown processor"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
+
+
 def mean_sd(xs: list[float]) -> tuple[float, float]:
     n = len(xs)
     if n == 0:
@@ -224,6 +240,7 @@ def reproduce(opt: Options) -> Report:
         f"(propagation, the added delay and serialization), as the paper plots against the delay it adds. "
         f"Error bars: ± one standard deviation over the runs, as in the paper."
     )
+    rep.text(f"Machine: {machine()}.")
     fig9(rep, plt, runs, sim, delays)
     endpoints(rep, runs, delays)
     exercised(rep, runs, delays)
