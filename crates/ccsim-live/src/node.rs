@@ -102,8 +102,9 @@ pub struct Node {
     start: Instant,
     window: (u64, u64),
     stop: u64,
+    /// CPU time at the window's start, and used in it (once it has ended).
     cpu_at_window: Option<f64>,
-    cpu_in_window: f64,
+    cpu_in_window: Option<f64>,
     scratch: Vec<u8>,
     /// Segments the filters judged in one run, reused.
     judged: Vec<(Pkt, bool)>,
@@ -194,7 +195,7 @@ impl Node {
             window,
             stop,
             cpu_at_window: None,
-            cpu_in_window: 0.0,
+            cpu_in_window: None,
             scratch: Vec::with_capacity(wire::MAX_DATAGRAM),
             judged: Vec::with_capacity(256),
             filter_batch: false,
@@ -220,8 +221,8 @@ impl Node {
             if self.cpu_at_window.is_none() && now >= self.window.0 {
                 self.cpu_at_window = Some(cpu_seconds());
             }
-            if now >= self.window.1 && self.cpu_at_window.is_some() && self.cpu_in_window == 0.0 {
-                self.cpu_in_window = cpu_seconds() - self.cpu_at_window.unwrap_or(0.0);
+            if now >= self.window.1 && self.cpu_in_window.is_none() {
+                self.cpu_in_window = Some(cpu_seconds() - self.cpu_at_window.unwrap_or(0.0));
             }
             self.receive_batch(now)?;
             if self.filter_batch {
@@ -240,8 +241,8 @@ impl Node {
             self.transmit(now)?;
             self.sleep(now)?;
         }
-        if self.cpu_in_window == 0.0 {
-            self.cpu_in_window = cpu_seconds() - self.cpu_at_window.unwrap_or(0.0);
+        if self.cpu_in_window.is_none() {
+            self.cpu_in_window = Some(cpu_seconds() - self.cpu_at_window.unwrap_or(0.0));
         }
         Ok(self.report())
     }
@@ -542,7 +543,7 @@ impl Node {
         if self.cpu_at_window.is_none() {
             wake = wake.min(self.window.0);
         }
-        if self.cpu_in_window == 0.0 {
+        if self.cpu_in_window.is_none() {
             wake = wake.min(self.window.1);
         }
         let ns = wake.saturating_sub(now).min(MAX_SLEEP_NS);
@@ -589,15 +590,16 @@ impl Node {
         let pcap = self.capture.take().map(|c| c.finish());
         let flows = self.hosts.flows(self.window);
         let fw = self.stats.forwarded_in_window;
+        let cpu = self.cpu_in_window.unwrap_or(0.0);
         NodeReport {
             name: self.plan.nodes[self.me as usize].name.clone(),
             router: self.router,
             address: self.peers[self.me as usize].to_string(),
             window_s,
-            cpu_s: self.cpu_in_window,
+            cpu_s: cpu,
             received: self.stats.received,
             forwarded: fw,
-            cpu_per_forwarded_us: if fw > 0 { self.cpu_in_window * 1e6 / fw as f64 } else { 0.0 },
+            cpu_per_forwarded_us: if fw > 0 { cpu * 1e6 / fw as f64 } else { 0.0 },
             malformed: self.stats.malformed,
             ttl_expired: self.stats.ttl_expired,
             no_route: self.stats.no_route,

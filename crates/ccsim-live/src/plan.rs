@@ -159,7 +159,11 @@ impl Plan {
     /// Reads scenario `text` (from `origin`) with `overrides` applied, as `ccsim run` would,
     /// and its `[live]` table.
     pub fn load(text: &str, origin: &str, overrides: &[String]) -> Result<Plan, ScenarioError> {
-        let sim = scenario::load(text, origin, overrides, None)?;
+        // The simulator's `[[pcap]]` captures are not a live run's (a node captures with
+        // `[live] pcap`): removed, so that building the plan creates no file.
+        let mut without_pcap = overrides.to_vec();
+        without_pcap.push("pcap=".into());
+        let sim = scenario::load(text, origin, &without_pcap, None)?;
         // The [live] table, with the overrides applied (they may set live keys too).
         let mut root = toml::Value::Table(text.parse::<toml::Table>().map_err(|e| err(origin, "", e.message().to_string()))?);
         for o in overrides {
@@ -309,5 +313,98 @@ impl Plan {
 
     pub fn node_named(&self, name: &str) -> Option<u32> {
         self.nodes.iter().position(|n| n.name == name).map(|i| i as u32)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LINE: &str = r#"
+        name = "line"
+        duration = "5s"
+        warmup = "1s"
+        hosts = ["S", "D"]
+        routers = ["R1", "R2"]
+        [[links]]
+        between = ["S", "R1"]
+        rate = "100Mbps"
+        delay = "1ms"
+        [[links]]
+        between = ["R1", "R2"]
+        rate = "10Mbps"
+        delay = "5ms"
+        loss = 0.01
+        queue = { limit = 30, acc = true, acc_rtt_floor = "2ms" }
+        queue_reverse = { limit = 40 }
+        [[links]]
+        between = ["R2", "D"]
+        rate = "100Mbps"
+        delay = "1ms"
+        [[flows]]
+        name = "f"
+        from = "S"
+        to = "D"
+        start = "0.5s"
+        transport = "rdp"
+        [[pcap]]
+        file = "never-written.pcap"
+        links = ["R1->R2"]
+        [live]
+        grace = "2s"
+        pcap = ["R2"]
+        [[live.flakeway]]
+        node = "R2"
+        delay = "30ms"
+        jitter = "2ms"
+        loss = 0.05
+        matches = "data"
+        to = "D"
+    "#;
+
+    #[test]
+    fn the_plan_is_the_simulators_network_with_the_live_table() {
+        let p = Plan::load(LINE, "<t>", &[]).unwrap();
+        assert!(!std::path::Path::new("never-written.pcap").exists(), "the simulator's captures are not made");
+        assert_eq!(p.nodes.iter().map(|n| (n.name.as_str(), n.router)).collect::<Vec<_>>(), [("S", false), ("D", false), ("R1", true), ("R2", true)]);
+        let l = p.links.iter().find(|l| l.name == "R1->R2").unwrap();
+        assert_eq!((l.rate_bps, l.delay, l.limit, l.loss), (10_000_000, Dur::from_millis(5), 30, 0.01));
+        assert_eq!(l.monitor, Some(MonitorConfig { rtt_floor: Dur::from_millis(2), filter_timeout: None }));
+        assert_eq!(p.links.iter().find(|l| l.name == "R2->R1").map(|l| (l.limit, l.monitor)), Some((40, None)));
+        // S's route to D goes through R1 and R2.
+        let (s, d) = (p.node_named("S").unwrap(), p.node_named("D").unwrap());
+        let mut at = s;
+        let mut path = vec![];
+        while at != d {
+            let l = &p.links[p.next_hop[at as usize][d as usize].unwrap() as usize];
+            path.push(l.name.clone());
+            at = l.to;
+        }
+        assert_eq!(path, ["S->R1", "R1->R2", "R2->D"]);
+        assert_eq!((p.flows[0].name.as_str(), p.flows[0].start, p.flows[0].src, p.flows[0].dst), ("f[0]", Dur::from_millis(500), s, d));
+        assert_eq!((p.duration, p.warmup, p.grace), (Dur::from_secs(5), Dur::from_secs(1), Dur::from_secs(2)));
+        let fw = p.flakeways[0];
+        assert_eq!((fw.node, fw.delay, fw.jitter, fw.loss, fw.matches, fw.to), (p.node_named("R2").unwrap(), Dur::from_millis(30), Dur::from_millis(2), 0.05, Match::Data, Some(d)));
+        assert_eq!(p.pcap, [p.node_named("R2").unwrap()]);
+        for (i, n) in p.nodes.iter().enumerate() {
+            assert_eq!(p.node_of_addr(n.addr), Some(i as u32));
+        }
+        assert_eq!(p.node_of_addr(u32::from_be_bytes([10, 0, 0, 9])), None, "no such node");
+        assert_eq!(p.node_of_addr(u32::from_be_bytes([192, 168, 0, 1])), None);
+    }
+
+    #[test]
+    fn what_a_live_run_cannot_do_is_refused_naming_the_field() {
+        let e = |o: &[&str]| Plan::load(LINE, "<t>", &o.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap_err().to_string();
+        assert!(e(&["flows.0.transport=tcp"]).contains("RDP flows only"));
+        assert!(e(&["links.1.queue.discipline=red"]).contains("drop-tail queues only"));
+        assert!(e(&["links.1.queue.limit_bytes=30000"]).contains("in packets"));
+        assert!(e(&["live.flakeway.0.loss=2"]).contains("live.flakeway[0].loss"));
+        assert!(e(&["live.flakeway.0.matches=some"]).contains("live.flakeway[0].matches"));
+        assert!(e(&["live.bind=here"]).contains("live.bind"));
+        assert!(e(&["live.key=short"]).contains("live.key"));
+        assert!(e(&["live.nodes={ S = \"127.0.0.1:1\" }"]).contains("name every node or none"));
+        assert!(e(&["live.nodes={ S = \"nowhere\" }"]).contains("live.nodes.S"));
+        assert!(e(&["live.color=1"]).contains("live"));
     }
 }
