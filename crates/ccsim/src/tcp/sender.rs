@@ -93,7 +93,7 @@ pub struct TcpSender {
 
 impl TcpSender {
     pub fn new(cfg: SenderConfig, ends: Endpoints, peer_wnd: u32) -> TcpSender {
-        let rto = RtoEstimator::new(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.clock_granularity);
+        let rto = RtoEstimator::with_arithmetic(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.clock_granularity, cfg.rtt_arithmetic);
         let cc = cfg.cc.build(cfg.mss, cfg.init_cwnd, cfg.init_ssthresh);
         TcpSender {
             isn: Seq(cfg.isn),
@@ -182,7 +182,7 @@ impl TcpSender {
 
     /// What the controller is told of the sender when it is not acknowledging new data.
     fn event(&self, now: SimTime) -> Event {
-        Event { now, flight: self.flight_size(), dupacks: self.dupacks, backoffs: self.rto.backoffs() }
+        Event { now, flight: self.flight_size(), dupacks: self.dupacks, backoffs: self.rto.backoffs(), rwnd: self.peer_wnd }
     }
 
     // ---- inputs ----
@@ -225,7 +225,7 @@ impl TcpSender {
         if let Some((_, end, sent)) = self.timed {
             if ack >= end {
                 let sample = now - sent;
-                self.rto.sample(sample);
+                self.rto.sample_between(sent, now);
                 self.stats.rtt_samples += 1;
                 self.stats.rtt_sum_ns += sample.as_nanos() as u128;
                 self.timed = None;
@@ -276,6 +276,9 @@ impl TcpSender {
             self.cc.on_recovery_dupack(&self.event(now));
             return;
         }
+        if self.dupacks < self.cfg.dupack_threshold && self.cfg.limited_transmit {
+            self.limited_transmit(now, out);
+        }
         if self.dupacks != self.cfg.dupack_threshold {
             return;
         }
@@ -287,7 +290,8 @@ impl TcpSender {
         }
         // RFC 6582 step 2: only if the cumulative ACK covers more than `recover`
         // (otherwise these duplicates belong to a window already recovered).
-        if self.cfg.recovery == Recovery::NewReno && self.una <= self.recover && self.recover > 0 {
+        let check = self.cfg.recovery == Recovery::NewReno || self.cfg.reno_recover_check;
+        if check && self.una <= self.recover && self.recover > 0 {
             return;
         }
         // RFC 5681 3.2: step 2 (the controller's response, ssthresh), then step 3: retransmit
@@ -299,6 +303,10 @@ impl TcpSender {
         self.in_recovery = true;
         self.partial_acks = 0;
         self.stats.fast_retransmits += 1;
+        if self.cfg.fast_retransmit_resets_timer {
+            self.timed = None;
+            self.rto_deadline = Some(now + self.rto.rto());
+        }
         self.retransmit_una(now, out);
         self.cc.on_recovery_start(&self.event(now));
         self.note_reduction(now, ReductionCause::FastRetransmit, before.saturating_sub(self.cc.ssthresh()));
@@ -382,6 +390,19 @@ impl TcpSender {
         let len = (self.cfg.mss as u64).min(self.data_end() - self.una) as u32;
         if len > 0 {
             self.emit(self.una, len, now, out);
+        }
+    }
+
+    /// Limited Transmit (RFC 3042 section 2; ns-2's `send_one()`): one new segment on a
+    /// duplicate ACK below the threshold, if the receiver's window allows it and at most cwnd
+    /// plus the duplicates so far would be in flight.
+    fn limited_transmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let len = (self.cfg.mss as u64).min(self.data_end().saturating_sub(self.nxt));
+        let allowed = (self.cc.cwnd() as u64 + self.dupacks as u64 * self.cfg.mss as u64).min(self.peer_wnd as u64);
+        if self.started && len > 0 && self.nxt >= self.max && self.nxt + len <= self.una + allowed {
+            self.emit(self.nxt, len as u32, now, out);
+            self.nxt += len;
+            self.max = self.nxt;
         }
     }
 
