@@ -129,8 +129,11 @@ impl EgressQueue {
         let occ = self.occupancy();
         let room = self.has_room(pkt.size);
         let mut verdict = self.discipline.as_aqm().on_arrival(occ, pkt.size, now, &mut self.rng);
-        if verdict == Verdict::Admit && !room {
-            verdict = Verdict::Overflow;
+        if !room {
+            self.discipline.as_aqm().on_overflow();
+            if verdict == Verdict::Admit {
+                verdict = Verdict::Overflow;
+            }
         }
         (verdict, self.policy.act(verdict, pkt, room))
     }
@@ -145,7 +148,7 @@ impl EgressQueue {
         }
         if !action.enqueues() {
             match verdict {
-                Verdict::Early => self.stats.drops_early += 1,
+                Verdict::Early | Verdict::EarlyDrop => self.stats.drops_early += 1,
                 Verdict::Forced => self.stats.drops_forced += 1,
                 Verdict::Overflow | Verdict::Admit => self.stats.drops_overflow += 1,
             }
@@ -179,7 +182,7 @@ impl EgressQueue {
         self.stats.departure_bytes += q.pkt.size as u64;
         self.stats.delay_sum_ns += (now - q.enqueued_at).as_nanos() as u128;
         let occ = self.occupancy();
-        self.discipline.as_aqm().on_departure(occ, now);
+        self.discipline.as_aqm().on_departure(occ, q.pkt.size, now);
         Some(q.pkt)
     }
 
@@ -192,7 +195,7 @@ impl EgressQueue {
         }
         self.bytes = 0;
         let occ = self.occupancy();
-        self.discipline.as_aqm().on_departure(occ, now);
+        self.discipline.as_aqm().on_departure(occ, 0, now);
     }
 
     fn account(&mut self, now: SimTime) {

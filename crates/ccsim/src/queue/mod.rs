@@ -35,6 +35,10 @@ pub enum Verdict {
     Early,
     /// A forced signal: the average queue is past the point where every arrival is signalled.
     Forced,
+    /// An early signal that must drop the packet even where the policy would mark it: ns-2's
+    /// RED (`use_mark_p_`) drops rather than marks once `p_b` exceeds `mark_p`, and counts the
+    /// drop as early (see `red.rs`).
+    EarlyDrop,
     /// The buffer is full (decided by the FIFO's hard limit, not by the discipline).
     Overflow,
 }
@@ -65,8 +69,12 @@ impl Default for Probe {
 pub trait Aqm {
     /// Called for every arriving packet before it is queued.
     fn on_arrival(&mut self, occ: Occupancy, pkt_bytes: u32, now: SimTime, rng: &mut Rng) -> Verdict;
-    /// Called after every departure with the occupancy left behind.
-    fn on_departure(&mut self, _occ: Occupancy, _now: SimTime) {}
+    /// Called after every departure (the start of the packet's transmission) with the
+    /// occupancy left behind and the departing packet's size (0 when the buffer is
+    /// flushed).
+    fn on_departure(&mut self, _occ: Occupancy, _pkt_bytes: u32, _now: SimTime) {}
+    /// Called when an arriving packet finds no room and is dropped, after `on_arrival`.
+    fn on_overflow(&mut self) {}
     /// Internal state for series and tests.
     fn probe(&self) -> Probe {
         Probe::default()
