@@ -119,6 +119,10 @@ pub struct IpFrrSpec {
     /// Explicit repair paths, used instead of an alternate for their link.
     #[serde(default)]
     pub repair_paths: Vec<RepairPathSpec>,
+    /// A packet's TTL on an explicit repair path: `tunnel` (IP in IP, unchanged inside the
+    /// tunnel; the default) or `per-hop` (decremented by every router; the `ns2` profile's).
+    #[serde(default)]
+    pub tunnel_ttl: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
