@@ -113,7 +113,10 @@ impl Endpoints {
     }
 }
 
-/// The sender's congestion state that ACC/TCP carries in every data packet.
+/// The sender's congestion state that ACC/TCP carries in every data packet: "the endpoint's
+/// current estimate of round trip time, its window size, and slow-start and fast
+/// retransmission state" (Faber, Section 3.1). In an ACC control message the same block is
+/// the state the router tells the sender to take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct AccState {
     /// Congestion window, bytes.
@@ -122,7 +125,11 @@ pub struct AccState {
     pub ssthresh: u32,
     /// Smoothed round-trip time, microseconds.
     pub srtt_us: u32,
+    /// In slow start (cwnd below ssthresh); in a control: the sender is to slow-start.
     pub slow_start: bool,
+    /// In fast retransmission / fast recovery (the window carried is then inflated by the
+    /// duplicate ACKs, and the loss that started it is already being answered).
+    pub fast_recovery: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -274,7 +281,7 @@ mod tests {
         assert_eq!((s.kind, s.src, s.dst, s.ttl), (Kind::SpoofedAck, 2, 1, ROUTER_TTL));
         let u = Packet::udp(&ENDS, 200, 64, t);
         assert_eq!((u.size, u.protocol(), u.is_tcp()), (228, Protocol::Udp, false));
-        let state = AccState { cwnd: 5000, ssthresh: 5000, srtt_us: 1, slow_start: false };
+        let state = AccState { cwnd: 5000, ssthresh: 5000, srtt_us: 1, ..AccState::default() };
         let c = Packet::acc_control(7, &d, state, t);
         assert_eq!((c.src, c.dst, c.seq, c.size, c.acc), (7, 1, Seq(1000), 44, Some(state)));
         assert!(!c.is_tcp(), "an ACC control is a UDP datagram");

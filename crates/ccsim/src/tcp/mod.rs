@@ -15,8 +15,8 @@ pub mod seq;
 
 pub use cc::{CcConfig, FullAck, NewRenoConfig, RenoConfig, SsthreshFrom};
 pub use receiver::{ReceiverConfig, ReceiverStats, TcpReceiver};
-pub use sender::{SenderStats, TcpSender};
 pub use rto::RttArithmetic;
+pub use sender::{SenderStats, TcpSender};
 pub use seq::Seq;
 
 pub use crate::net::packet::Endpoints;

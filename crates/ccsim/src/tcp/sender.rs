@@ -319,6 +319,11 @@ impl TcpSender {
     /// dropped the first, its filter is removing the rest) and resends them by go-back-N as
     /// the new window allows, as after a timeout but without slow start.
     ///
+    /// The control's slow-start flag says how the sender continues: with it, from one
+    /// segment up to the router's threshold (a timeout's slow start); without it (what ACC's
+    /// routers send, Section 3.1: a single loss with the ACK clock intact, like a fast
+    /// retransmission), from the router's window.
+    ///
     /// Like any congestion signal a control is obeyed at most once per window of data: not
     /// for a segment sent before the last reduction's recovery point, and not during fast
     /// recovery, which already answers this window's congestion. It never opens the window.
@@ -332,7 +337,11 @@ impl TcpSender {
         if dropped < covered as i64 || dropped >= self.max as i64 || self.in_recovery || ctl.cwnd >= before {
             return;
         }
-        self.cc.on_acc_control(&self.event(now), ctl.cwnd, ctl.ssthresh);
+        // A control that asks for slow start sets the loss window, as after a timeout;
+        // otherwise the router's window, in congestion avoidance when it is not below the
+        // router's threshold (what ACC's controls ask for: `router/acc/decide.rs`).
+        let cwnd = if ctl.slow_start { self.cfg.mss } else { ctl.cwnd };
+        self.cc.on_acc_control(&self.event(now), cwnd, ctl.ssthresh);
         self.acc_recover = self.max;
         self.ecn_recover = self.max;
         self.nxt = dropped as u64;
@@ -452,6 +461,7 @@ impl TcpSender {
             ssthresh: self.cc.ssthresh(),
             srtt_us: self.rto.srtt().map_or(0, |d| (d.as_nanos() / 1000) as u32),
             slow_start: self.cc.cwnd() < self.cc.ssthresh(),
+            fast_recovery: self.in_recovery,
         });
         let mut pkt = Packet::tcp_data(&self.ends, self.seq_at(off), len, self.cfg.ttl, now);
         pkt.flags = f;
@@ -744,7 +754,7 @@ mod tests {
         let mut p = ack(s, 0);
         p.kind = Kind::AccControl;
         p.seq = Seq(s.cfg.isn.wrapping_add(dropped));
-        p.acc = Some(AccState { cwnd: segs * MSS, ssthresh: segs * MSS, srtt_us: 100_000, slow_start: false });
+        p.acc = Some(AccState { cwnd: segs * MSS, ssthresh: segs * MSS, srtt_us: 100_000, ..AccState::default() });
         p
     }
 
@@ -772,6 +782,29 @@ mod tests {
             assert!(dropped + MSS < max);
             assert_eq!(s.stats.retransmitted_packets, 2);
         }
+    }
+
+    #[test]
+    fn acc_state_carries_slow_start_and_fast_recovery_and_a_control_may_ask_for_slow_start() {
+        let mut s = acc_sender(Recovery::NewReno);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        assert!(out[0].acc.is_some_and(|a| a.slow_start && !a.fast_recovery), "slow start at first");
+        let acked = grow_to(&mut s, 10, &mut out);
+        out.clear();
+        for i in 0..3 {
+            s.on_ack(&ack(&s, acked), t(200 + i), &mut out);
+        }
+        let state = out[0].acc.expect("the retransmission carries the state");
+        assert!(state.fast_recovery && !state.slow_start, "{state:?}");
+        // A control asking for slow start (no ACC router sends one; the flag is honoured):
+        // the loss window, and the router's threshold to grow to.
+        let mut s = acc_sender(Recovery::Reno);
+        let acked = grow_to(&mut s, 10, &mut out);
+        let mut c = control(&s, acked + 2 * MSS, 5);
+        c.acc = c.acc.map(|a| AccState { slow_start: true, ..a });
+        s.on_acc_control(&c, t(300));
+        assert_eq!((s.cwnd(), s.ssthresh()), (MSS, 5 * MSS));
     }
 
     #[test]

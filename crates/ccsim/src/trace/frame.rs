@@ -112,13 +112,13 @@ impl Frame {
 }
 
 /// ACC control payload: cwnd, ssthresh, srtt in microseconds (big-endian u32 each), a
-/// flags byte (bit 0: slow start), three zero bytes.
+/// flags byte (bit 0: slow start, bit 1: fast recovery), three zero bytes.
 fn acc_payload(acc: &AccState) -> [u8; ACC_PAYLOAD] {
     let mut b = [0; ACC_PAYLOAD];
     b[0..4].copy_from_slice(&acc.cwnd.to_be_bytes());
     b[4..8].copy_from_slice(&acc.ssthresh.to_be_bytes());
     b[8..12].copy_from_slice(&acc.srtt_us.to_be_bytes());
-    b[12] = acc.slow_start as u8;
+    b[12] = acc.slow_start as u8 | (acc.fast_recovery as u8) << 1;
     b
 }
 
@@ -227,11 +227,11 @@ mod tests {
 
         let mut c = pkt(Kind::AccControl);
         c.size = 28 + 16;
-        c.acc = Some(AccState { cwnd: 0x0102_0304, ssthresh: 9, srtt_us: 1, slow_start: true });
+        c.acc = Some(AccState { cwnd: 0x0102_0304, ssthresh: 9, srtt_us: 1, slow_start: true, fast_recovery: true });
         let b = bytes(&c);
         assert_eq!(b[1], DSCP_ACC_CONTROL << 2 | 3);
         assert_eq!(&b[22..24], &ACC_PORT.to_be_bytes());
-        assert_eq!(&b[28..41], &[1, 2, 3, 4, 0, 0, 0, 9, 0, 0, 0, 1, 1]);
+        assert_eq!(&b[28..41], &[1, 2, 3, 4, 0, 0, 0, 9, 0, 0, 0, 1, 3], "flags: slow start (bit 0) and fast recovery (bit 1)");
         assert_eq!(fold(sum(&b[..20])), 0xffff);
         assert!(l4_ok(&b));
 

@@ -320,7 +320,7 @@ mod tests {
     fn data(seq: u32, cwnd_segs: u32, srtt_ms: u32) -> Packet {
         let ends = Endpoints { flow: 0, sender: 0, receiver: 3, sport: 1, dport: 2 };
         let mut p = Packet::tcp_data(&ends, Seq(seq), MSS, 64, SimTime::ZERO);
-        p.acc = Some(AccState { cwnd: cwnd_segs * MSS, ssthresh: u32::MAX, srtt_us: srtt_ms * 1000, slow_start: false });
+        p.acc = Some(AccState { cwnd: cwnd_segs * MSS, ssthresh: u32::MAX, srtt_us: srtt_ms * 1000, ..AccState::default() });
         p
     }
 
