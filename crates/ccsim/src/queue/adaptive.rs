@@ -241,8 +241,8 @@ impl Aqm for AdaptiveRed {
     fn on_departure(&mut self, occ: Occupancy, pkt_bytes: u32, now: SimTime) {
         self.red.on_departure(occ, pkt_bytes, now);
     }
-    fn on_overflow(&mut self) {
-        self.red.on_overflow();
+    fn on_overflow(&mut self) -> bool {
+        self.red.on_overflow()
     }
     fn probe(&self) -> Probe {
         self.red.probe()
@@ -385,7 +385,9 @@ mod tests {
     #[test]
     fn spec_resolves_the_variant_with_its_defaults() {
         let ctx = QueueContext { link_bps: 1_000_000, limit: crate::queue::Limit::Packets(50), profile: Default::default() };
-        let spec = |adapt: Option<&str>, interval: Option<f64>| AredSpec { adapt: adapt.map(String::from), interval: interval.map(Duration), update: None }.resolve(&ctx);
+        let spec = |adapt: Option<&str>, interval: Option<f64>| {
+            AredSpec { adapt: adapt.map(String::from), interval: interval.map(Duration), update: None }.resolve(&ctx)
+        };
         assert_eq!(spec(None, None).unwrap(), AredVariant::FloydGummadiShenker { interval: Dur::from_millis(500), ns2: None });
         assert_eq!(spec(Some("fgs"), Some(0.25)).unwrap(), AredVariant::FloydGummadiShenker { interval: Dur::from_millis(250), ns2: None });
         assert_eq!(spec(Some("feng"), None).unwrap(), AredVariant::Feng { multiply_above: 2.0, divide_below: 3.0 });

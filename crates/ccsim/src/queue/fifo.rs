@@ -129,11 +129,8 @@ impl EgressQueue {
         let occ = self.occupancy();
         let room = self.has_room(pkt.size);
         let mut verdict = self.discipline.as_aqm().on_arrival(occ, pkt.size, now, &mut self.rng);
-        if !room {
-            self.discipline.as_aqm().on_overflow();
-            if verdict == Verdict::Admit {
-                verdict = Verdict::Overflow;
-            }
+        if !room && (self.discipline.as_aqm().on_overflow() || verdict == Verdict::Admit) {
+            verdict = Verdict::Overflow;
         }
         (verdict, self.policy.act(verdict, pkt, room))
     }

@@ -74,7 +74,11 @@ pub trait Aqm {
     /// flushed).
     fn on_departure(&mut self, _occ: Occupancy, _pkt_bytes: u32, _now: SimTime) {}
     /// Called when an arriving packet finds no room and is dropped, after `on_arrival`.
-    fn on_overflow(&mut self) {}
+    /// Returns true if the drop is to be counted as an overflow whatever the verdict was
+    /// (ns-2's RED: a full buffer makes every drop "forced"); the action is a drop either way.
+    fn on_overflow(&mut self) -> bool {
+        false
+    }
     /// Internal state for series and tests.
     fn probe(&self) -> Probe {
         Probe::default()

@@ -41,7 +41,8 @@
 //! - `entry_grace` (always on in ns-2): no signal while the queue holds at most one packet,
 //!   and none for the first arrival after `avg` reaches `min_th` (or after such a short
 //!   queue), which restarts `count` at 1; a full buffer's drop resets `count` to 0 as a
-//!   signal does. Neither is in F&J.
+//!   signal does and counts as forced (an overflow) even when RED had chosen the packet for
+//!   an early drop (ns-2's `qlen >= qlim` check comes last). None of this is in F&J.
 //! - `idle = "ns2"`: the idle period starts when the last packet *finishes* transmission
 //!   (ns-2's `deque()` finds the queue empty then), and `m` is truncated to whole mean-packet
 //!   times (ns-2's `int(ptc * (now - idletime_))`); F&J's linear function of the idle time
@@ -101,7 +102,21 @@ impl RedParams {
     /// F&J's RED: `w_q` = [`DEFAULT_W_Q`], gentle, byte mode, wait and ns-2's rules off.
     pub fn new(min_th: f64, max_th: f64, max_p: f64, link_bps: u64, mean_packet_size: u32) -> RedParams {
         let (gentle, byte_mode, wait) = (false, false, false);
-        RedParams { min_th, max_th, max_p, w_q: DEFAULT_W_Q, gentle, byte_mode, wait, link_bps, mean_packet_size, mark_p: 1.0, overload_early: false, entry_grace: false, ns2_idle: false }
+        RedParams {
+            min_th,
+            max_th,
+            max_p,
+            w_q: DEFAULT_W_Q,
+            gentle,
+            byte_mode,
+            wait,
+            link_bps,
+            mean_packet_size,
+            mark_p: 1.0,
+            overload_early: false,
+            entry_grace: false,
+            ns2_idle: false,
+        }
     }
 
     /// Rejects parameters the algorithm cannot run with, naming the key. The one place of
@@ -342,11 +357,12 @@ impl Red {
     }
 
     /// The arriving packet found the buffer full: under ns-2's rules that drop resets
-    /// `count` as a signal does.
-    pub fn on_overflow(&mut self) {
+    /// `count` as a signal does, and counts as forced (an overflow) whatever the verdict.
+    pub fn on_overflow(&mut self) -> bool {
         if self.params.entry_grace {
             self.state.count = 0;
         }
+        self.params.entry_grace
     }
 
     /// A packet left for the link, `pkt_bytes` long, leaving `occ` behind.
@@ -382,8 +398,8 @@ impl Aqm for Red {
     fn on_departure(&mut self, occ: Occupancy, pkt_bytes: u32, now: SimTime) {
         Red::on_departure(self, occ, pkt_bytes, now);
     }
-    fn on_overflow(&mut self) {
-        Red::on_overflow(self);
+    fn on_overflow(&mut self) -> bool {
+        Red::on_overflow(self)
     }
     fn probe(&self) -> Probe {
         Probe { avg: self.state.avg, max_p: self.state.max_p, prob: self.state.prob }
@@ -687,8 +703,7 @@ pub(super) mod tests {
 
     /// RED with ns-2's rules, `w_q = 1` (avg is the queue found), min_th 5, max_th 15.
     fn ns2_instant(max_p: f64, gentle: bool) -> Red {
-        let params =
-            RedParams { w_q: 1.0, gentle, mark_p: 0.1, overload_early: true, entry_grace: true, ..RedParams::new(5.0, 15.0, max_p, 10_000_000, 1000) };
+        let params = RedParams { w_q: 1.0, gentle, mark_p: 0.1, overload_early: true, entry_grace: true, ..RedParams::new(5.0, 15.0, max_p, 10_000_000, 1000) };
         Red::new(params).unwrap()
     }
 
@@ -737,12 +752,12 @@ pub(super) mod tests {
         assert_eq!(red2.decide(occ(20), 1000, &mut rng), Verdict::Admit, "entry");
         assert_eq!(red2.decide(occ(20), 1000, &mut rng), Verdict::EarlyDrop);
         red2.state.count = 5;
-        red2.on_overflow();
+        assert!(red2.on_overflow(), "counted as an overflow whatever the verdict");
         assert_eq!(red2.state().count, 0);
         // Without the rules an overflow leaves count alone.
         let mut plain = instant(0.1);
         plain.state.count = 5;
-        plain.on_overflow();
+        assert!(!plain.on_overflow());
         assert_eq!(plain.state().count, 5);
     }
 

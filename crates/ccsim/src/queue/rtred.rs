@@ -114,8 +114,8 @@ impl Aqm for Rtred {
     fn on_departure(&mut self, occ: Occupancy, pkt_bytes: u32, now: SimTime) {
         self.red.on_departure(occ, pkt_bytes, now);
     }
-    fn on_overflow(&mut self) {
-        self.red.on_overflow();
+    fn on_overflow(&mut self) -> bool {
+        self.red.on_overflow()
     }
     fn probe(&self) -> Probe {
         self.red.probe()
