@@ -14,7 +14,8 @@ use crate::signal::SignalPolicy;
 use crate::sim::{Dur, Rng, SimTime};
 use crate::stats::{SeriesSpec, SeriesTarget};
 use crate::tcp::{
-    CcConfig, Endpoints, FullAck, NewRenoConfig, PartialAckTimer, ReceiverConfig, Recovery, RenoConfig, RttArithmetic, SenderConfig, SsthreshFrom, TcpReceiver, TcpSender,
+    CcConfig, Endpoints, FullAck, NewRenoConfig, PartialAckTimer, ReceiverConfig, Recovery, RenoConfig, RttArithmetic, SenderConfig, SsthreshFrom, TcpReceiver,
+    TcpSender,
 };
 use crate::trace::{PcapFormat, Tracer};
 use std::collections::HashMap;
