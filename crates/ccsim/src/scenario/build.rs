@@ -148,6 +148,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result
         sim.add_mechanism(m);
     }
     sim.trace = trace;
+    sim.profile = sc.profile;
     Ok(sim)
 }
 
