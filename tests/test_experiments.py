@@ -124,6 +124,13 @@ def test_quick_reproduction_writes_a_report_with_verdicts(paper, tmp_path):
         assert all(c.verdict == v.INCONCLUSIVE for c in rep.claims)
 
 
+@pytest.mark.parametrize("paper", [rtred, das, ackspoof, acc], ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+def test_reports_cite_a_section_of_docs_scenarios(paper):
+    doc = (SCENARIOS.parent / "docs" / "scenarios.md").read_text()
+    assert f"\n## {paper.SECTION}\n" in doc
+    assert paper.CITATION and paper.SIMULATOR
+
+
 def test_cli_reproduce_prints_the_verdict_table(tmp_path):
     from conftest import ccsim_cli
 

@@ -18,6 +18,8 @@ from .common import Options, collect, curve, few_note, field, profile_facts, sho
 from .report import Claim, Report
 
 TITLE = "ACC: Active Congestion Control (Faber), Section 3.2"
+#: The section of docs/scenarios.md that sets this paper's scenarios.
+SECTION = "P4 — Active Congestion Control"
 CITATION = (
     'T. Faber, "Experience with Active Congestion Control", Proceedings of the DARPA Active Networks Conference '
     "and Exposition (DANCE 2002), San Francisco, May 2002, IEEE, p. 132ff, doi:10.1109/DANCE.2002.1003488."
@@ -75,7 +77,7 @@ ASSUMED = [
     ("other queues", "every other link: Drop-tail, 100 packets (never congested)"),
     (
         "runs",
-        "200 s, 10 replications (quick: 2 replications, d in {10, 100, 800} ms); throughput over the whole run, slow start included (no warm-up)",
+        "200 s, 10 replications (quick: 5 replications, d in {10, 100, 800} ms); throughput over the whole run, slow start included (no warm-up)",
     ),
     ("ACC window", "half the carried cwnd, at least two segments; ssthresh the same; no control when the window is already two segments"),
     (
@@ -217,7 +219,7 @@ def reproduce(opt: Options) -> Report:
     rep.text(GO_BACK_N)
     sensitivity(rep, opt, delays[-1], reps)
     rep.set_claims(claims(per, delays, main), claims(data[other], delays, other) if other in profiles else None)
-    rep.assumptions(ASSUMED, "P4 — Active Congestion Control")
+    rep.assumptions(ASSUMED, SECTION)
     (opt.out / "summary.json").write_text(json.dumps(summary_json(data, delays, reps, duration, main), indent=2))
     rep.write()
     return rep

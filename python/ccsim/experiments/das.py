@@ -18,6 +18,8 @@ from .common import Options, collect, curve, few_note, group_goodput, profile_fa
 from .report import Claim, Report
 
 TITLE = "DAS: duplicate-ACK suppression for TCP in IP fast reroute (Mao, Wen, Yeung)"
+#: The section of docs/scenarios.md that sets this paper's scenarios.
+SECTION = "P3 — DAS in IP fast reroute"
 CITATION = (
     'M. Mao, Z. Wen, K. L. Yeung, "Enhancing TCP Performance in IP Fast Reroute", IEEE International Conference '
     "on Communications (ICC 2012), Ottawa, 10-15 June 2012, pp. 1235-1238."
@@ -143,7 +145,7 @@ def reproduce(opt: Options) -> Report:
     rep.text(FIG6C)
     other_sharp = sharp_claims(other_sh, other) if other_sh else [None, None]
     rep.set_claims(fig2_claims(main_f2, main) + sharp_claims(main_sh, main), fig2_claims(other_f2, other) + other_sharp)
-    rep.assumptions(ASSUMED, "P3 — DAS in IP fast reroute")
+    rep.assumptions(ASSUMED, SECTION)
     rep.write()
     return rep
 
