@@ -55,6 +55,10 @@ class Options:
         return {"out": self.out / name, "workers": self.workers, "scheduler": self.scheduler, "progress": self.progress}
 
 
+QUICK_MODE = f"quick (`--quick`: fewer replications and points; numbers marked {FEW} rest on too few runs to decide anything)"
+FULL_MODE = "full (the papers' replication counts)"
+
+
 def profile_facts(opt: Options, simulator: str, checked: bool | str = True) -> list[str]:
     """The lines every report states under its title about profiles and mode; `checked`:
     whether the claims were also checked under the other profile, or a sentence saying
@@ -71,7 +75,7 @@ def profile_facts(opt: Options, simulator: str, checked: bool | str = True) -> l
         else f"Every claim is also checked under the **{other}** profile with the same seeds; where its verdict differs, the verdict table shows both."
         if checked
         else f"Not run under the {other} profile in `--quick` mode: with fewer than {MIN_RUNS} runs per point no sampled claim is decided under either profile (the full mode checks both).",
-        f"Mode: {'quick (`--quick`: fewer replications and points; numbers marked ' + FEW + ' rest on too few runs to decide anything)' if opt.quick else 'full (the papers replication counts)'}.",
+        f"Mode: {QUICK_MODE if opt.quick else FULL_MODE}.",
     ]
 
 
