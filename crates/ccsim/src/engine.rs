@@ -19,9 +19,10 @@ pub type FlowIdx = u32;
 
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
-    /// A captured link finished serializing a packet. Links replay their transmissions
-    /// lazily (see `net::link`); only a capture needs to see each one as it happens, so that
-    /// frames are written in time order across the links of a file.
+    /// A link finished serializing a packet. Links replay their transmissions lazily (see
+    /// `net::link`); only a capture needs to see each one as it happens, so that frames are
+    /// written in time order across the links of a file, and a link whose discipline decides
+    /// at dequeue, which starts its next transmission then.
     TxDone {
         link: LinkId,
         epoch: u32,
@@ -390,7 +391,15 @@ impl Simulation {
             self.schedule_timers(i);
         }
         let l = &mut self.net.links[link as usize];
-        if l.queue.commit(pkt, verdict, action, now) {
+        if l.queue.decides_at_dequeue() {
+            if !l.queue.commit(pkt, verdict, action, now) {
+                self.queue_drop(link, &pkt);
+            }
+            self.account_evicted(link);
+            if self.net.links[link as usize].is_idle(now) {
+                self.transmit_next(link);
+            }
+        } else if l.queue.commit(pkt, verdict, action, now) {
             let s = l.schedule(pkt.size, now);
             let epoch = l.epoch;
             if let Some(at) = s.arrival {
@@ -400,12 +409,63 @@ impl Simulation {
                 self.events.schedule(s.tx_end, Event::TxDone { link, epoch });
             }
         } else {
-            self.count_drop(&pkt);
-            for k in 0..self.hooked.queue_drop.len() {
-                let i = self.hooked.queue_drop[k];
-                self.mechanisms[i as usize].on_queue_drop(link, &pkt, &mut Cx::new(now, &mut self.net, &mut self.effects));
-                self.schedule_timers(i);
+            self.queue_drop(link, &pkt);
+        }
+        if self.effects.emits.len() > mark {
+            self.send_emits(mark);
+        }
+    }
+
+    /// `link`'s queue dropped `pkt`: charged to its flow, and seen by the mechanisms that
+    /// watch queue drops (their emits are left to the caller to send).
+    fn queue_drop(&mut self, link: LinkId, pkt: &Packet) {
+        self.count_drop(pkt);
+        for k in 0..self.hooked.queue_drop.len() {
+            let i = self.hooked.queue_drop[k];
+            self.mechanisms[i as usize].on_queue_drop(link, pkt, &mut Cx::new(self.now, &mut self.net, &mut self.effects));
+            self.schedule_timers(i);
+        }
+    }
+
+    /// Accounts the packets `link`'s discipline dropped from its buffer to admit an arrival.
+    fn account_evicted(&mut self, link: LinkId) {
+        let Some(evicted) = self.net.links[link as usize].queue.take_evicted() else { return };
+        let mut lost = std::mem::take(&mut self.wire_lost);
+        lost.extend(evicted);
+        for p in &lost {
+            self.queue_drop(link, p);
+        }
+        lost.clear();
+        self.wire_lost = lost;
+    }
+
+    /// A transmission opportunity of `link`, whose discipline decides at dequeue (the link
+    /// is advanced to now and its transmitter free): the discipline decides on head packets
+    /// until one is sent or the queue is empty; the sent one starts transmission, and its end
+    /// is the next opportunity.
+    fn transmit_next(&mut self, link: LinkId) {
+        let now = self.now;
+        let mark = self.effects.emits.len();
+        while let Some((pkt, verdict, mut action)) = self.net.links[link as usize].queue.next_departure(now) {
+            if verdict != crate::queue::Verdict::Admit {
+                for k in 0..self.hooked.verdict.len() {
+                    let i = self.hooked.verdict[k];
+                    action = self.mechanisms[i as usize].on_verdict(link, &pkt, verdict, action, &mut Cx::new(now, &mut self.net, &mut self.effects));
+                    self.schedule_timers(i);
+                }
             }
+            let l = &mut self.net.links[link as usize];
+            let Some(pkt) = l.queue.finish_departure(pkt, verdict, action, now) else {
+                self.queue_drop(link, &pkt);
+                continue;
+            };
+            let s = l.start(pkt, now);
+            let epoch = l.epoch;
+            if let Some(at) = s.arrival {
+                self.events.schedule(at, Event::Arrive { link, epoch });
+            }
+            self.events.schedule(s.tx_end, Event::TxDone { link, epoch });
+            break;
         }
         if self.effects.emits.len() > mark {
             self.send_emits(mark);
@@ -446,6 +506,10 @@ impl Simulation {
     fn on_tx_done(&mut self, link: LinkId, epoch: u32) {
         if self.net.links[link as usize].epoch == epoch {
             self.advance_link(link);
+            let l = &self.net.links[link as usize];
+            if l.queue.decides_at_dequeue() && l.is_idle(self.now) {
+                self.transmit_next(link);
+            }
         }
     }
 

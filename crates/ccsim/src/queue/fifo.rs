@@ -1,7 +1,15 @@
-//! The egress FIFO of a link: a bounded buffer, its discipline, the router's signalling
+//! The egress queue of a link: a bounded buffer, its discipline, the router's signalling
 //! policy and the queue's statistics.
+//!
+//! The buffer is one FIFO, unless the discipline owns its buffer (FQ-CoDel's flow queues):
+//! then every packet goes to it and it chooses the next to leave. A discipline decides at
+//! enqueue ([`classify`](EgressQueue::classify) then [`commit`](EgressQueue::commit)) and,
+//! if it decides at dequeue, once more for each packet that leaves
+//! ([`next_departure`](EgressQueue::next_departure) then
+//! [`finish_departure`](EgressQueue::finish_departure)); either way the signal policy turns
+//! its verdict into an action, and the counters below say which decision it was.
 
-use super::{Discipline, Occupancy, Verdict};
+use super::{Discipline, Head, Occupancy, Verdict};
 use crate::net::packet::{Ecn, Packet};
 use crate::signal::{Action, SignalPolicy};
 use crate::sim::{Rng, SimTime};
@@ -32,6 +40,10 @@ counters! {
         pub drops_link_down: u64,
         pub marks_early: u64,
         pub marks_forced: u64,
+        /// Packets dropped at dequeue by a dequeue-time discipline (CoDel's sojourn time).
+        pub drops_dequeue: u64,
+        /// Packets marked CE at dequeue by a dequeue-time discipline.
+        pub marks_dequeue: u64,
         /// Signals turned into ACK spoofing (the packet may also have been dropped).
         pub spoof_signals: u64,
         /// Sum over departures of the time spent queued, ns.
@@ -45,19 +57,22 @@ counters! {
 
 impl QueueStats {
     pub fn drops(&self) -> u64 {
-        self.drops_overflow + self.drops_early + self.drops_forced + self.drops_link_down
+        self.drops_overflow + self.drops_early + self.drops_forced + self.drops_dequeue + self.drops_link_down
     }
 }
 
+/// A packet in the buffer, with the time it was queued.
 #[derive(Clone, Copy, Debug)]
-struct Queued {
-    pkt: Packet,
-    enqueued_at: SimTime,
+pub struct Queued {
+    pub pkt: Packet,
+    pub enqueued_at: SimTime,
 }
 
 #[derive(Clone, Debug)]
 pub struct EgressQueue {
+    /// The FIFO (empty when the discipline owns the buffer).
     buf: VecDeque<Queued>,
+    packets: u32,
     bytes: u64,
     pub limit: Limit,
     pub discipline: Discipline,
@@ -72,6 +87,11 @@ pub struct EgressQueue {
     pub drop_areas: [u64; MAX_AREAS],
     len_packets: TimeIntegral,
     len_bytes: TimeIntegral,
+    /// Packets the discipline dropped from the buffer to admit an arrival (FQ-CoDel's
+    /// overflow), for the router to account; see [`take_evicted`](Self::take_evicted).
+    evicted: Vec<Packet>,
+    /// When the packet [`next_departure`](Self::next_departure) took out was queued.
+    leaving_since: SimTime,
 }
 
 impl EgressQueue {
@@ -86,6 +106,7 @@ impl EgressQueue {
         };
         EgressQueue {
             buf: VecDeque::with_capacity(cap),
+            packets: 0,
             bytes: 0,
             limit,
             discipline,
@@ -97,30 +118,59 @@ impl EgressQueue {
             drop_areas: [0; MAX_AREAS],
             len_packets: TimeIntegral::default(),
             len_bytes: TimeIntegral::default(),
+            evicted: Vec::new(),
+            leaving_since: SimTime::ZERO,
         }
     }
 
     pub fn occupancy(&self) -> Occupancy {
-        Occupancy { packets: self.buf.len() as u32, bytes: self.bytes }
+        Occupancy { packets: self.packets, bytes: self.bytes }
     }
     pub fn len(&self) -> usize {
-        self.buf.len()
+        self.packets as usize
     }
     pub fn is_empty(&self) -> bool {
-        self.buf.is_empty()
+        self.packets == 0
     }
     pub fn area_bounds(&self) -> &[u32] {
         &self.area_bounds
     }
+    /// The queued packets: in FIFO order, or flow queue by flow queue.
     pub fn iter(&self) -> impl Iterator<Item = &Packet> {
-        self.buf.iter().map(|q| &q.pkt)
+        let owned = match &self.discipline {
+            Discipline::FqCodel(fq) => Some(fq.iter().map(|q| &q.pkt)),
+            _ => None,
+        };
+        let fifo = owned.is_none().then(|| self.buf.iter().map(|q| &q.pkt));
+        owned.into_iter().flatten().chain(fifo.into_iter().flatten())
+    }
+    /// Whether the link must let the discipline decide at each transmission opportunity
+    /// (then the buffer's order is not fixed at enqueue either).
+    pub fn decides_at_dequeue(&self) -> bool {
+        self.discipline.decides_at_dequeue()
     }
 
+    /// Whether a packet of `size` bytes fits. A discipline that owns its buffer admits
+    /// every packet and makes room itself (FQ-CoDel drops from its fattest flow).
     fn has_room(&self, size: u32) -> bool {
+        if matches!(self.discipline, Discipline::FqCodel(_)) {
+            return true;
+        }
+        self.fits(size)
+    }
+
+    fn fits(&self, size: u32) -> bool {
         match self.limit {
-            Limit::Packets(n) => (self.buf.len() as u32) < n,
+            Limit::Packets(n) => self.packets < n,
             Limit::Bytes(b) => self.bytes + size as u64 <= b,
         }
+    }
+
+    /// The area of the drop histogram for the current length.
+    fn count_drop_area(&mut self) {
+        let len = self.packets;
+        let area = self.area_bounds.iter().take_while(|b| len >= **b).count();
+        self.drop_areas[area] += 1;
     }
 
     /// Asks the discipline and the policy what to do with `pkt`. Updates the discipline's
@@ -149,9 +199,7 @@ impl EgressQueue {
                 Verdict::Forced => self.stats.drops_forced += 1,
                 Verdict::Overflow | Verdict::Admit => self.stats.drops_overflow += 1,
             }
-            let len = self.buf.len() as u32;
-            let area = self.area_bounds.iter().take_while(|b| len >= **b).count();
-            self.drop_areas[area] += 1;
+            self.count_drop_area();
             return false;
         }
         if action == crate::signal::Action::MarkAndEnqueue {
@@ -163,40 +211,140 @@ impl EgressQueue {
         }
         self.account(now);
         self.bytes += pkt.size as u64;
-        self.buf.push_back(Queued { pkt, enqueued_at: now });
-        self.max_packets = self.max_packets.max(self.buf.len() as u32);
+        self.packets += 1;
+        let q = Queued { pkt, enqueued_at: now };
+        if let Discipline::FqCodel(fq) = &mut self.discipline {
+            fq.enqueue(q);
+            let over = match self.limit {
+                Limit::Packets(n) => self.packets > n,
+                Limit::Bytes(b) => self.bytes > b,
+            };
+            if over {
+                self.evict();
+            }
+        } else {
+            self.buf.push_back(q);
+        }
+        self.max_packets = self.max_packets.max(self.packets);
         true
     }
 
+    /// The buffer is over its limit with a packet just added: the discipline that owns it
+    /// drops to make room, and the drops count as overflow.
+    fn evict(&mut self) {
+        let Discipline::FqCodel(fq) = &mut self.discipline else { return };
+        let mut out = Vec::new();
+        fq.evict(&mut out);
+        for q in out {
+            self.packets -= 1;
+            self.bytes -= q.pkt.size as u64;
+            self.stats.drops_overflow += 1;
+            self.count_drop_area();
+            self.evicted.push(q.pkt);
+        }
+    }
+
+    /// The packets dropped from the buffer to admit arrivals since the last call, for the
+    /// router to account as drops (only a discipline that owns its buffer evicts).
+    pub fn take_evicted(&mut self) -> Option<std::vec::Drain<'_, Packet>> {
+        (!self.evicted.is_empty()).then(|| self.evicted.drain(..))
+    }
+
+    /// The head packet leaves the FIFO for the transmitter, on a link whose discipline
+    /// decides at enqueue.
     pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
         if self.buf.is_empty() {
             return None; // nothing changes: the time integrals need no update
         }
         self.account(now);
         let q = self.buf.pop_front()?;
+        self.packets -= 1;
         self.bytes -= q.pkt.size as u64;
+        self.depart(&q, now);
+        Some(q.pkt)
+    }
+
+    fn depart(&mut self, q: &Queued, now: SimTime) {
         self.stats.departures += 1;
         self.stats.departure_bytes += q.pkt.size as u64;
         self.stats.delay_sum_ns += (now - q.enqueued_at).as_nanos() as u128;
         let occ = self.occupancy();
-        self.discipline.as_aqm().on_departure(occ, now);
-        Some(q.pkt)
+        self.discipline.as_aqm().on_departure_of(occ, q.pkt.size, now);
+    }
+
+    /// At a transmission opportunity of a link whose discipline decides at dequeue: takes
+    /// the next packet out of the buffer and returns it with the discipline's verdict and
+    /// the policy's action (`Enqueue`: send it). Follow with
+    /// [`finish_departure`](Self::finish_departure); after a drop, call again.
+    pub fn next_departure(&mut self, now: SimTime) -> Option<(Packet, Verdict, crate::signal::Action)> {
+        let (q, verdict) = match &mut self.discipline {
+            Discipline::FqCodel(fq) => fq.dequeue(now)?,
+            d => {
+                let q = self.buf.pop_front();
+                let left = self.bytes - q.map_or(0, |q| q.pkt.size as u64);
+                let head = q.map(|q| Head { sojourn: now.since(q.enqueued_at), bytes_left: left });
+                let verdict = d.as_aqm().on_dequeue(head, now);
+                (q?, verdict)
+            }
+        };
+        self.account(now);
+        self.packets -= 1;
+        self.bytes -= q.pkt.size as u64;
+        self.leaving_since = q.enqueued_at;
+        Some((q.pkt, verdict, self.policy.act(verdict, &q.pkt, true)))
+    }
+
+    /// Applies `action` (possibly changed by a router extension) to the packet
+    /// [`next_departure`](Self::next_departure) took out. Returns it, marked if asked, if it
+    /// is to be sent; `None` if it was dropped.
+    pub fn finish_departure(&mut self, mut pkt: Packet, verdict: Verdict, action: crate::signal::Action, now: SimTime) -> Option<Packet> {
+        let signalled = verdict != Verdict::Admit;
+        let sent = action.enqueues();
+        match &mut self.discipline {
+            Discipline::FqCodel(fq) => fq.complete(signalled, sent, pkt.size),
+            d if signalled => d.as_aqm().after_dequeue_signal(!sent),
+            _ => {}
+        }
+        if action.spoofs() {
+            self.stats.spoof_signals += 1;
+        }
+        if !sent {
+            self.stats.drops_dequeue += 1;
+            self.count_drop_area();
+            return None;
+        }
+        if action == crate::signal::Action::MarkAndEnqueue {
+            pkt.ecn = Ecn::Ce;
+            self.stats.marks_dequeue += 1;
+        }
+        let q = Queued { pkt, enqueued_at: self.leaving_since };
+        self.depart(&q, now);
+        Some(pkt)
     }
 
     /// Empties the buffer (the link went down), calling `lost` for each packet.
     pub fn flush(&mut self, now: SimTime, mut lost: impl FnMut(&Packet)) {
         self.account(now);
+        let mut n = 0;
+        if let Discipline::FqCodel(fq) = &mut self.discipline {
+            fq.drain(|q| {
+                n += 1;
+                lost(&q.pkt)
+            });
+        }
         for q in self.buf.drain(..) {
-            self.stats.drops_link_down += 1;
+            n += 1;
             lost(&q.pkt);
         }
+        self.stats.drops_link_down += n;
+        self.packets = 0;
         self.bytes = 0;
         let occ = self.occupancy();
         self.discipline.as_aqm().on_departure(occ, now);
     }
 
     fn account(&mut self, now: SimTime) {
-        self.len_packets.advance(self.buf.len() as u64, now.as_nanos());
+        self.len_packets.advance(self.packets as u64, now.as_nanos());
         self.len_bytes.advance(self.bytes, now.as_nanos());
         self.stats.len_area_packets = self.len_packets.area;
         self.stats.len_area_bytes = self.len_bytes.area;
@@ -209,7 +357,7 @@ impl EgressQueue {
 
     /// Starts a measurement period: maxima and drop areas restart from the current state.
     pub fn begin_measurement(&mut self) {
-        self.max_packets = self.buf.len() as u32;
+        self.max_packets = self.packets;
         self.drop_areas = [0; MAX_AREAS];
     }
 }

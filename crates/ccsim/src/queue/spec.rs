@@ -278,7 +278,7 @@ mod tests {
     #[test]
     fn every_registered_discipline_builds_from_its_keys() {
         let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default() };
-        let given = table("min_th = 5\nmax_th = 15\nrisk_th = 20");
+        let given = table("min_th = 5\nmax_th = 15\nrisk_th = 20\nk = 20");
         for reg in super::super::REGISTRY {
             let keys = (reg.keys)();
             let mine: Table = given.iter().filter(|(k, _)| keys.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
@@ -326,7 +326,13 @@ mod tests {
         let e = err("droptail", "limt = 5");
         assert_eq!(e.message, "unknown field `limt`: discipline \"droptail\" takes none of its own, and every queue takes `limit`, `signal`");
         let e = err("fifo9", "");
-        assert_eq!(e, SettingError::new("discipline", "unknown discipline \"fifo9\" (expected \"droptail\", \"red\", \"ared\" or \"rtred\")"));
+        assert_eq!(
+            e,
+            SettingError::new(
+                "discipline",
+                "unknown discipline \"fifo9\" (expected \"droptail\", \"red\", \"ared\", \"rtred\", \"step\", \"pie\", \"codel\" or \"fq_codel\")"
+            )
+        );
     }
 
     #[test]
