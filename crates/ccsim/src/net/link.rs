@@ -474,4 +474,24 @@ mod tests {
         let (v, a) = l.queue.classify(&pkt(5), ms(0));
         assert_eq!((v, a), (Verdict::Overflow, Action::Drop));
     }
+
+    #[test]
+    fn a_transmission_started_by_hand_occupies_the_transmitter_and_arrives_one_delay_later() {
+        let mut l = link(0.0, 10);
+        assert!(l.is_idle(ms(0)));
+        let s = l.start(pkt(0), ms(0));
+        assert_eq!((s.tx_end, s.arrival), (ms(8), Some(ms(18))));
+        assert!(!l.is_idle(ms(7)) && l.is_idle(ms(8)));
+        assert_eq!(l.transmitting_packet().map(|p| p.seq), Some(Seq(0)));
+        // The next one, started when the first ends, waits for the first's arrival event.
+        l.advance(ms(8), |_, _, _| {});
+        let s = l.start(pkt(1), ms(8));
+        assert_eq!((s.tx_end, s.arrival), (ms(16), None));
+        l.advance(ms(18), |_, _, _| {});
+        assert_eq!(l.deliver().1, Some(ms(26)));
+        l.advance(ms(40), |_, _, _| {});
+        l.settle(ms(40));
+        assert_eq!((l.stats.tx_packets, l.stats.busy_ns), (2, 16_000_000));
+        assert_eq!(l.packets(ms(40)).count(), 1, "the second is still propagating");
+    }
 }

@@ -582,4 +582,84 @@ mod tests {
         assert_eq!((q.max_packets, q.drop_areas[1]), (2, 0), "the maximum restarts from the current length");
         assert_eq!((q.stats.arrivals, q.stats.drops_overflow), (4, 1), "cumulative counters are kept");
     }
+
+    fn codel(policy: SignalPolicy) -> EgressQueue {
+        let d = Discipline::Codel(crate::queue::Codel::new(crate::queue::CodelParams::default()).unwrap());
+        EgressQueue::new(Limit::Packets(100), d, policy, Rng::from_seed(1), vec![10])
+    }
+
+    /// Takes packets at `now` until one is to be sent, as the link does at a transmission
+    /// opportunity; returns it (None if the queue emptied) and the packets dropped.
+    fn opportunity(q: &mut EgressQueue, now: SimTime) -> (Option<Packet>, Vec<u32>) {
+        let mut dropped = Vec::new();
+        while let Some((p, v, a)) = q.next_departure(now) {
+            match q.finish_departure(p, v, a, now) {
+                Some(sent) => return (Some(sent), dropped),
+                None => dropped.push(p.seq.0),
+            }
+        }
+        (None, dropped)
+    }
+
+    #[test]
+    fn a_dequeue_time_discipline_drops_at_dequeue_and_counts_it_apart() {
+        let mut q = codel(SignalPolicy::Drop);
+        assert!(q.decides_at_dequeue() && !taildrop(Limit::Packets(1), vec![]).decides_at_dequeue());
+        for i in 0..40 {
+            offer(&mut q, data(i, 1000), ms(0));
+        }
+        // 50 ms of sojourn: the first head starts the interval; 100 ms later CoDel drops
+        // the head it finds and sends the next.
+        assert_eq!(opportunity(&mut q, ms(50)), (Some(data(0, 1000)), vec![]));
+        let (sent, dropped) = opportunity(&mut q, ms(150));
+        assert_eq!((sent.map(|p| p.seq.0), dropped), (Some(2), vec![1]));
+        assert_eq!((q.stats.drops_dequeue, q.stats.drops(), q.stats.departures), (1, 1, 2));
+        assert_eq!(q.drop_areas[..2], [0, 1], "dropped with 38 packets left, at or above 10");
+        assert_eq!(q.stats.delay_sum_ns, (50 + 150) * 1_000_000);
+        assert_eq!(q.occupancy(), Occupancy { packets: 37, bytes: 37 * 1040 });
+        // With ECN, an ECN-capable head is marked and sent instead.
+        let mut q = codel(SignalPolicy::Ecn);
+        for i in 0..40 {
+            offer(&mut q, Packet { ecn: Ecn::Ect0, ..data(i, 1000) }, ms(0));
+        }
+        opportunity(&mut q, ms(50));
+        let (sent, dropped) = opportunity(&mut q, ms(150));
+        assert_eq!((sent.map(|p| (p.seq.0, p.ecn)), dropped), (Some((1, Ecn::Ce)), vec![]));
+        assert_eq!((q.stats.marks_dequeue, q.stats.drops()), (1, 0));
+        // An empty queue gives nothing, and tells CoDel.
+        let mut q = codel(SignalPolicy::Drop);
+        assert_eq!(opportunity(&mut q, ms(1)), (None, vec![]));
+    }
+
+    #[test]
+    fn a_discipline_that_owns_its_buffer_admits_then_evicts_from_its_fattest_flow() {
+        let fq = crate::queue::FqCodel::new(crate::queue::FqCodelParams::default()).unwrap();
+        let mut q = EgressQueue::new(Limit::Packets(10), Discipline::FqCodel(fq), SignalPolicy::Drop, Rng::from_seed(1), vec![]);
+        let other = |i: u32| {
+            let ends = Endpoints { flow: 1, sender: 2, receiver: 3, sport: 20_000, dport: 80 };
+            Packet::tcp_data(&ends, Seq(i), 1000, 64, SimTime::ZERO)
+        };
+        for i in 0..8 {
+            assert_eq!(offer(&mut q, data(i, 1000), ms(0)), (Verdict::Admit, Action::Enqueue, true));
+        }
+        offer(&mut q, other(0), ms(0));
+        offer(&mut q, other(1), ms(0));
+        assert!(q.take_evicted().is_none(), "10 packets fit");
+        // The 11th is admitted; flow 0 (8 packets, the fattest) loses its 4 oldest.
+        assert!(offer(&mut q, other(2), ms(0)).2);
+        let evicted: Vec<u32> = q.take_evicted().unwrap().map(|p| p.seq.0).collect();
+        assert_eq!(evicted, vec![0, 1, 2, 3]);
+        assert_eq!((q.stats.drops_overflow, q.len(), q.stats.arrivals), (4, 7, 11));
+        assert_eq!(q.iter().count(), 7);
+        // Both flows are served, the new ones first.
+        let sent: Vec<u32> = (0..7).map(|_| opportunity(&mut q, ms(1)).0.unwrap().flow).collect();
+        assert_eq!(sent.iter().filter(|f| **f == 1).count(), 3);
+        assert!(q.is_empty());
+        // A flush empties the flow queues too.
+        offer(&mut q, data(0, 1000), ms(2));
+        let mut lost = 0;
+        q.flush(ms(3), |_| lost += 1);
+        assert_eq!((lost, q.len(), q.stats.drops_link_down), (1, 0, 1));
+        assert_eq!(opportunity(&mut q, ms(4)), (None, vec![]));
+    }
 }
