@@ -43,7 +43,7 @@ fn equal_access(n: u32) -> String {
     format!("[[links]]\nbetween = [\"S{{1..{n}}}\", \"R1\"]\nrate = \"1Gbps\"\ndelay = \"1ms\"")
 }
 
-fn bottleneck<'a>(r: &'a Report) -> &'a QueueReport {
+fn bottleneck(r: &Report) -> &QueueReport {
     r.queues.iter().find(|q| q.link == "R1->R2").expect("the bottleneck queue")
 }
 

@@ -517,7 +517,7 @@ mod tests {
                     break;
                 }
             }
-            t = t + Dur::from_micros(500);
+            t += Dur::from_micros(500);
         }
         assert_eq!(drops[1], 0);
         assert!(drops[0] > 0);

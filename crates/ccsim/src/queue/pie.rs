@@ -140,7 +140,7 @@ impl Pie {
     fn catch_up(&mut self, bytes: u64, now: SimTime) {
         while self.state.next_update <= now {
             self.update(bytes);
-            self.state.next_update = self.state.next_update + self.params.t_update;
+            self.state.next_update += self.params.t_update;
         }
     }
 
@@ -353,7 +353,7 @@ mod tests {
         assert_eq!(p.state.measurement, Some((ms(2), 0)));
         let mut t = ms(2);
         for i in 1..=17u64 {
-            t = t + Dur::from_micros(80);
+            t += Dur::from_micros(80);
             p.on_departure_of(occ(20_000 - i * 1000), 1000, t);
         }
         // 17000 bytes in 1.36 ms: 16384 bytes take 1.31 ms; the queue left (3000 bytes) is
@@ -364,7 +364,7 @@ mod tests {
         let first = p.state.avg_dq_time;
         p.on_departure_of(occ(17_000), 1000, t);
         for _ in 0..17 {
-            t = t + Dur::from_micros(160);
+            t += Dur::from_micros(160);
             p.on_departure_of(occ(17_000), 1000, t);
         }
         let sample = 0.00272 * 16384.0 / 17000.0;
