@@ -32,6 +32,9 @@ FORMATS = (".png", ".svg", ".pdf")
 #: Units of the series kinds (see docs/results-schema.md), for the axis labels.
 SERIES_UNITS = {
     "cwnd": "congestion window (segments)",
+    "ssthresh": "slow-start threshold (segments)",
+    "rtt": "RTT sample (ms)",
+    "srtt": "smoothed RTT (ms)",
     "goodput": "goodput (bit/s)",
     "queue": "queue (packets)",
     "queue_avg": "average queue (packets)",

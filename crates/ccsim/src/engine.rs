@@ -816,10 +816,14 @@ impl Simulation {
         let spec = &self.series_specs[i as usize];
         let t = self.now.as_secs_f64();
         let value = match spec.target {
-            SeriesTarget::Cwnd { flow } => match &self.flows[flow as usize].transport {
-                Transport::Tcp { tx, .. } => tx.cwnd() as f64 / tx.cfg.mss as f64,
-                Transport::Udp(_) => f64::NAN,
+            SeriesTarget::Cwnd { flow } => self.flows[flow as usize].sender().map_or(f64::NAN, |tx| tx.cwnd() as f64 / tx.cfg.mss as f64),
+            SeriesTarget::Ssthresh { flow } => match self.flows[flow as usize].sender() {
+                // The initial threshold is "arbitrarily high" (RFC 5681): no number to plot.
+                Some(tx) if tx.ssthresh() < 1 << 30 => tx.ssthresh() as f64 / tx.cfg.mss as f64,
+                _ => f64::NAN,
             },
+            SeriesTarget::Rtt { flow } => self.flows[flow as usize].sender().and_then(|tx| tx.last_rtt).map_or(f64::NAN, |d| d.as_secs_f64() * 1e3),
+            SeriesTarget::Srtt { flow } => self.flows[flow as usize].sender().and_then(|tx| tx.srtt()).map_or(f64::NAN, |d| d.as_secs_f64() * 1e3),
             SeriesTarget::QueueLen { link } => self.net.links[link as usize].queue.len() as f64,
             SeriesTarget::QueueAvg { link } => self.net.links[link as usize].queue.discipline.probe().avg,
             SeriesTarget::MaxP { link } => self.net.links[link as usize].queue.discipline.probe().max_p,

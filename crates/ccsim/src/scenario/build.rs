@@ -482,7 +482,7 @@ fn add_series(
     }
     let interval_ns = s.interval.dur().as_nanos();
     let mut push = |name: String, target: SeriesTarget| out.push(SeriesSpec { name, target, interval_ns, max_points: s.max_points });
-    let flow_kind = matches!(s.kind.as_str(), "cwnd" | "goodput");
+    let flow_kind = matches!(s.kind.as_str(), "cwnd" | "ssthresh" | "rtt" | "srtt" | "goodput");
     let link_kind = matches!(s.kind.as_str(), "queue" | "queue_avg" | "max_p" | "drop_prob" | "link_rate");
     if flow_kind {
         let Some(sel) = &s.flow else { return fail(format!("{path}.flow"), format!("required for kind {:?}", s.kind)) };
@@ -499,11 +499,17 @@ fn add_series(
             None => a..b,
         };
         for fi in range {
-            if s.kind == "cwnd" && !matches!(flows[fi].transport, Transport::Tcp { .. }) {
+            if s.kind != "goodput" && !matches!(flows[fi].transport, Transport::Tcp { .. }) {
                 return fail(format!("{path}.flow"), format!("{} is not a TCP flow", flows[fi].name()));
             }
             let flow = fi as u32;
-            let target = if s.kind == "cwnd" { SeriesTarget::Cwnd { flow } } else { SeriesTarget::Goodput { flow } };
+            let target = match s.kind.as_str() {
+                "cwnd" => SeriesTarget::Cwnd { flow },
+                "ssthresh" => SeriesTarget::Ssthresh { flow },
+                "rtt" => SeriesTarget::Rtt { flow },
+                "srtt" => SeriesTarget::Srtt { flow },
+                _ => SeriesTarget::Goodput { flow },
+            };
             push(format!("{} {}", s.kind, flows[fi].name()), target);
         }
     } else if link_kind {
@@ -520,7 +526,7 @@ fn add_series(
     } else {
         return fail(
             format!("{path}.kind"),
-            format!("unknown series kind {:?} (expected cwnd, goodput, queue, queue_avg, max_p, drop_prob or link_rate)", s.kind),
+            format!("unknown series kind {:?} (expected cwnd, ssthresh, rtt, srtt, goodput, queue, queue_avg, max_p, drop_prob or link_rate)", s.kind),
         );
     }
     Ok(())
