@@ -74,7 +74,12 @@ def run_text(
     summary = json.loads(sim.report_json())
     summary["wall_time_s"] = wall
     summary["events_per_second"] = summary["events_processed"] / wall if wall > 0 else 0.0
-    return Results(summary)
+    log = sim.packet_log()
+    if log is None:
+        return Results(summary)
+    from . import packet_log
+
+    return Results(summary, packets=packet_log.frame(log), packets_not_kept=log["not_kept"])
 
 
 def advance(sim: Simulation, progress: Progress = None) -> None:

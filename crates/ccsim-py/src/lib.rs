@@ -109,6 +109,28 @@ impl Simulation {
         self.sim.trace.as_ref().map_or_else(Vec::new, |t| t.files().map(|p| p.display().to_string()).collect())
     }
 
+    /// The per-packet event log up to now, or None when the scenario keeps none: a dict
+    /// with `records` (bytes: `record_bytes`-byte little-endian structs, laid out as
+    /// `ccsim::trace::packet_log` documents), `not_kept` (events past `max_events`), and the
+    /// names the records' indices refer to: `nodes`, `links`, `flows`, `events`,
+    /// `drop_reasons`, `packet_kinds`.
+    fn packet_log<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, pyo3::types::PyDict>>> {
+        use ccsim::trace::packet_log as pl;
+        let Some(log) = self.sim.packet_log.as_ref() else { return Ok(None) };
+        let d = pyo3::types::PyDict::new(py);
+        let bytes = py.detach(|| log.to_bytes(self.sim.now));
+        d.set_item("records", pyo3::types::PyBytes::new(py, &bytes))?;
+        d.set_item("record_bytes", pl::RECORD_BYTES)?;
+        d.set_item("not_kept", log.not_kept)?;
+        d.set_item("nodes", self.sim.net.nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>())?;
+        d.set_item("links", self.sim.net.links.iter().map(|l| l.name.as_str()).collect::<Vec<_>>())?;
+        d.set_item("flows", self.sim.flows.iter().map(|f| f.name()).collect::<Vec<_>>())?;
+        d.set_item("events", pl::EVENTS.to_vec())?;
+        d.set_item("drop_reasons", pl::DROP_REASONS.to_vec())?;
+        d.set_item("packet_kinds", pl::PACKET_KINDS.to_vec())?;
+        Ok(Some(d))
+    }
+
     /// The report (measured from the end of the warm-up to now) as a JSON string.
     fn report_json(&mut self, py: Python<'_>) -> String {
         let sim = &mut self.sim;

@@ -6,6 +6,7 @@
 pub mod build;
 pub mod error;
 pub mod overrides;
+mod packet_log;
 pub mod profile;
 pub mod schema;
 pub mod units;
