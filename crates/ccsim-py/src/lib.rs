@@ -152,6 +152,16 @@ fn report_schema() -> String {
     serde_json::to_string(&schema).expect("a schema always serializes")
 }
 
+/// The scenario as the builder expands it, without running it (`ccsim show`), as a JSON
+/// string: nodes, links and their queues, flows with their routes, the settings in force
+/// and the profile (see `ccsim::scenario::describe`). Raises `ScenarioError` as
+/// `Simulation` does.
+#[pyfunction]
+#[pyo3(signature = (text, origin = "<string>", overrides = Vec::new(), seed = None))]
+fn describe(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>, seed: Option<u64>) -> PyResult<String> {
+    ccsim::scenario::describe::describe(text, origin, &overrides, seed).map(|v| v.to_string()).map_err(|e| scenario_error(py, e))
+}
+
 /// Version of the simulation core.
 #[pyfunction]
 fn version() -> &'static str {
@@ -164,5 +174,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(report_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(describe, m)?)?;
     Ok(())
 }
