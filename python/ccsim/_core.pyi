@@ -27,5 +27,6 @@ class Simulation:
 def version() -> str: ...
 def describe(text: str, origin: str = "<string>", overrides: list[str] = ..., seed: int | None = None) -> str:
     """The scenario as the builder expands it, as a JSON string."""
+
 def report_schema() -> str:
     """The JSON Schema (draft 2020-12) of the report, as a JSON string."""
