@@ -1,6 +1,9 @@
 """The `ccsim` command, run as a subprocess like a user would."""
 
 import importlib.metadata
+import os
+import subprocess
+import sys
 import json
 
 import pytest
@@ -192,3 +195,44 @@ def test_main_returns_status(capsys):
     assert main(["run", str(DUMBBELL), *SHORT_ARGS, "--quiet"]) == 0
     assert main(["run", "no-such-file.toml"]) == 2
     assert capsys.readouterr().err == "error: no-such-file.toml: no such file\n"
+
+
+def test_progress_line_on_a_terminal_after_two_seconds():
+    """On a terminal, a run longer than about 2 s shows simulated time, events/s and an ETA
+    on stderr (and clears it at the end)."""
+    import pty
+    import time
+
+    import fcntl
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a terminal has a size
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ccsim", "run", str(DUMBBELL), "--set", "duration=4000s", "--set", "warmup=0s"],
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env=env,
+    )
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+    out, _ = proc.communicate(timeout=300)
+    os.close(master)
+    wall = time.perf_counter() - started
+    assert proc.returncode == 0 and b"dumbbell: seed 1" in out
+    if wall < 3.0:
+        pytest.skip(f"the run took {wall:.1f} s: too fast on this machine for the progress line")
+    text = seen.decode(errors="replace")
+    assert "s simulated" in text and "events/s" in text and "ETA" in text, text

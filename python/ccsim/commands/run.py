@@ -20,8 +20,9 @@ With --json the whole report is printed as one line of JSON instead (the fields 
 in docs/results-schema.md). Two runs of the same scenario and seed print identical JSON
 except for the two fields wall_time_s and events_per_second, which measure this machine.
 
-A progress bar appears on stderr when stderr is a terminal and the run takes longer than
-2 s; --quiet turns it off (and the text summary with it; --json output is still printed)."""
+A progress line (simulated time, events per second, ETA) appears on stderr when stderr is a
+terminal and the run takes longer than 2 s; --quiet turns it off (and the text summary with
+it; --json output is still printed)."""
 
 EXAMPLES = """\
 examples:
