@@ -1,10 +1,10 @@
 """The `ccsim` command, run as a subprocess like a user would."""
 
 import importlib.metadata
+import json
 import os
 import subprocess
 import sys
-import json
 
 import pytest
 
@@ -200,12 +200,11 @@ def test_main_returns_status(capsys):
 def test_progress_line_on_a_terminal_after_two_seconds():
     """On a terminal, a run longer than about 2 s shows simulated time, events/s and an ETA
     on stderr (and clears it at the end)."""
-    import pty
-    import time
-
     import fcntl
+    import pty
     import struct
     import termios
+    import time
 
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a terminal has a size
