@@ -235,3 +235,25 @@ def test_progress_line_on_a_terminal_after_two_seconds():
         pytest.skip(f"the run took {wall:.1f} s: too fast on this machine for the progress line")
     text = seen.decode(errors="replace")
     assert "s simulated" in text and "events/s" in text and "ETA" in text, text
+
+
+def test_commands_name_their_shared_options_alike():
+    """--out DIR, --workers N, --scheduler ADDRESS, --seed N, --set KEY.PATH=VALUE: one
+    placeholder per option across every command's --help."""
+    import argparse
+
+    from ccsim.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    seen: dict[str, set] = {}
+    for name, p in sub.choices.items():
+        for a in p._actions:
+            for opt in a.option_strings:
+                if opt.startswith("--") and a.metavar is not None:
+                    seen.setdefault(opt, set()).add((a.metavar, name))
+    # --out is a directory, except for the commands that write one file (an image, a page).
+    seen["--out"] = {(m, c) for m, c in seen["--out"] if (m, c) not in {("FILE", "plot"), ("FILE", "view")}}
+    for opt in ("--out", "--workers", "--scheduler", "--seed", "--set"):
+        metavars = {m for m, _ in seen.get(opt, ())}
+        assert len(metavars) <= 1, f"{opt}: {sorted(seen[opt])}"
