@@ -41,6 +41,7 @@ SERIES_UNITS = {
     "max_p": "max_p",
     "drop_prob": "drop probability",
     "link_rate": "link rate (bit/s)",
+    "drops": "drops (packets per interval)",
 }
 
 

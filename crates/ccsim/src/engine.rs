@@ -879,7 +879,8 @@ impl Simulation {
         | SeriesTarget::QueueAvg { link }
         | SeriesTarget::MaxP { link }
         | SeriesTarget::DropProb { link }
-        | SeriesTarget::LinkRate { link } = spec.target
+        | SeriesTarget::LinkRate { link }
+        | SeriesTarget::Drops { link } = spec.target
         {
             self.advance_link(link);
         }
@@ -908,6 +909,10 @@ impl Simulation {
             SeriesTarget::LinkRate { link } => {
                 let total = self.net.links[link as usize].stats.tx_bytes;
                 self.rate_since_last(i, total, interval)
+            }
+            SeriesTarget::Drops { link } => {
+                let total = self.net.links[link as usize].queue.stats.drops();
+                (total - std::mem::replace(&mut self.series_last[i as usize], total)) as f64
             }
         };
         let spec = &self.series_specs[i as usize];

@@ -50,6 +50,11 @@ flow = "bulk[3]"
 interval = "10ms"
 
 [[series]]
+kind = "drops"
+link = "R1->R2"
+interval = "10ms"
+
+[[series]]
 kind = "rtt"
 flow = "bulk[3]"
 interval = "10ms"
@@ -66,7 +71,11 @@ fn series_do_not_change_the_run() {
     let (_, a) = common::run(&plain);
     let (_, b) = common::run(&format!("{plain}{SERIES}"));
     assert!(a.series.is_empty());
-    assert_eq!(b.series.len(), 5 + 100 + 1 + 3);
+    assert_eq!(b.series.len(), 5 + 100 + 1 + 4);
+    // The drops series adds up to the queue's drops over the whole run.
+    let drops = b.series.iter().find(|s| s.name == "drops R1->R2").unwrap();
+    let q = &b.queues[common::link(&common::load(&plain), "R1->R2")];
+    assert!(drops.value.iter().sum::<f64>() >= (q.drops_overflow + q.drops_early + q.drops_forced) as f64);
     assert!(b.series.iter().all(|s| !s.t.is_empty()), "every series sampled");
     assert_eq!(json(&a.flows), json(&b.flows), "flow tables differ");
     assert_eq!(json(&a.queues), json(&b.queues), "queue tables differ");

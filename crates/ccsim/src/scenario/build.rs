@@ -499,7 +499,7 @@ fn add_series(
     let interval_ns = s.interval.dur().as_nanos();
     let mut push = |name: String, target: SeriesTarget| out.push(SeriesSpec { name, target, interval_ns, max_points: s.max_points });
     let flow_kind = matches!(s.kind.as_str(), "cwnd" | "ssthresh" | "rtt" | "srtt" | "goodput");
-    let link_kind = matches!(s.kind.as_str(), "queue" | "queue_avg" | "max_p" | "drop_prob" | "link_rate");
+    let link_kind = matches!(s.kind.as_str(), "queue" | "queue_avg" | "max_p" | "drop_prob" | "link_rate" | "drops");
     if flow_kind {
         let Some(sel) = &s.flow else { return fail(format!("{path}.flow"), format!("required for kind {:?}", s.kind)) };
         let range = select_flows(sel, &format!("{path}.flow"), groups)?;
@@ -525,13 +525,14 @@ fn add_series(
             "queue_avg" => SeriesTarget::QueueAvg { link },
             "max_p" => SeriesTarget::MaxP { link },
             "drop_prob" => SeriesTarget::DropProb { link },
+            "drops" => SeriesTarget::Drops { link },
             _ => SeriesTarget::LinkRate { link },
         };
         push(format!("{} {name}", s.kind), target);
     } else {
         return fail(
             format!("{path}.kind"),
-            format!("unknown series kind {:?} (expected cwnd, ssthresh, rtt, srtt, goodput, queue, queue_avg, max_p, drop_prob or link_rate)", s.kind),
+            format!("unknown series kind {:?} (expected cwnd, ssthresh, rtt, srtt, goodput, queue, queue_avg, max_p, drop_prob, link_rate or drops)", s.kind),
         );
     }
     Ok(())

@@ -29,6 +29,8 @@ pub enum SeriesTarget {
     Goodput { flow: u32 },
     /// Bytes carried by a link during each interval, as bit/s, split by nothing.
     LinkRate { link: u32 },
+    /// Packets a link's egress queue dropped during each interval (every reason).
+    Drops { link: u32 },
 }
 
 #[derive(Clone, Debug)]
