@@ -79,6 +79,9 @@ class Results:
         self._series: dict[str, pl.DataFrame] | None = None
         self.packets = packets
         self.packets_not_kept = packets_not_kept
+        #: (text, origin, overrides, seed) of the scenario, when `ccsim.run` made these
+        #: results: `to_parquet` then also writes the expanded scenario (`scenario.json`).
+        self.source: tuple[str, str, list[str], int | None] | None = None
 
     @classmethod
     def from_json(cls, text: str) -> Results:
@@ -176,8 +179,9 @@ class Results:
 
     def to_parquet(self, directory: str | os.PathLike[str]) -> Path:
         """Writes flows, queues, links, nodes and series (long format: name, t, value) as
-        Parquet files, the packet log as packets.parquet if there is one, and summary.json,
-        into `directory` (created if needed)."""
+        Parquet files, the packet log as packets.parquet if there is one, summary.json, and
+        the expanded scenario as scenario.json (`ccsim show --json`) for results of
+        `ccsim.run`, into `directory` (created if needed)."""
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         for name in TABLES:
@@ -185,6 +189,11 @@ class Results:
         self.series_long().write_parquet(out / "series.parquet")
         if self.packets is not None:
             self.packets.write_parquet(out / "packets.parquet")
+        if self.source is not None:
+            from ._core import describe
+
+            text, origin, overrides, seed = self.source
+            (out / "scenario.json").write_text(describe(text, origin, overrides, seed) + "\n", encoding="utf-8")
         (out / "summary.json").write_text(self.to_json() + "\n", encoding="utf-8")
         return out
 

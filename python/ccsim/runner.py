@@ -76,10 +76,13 @@ def run_text(
     summary["events_per_second"] = summary["events_processed"] / wall if wall > 0 else 0.0
     log = sim.packet_log()
     if log is None:
-        return Results(summary)
-    from . import packet_log
+        res = Results(summary)
+    else:
+        from . import packet_log
 
-    return Results(summary, packets=packet_log.frame(log), packets_not_kept=log["not_kept"])
+        res = Results(summary, packets=packet_log.frame(log), packets_not_kept=log["not_kept"])
+    res.source = (text, origin, overrides, seed)
+    return res
 
 
 def advance(sim: Simulation, progress: Progress = None) -> None:

@@ -31,16 +31,26 @@ def expand(scenario: Any, overrides: Any = None, seed: int | None = None) -> dic
 
 
 def bottlenecks(d: dict[str, Any]) -> list[str]:
-    """The links that limit some flow: on each flow's route, the link of the lowest rate
-    (every one of them if several tie), in link order."""
+    """The links that limit some flow, in link order: on each flow's route, the link of the
+    lowest rate; among equally slow links, the one that the most flows cross, then one
+    whose queue is not Tail Drop (an AQM marks the queue the scenario studies), then the
+    first."""
     by_hop = {(lk["from"], lk["to"]): lk for lk in d["links"]}
-    found: set[str] = set()
+    routes = []
+    load: dict[str, int] = defaultdict(int)
     for f in d["flows"]:
         route = f.get("route") or []
         hops = [by_hop[(a, b)] for a, b in zip(route, route[1:]) if (a, b) in by_hop]
+        routes.append(hops)
+        for h in hops:
+            load[h["name"]] += 1
+    found: set[str] = set()
+    for hops in routes:
         if hops:
             low = min(h["rate_bps"] for h in hops)
-            found.update(h["name"] for h in hops if h["rate_bps"] == low)
+            slowest = [h for h in hops if h["rate_bps"] == low]
+            best = max(slowest, key=lambda h: (load[h["name"]], h["queue"]["discipline"] != "droptail", -hops.index(h)))
+            found.add(best["name"])
     return [lk["name"] for lk in d["links"] if lk["name"] in found]
 
 

@@ -49,7 +49,9 @@ def register(subparsers) -> None:
     p.add_argument("--quick", action="store_true", help="fewer replications and points: minutes instead of longer")
     p.add_argument("--out", "-o", type=Path, default=Path("ccsim-results"), metavar="DIR", help="output folder (default: ccsim-results)")
     p.add_argument("--workers", "-j", type=int, default=None, metavar="N", help="local worker processes (default: one per core)")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS", help="run on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786)")
+    p.add_argument(
+        "--scheduler", default=None, metavar="ADDRESS", help="run on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786)"
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     p.set_defaults(func=run)
 
