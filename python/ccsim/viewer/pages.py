@@ -182,11 +182,10 @@ def sweep_section(d: Path, label: str) -> list[str]:
                 px = part[x].to_list()
                 mean = [None if v is None else v * scale for v in part[f"{m}.mean"].to_list()]
                 ci = [0.0 if (v is None or v != v) else v * scale for v in part[f"{m}.ci95"].to_list()]
-                order = sorted(range(len(px)), key=lambda i: px[i])
-                pick = lambda a: [a[i] for i in order]  # noqa: E731
                 lo = [None if y is None else y - c for y, c in zip(mean, ci)]
                 hi = [None if y is None else y + c for y, c in zip(mean, ci)]
-                ss.append(series(name, pick(px), pick(mean), lo=pick(lo), hi=pick(hi)))
+                cols = sorted(zip(px, mean, lo, hi), key=lambda row: row[0])
+                ss.append(series(name, [c[0] for c in cols], [c[1] for c in cols], lo=[c[2] for c in cols], hi=[c[3] for c in cols]))
             parts.append(embed(figure(f"{ax['label']} against {x} (mean, 95% CI)", axis(x), ax, ss)))
         if x == "point":
             rows = [(str(r["point"]), "; ".join(f"{q}={_value_label(r[q])}" for q in varying)) for r in agg.iter_rows(named=True)]
