@@ -31,7 +31,8 @@ examples:
 
   ccsim run scenarios/dumbbell.toml --set duration=5s --set warmup=1s
       override fields of the file; a path is dot-separated, array elements are chosen
-      by index (links.1.rate or links[1].rate) or by name (flows.bulk.count=2)
+      by index (links.1.rate or links[1].rate) or by name (flows.bulk.count=2: two flows
+      per sender-receiver pair of the group "bulk", 20 flows in this scenario)
 
   ccsim run scenarios/dumbbell.toml --set 'links[1].queue={ discipline = "droptail", limit = 50 }'
       a value is read as TOML, or taken as a plain string (10Mbps) if it is not TOML
