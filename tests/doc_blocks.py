@@ -27,8 +27,9 @@ Directives, in an HTML comment on the line before the fence (invisible on GitHub
 - `<!-- doc-test: file PATH -->`: write the block to PATH in the document's folder.
 - `<!-- doc-test: excerpt PATH -->`: every line of the block (but `// ...` lines) is a
   line of PATH in the repository (spacing aside).
-- `<!-- doc-test: crate-file PATH -->`, `<!-- doc-test: crate-insert PATH after TEXT -->`:
-  for a tutorial that changes the Rust core: write or insert the block in a copy of the
+- `<!-- doc-test: crate-file PATH -->`, `crate-append PATH`, `crate-insert PATH after TEXT`:
+  for a tutorial that changes the Rust core: write, append or insert (after the line
+  holding TEXT) the block in a copy of the
   workspace (made once per document); an `sh` block whose commands start with `cargo`
   runs in that copy, with the repository's target folder for the dependencies.
 
@@ -46,6 +47,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -99,14 +101,15 @@ def commands(text: str) -> list[str]:
     """Shell commands of a block: lines joined at trailing backslashes; a line that opens a
     quote continues until it closes."""
     out: list[str] = []
-    buf = ""
+    buf, joint = "", "\n"
     for line in text.splitlines():
         if not buf and (not line.strip() or line.lstrip().startswith("#")):
             continue
-        buf = f"{buf}\n{line}" if buf else line
+        buf = f"{buf}{joint}{line}" if buf else line
         if buf.endswith("\\"):
-            buf = buf[:-1]
+            buf, joint = buf[:-1].rstrip(), " "
             continue
+        joint = "\n"
         try:
             shlex.split(buf, comments=True)
         except ValueError:  # an open quote: the command goes on
@@ -148,7 +151,10 @@ class Run:
     doc: Path
     work: Path
     env: dict[str, str]
-    namespace: dict = field(default_factory=lambda: {"__name__": "__main__"})
+    # The document's Python blocks run in one module that stands in for `__main__` while
+    # they run, as a script's would: functions they define pickle by reference (a sweep's
+    # metrics go to worker processes) and `if __name__ == "__main__":` holds.
+    module: types.ModuleType = field(default_factory=lambda: types.ModuleType("__main__"))
     last_output: str = ""
     crate: Path | None = None
     skipped: list[str] = field(default_factory=list)
@@ -191,6 +197,8 @@ def run_block(run: Run, b: Block) -> None:
         target = run.work / d[len("file ") :].strip()
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(b.text, encoding="utf-8")
+        if b.lang == "toml":
+            check_toml(run, b)
         return
     if d.startswith("excerpt "):
         source = (ROOT / d[len("excerpt ") :].strip()).read_text(encoding="utf-8")
@@ -202,11 +210,17 @@ def run_block(run: Run, b: Block) -> None:
         return
     if d.startswith("crate-"):
         if run.crate is None:
-            run.crate = copy_workspace(run.work / "ccsim-copy")
+            # At a fixed place under target/, so that the next run's build is incremental.
+            where = ROOT / "target" / "doc-tests" / f"workspace-{run.doc.stem}"
+            shutil.rmtree(where, ignore_errors=True)
+            run.crate = copy_workspace(where)
         kind, rest = d.split(" ", 1)
         if kind == "crate-file":
             target = run.crate / rest.strip()
             target.write_text(b.text, encoding="utf-8")
+        elif kind == "crate-append":
+            target = run.crate / rest.strip()
+            target.write_text(target.read_text(encoding="utf-8") + "\n" + b.text, encoding="utf-8")
         elif kind == "crate-insert":
             rel, anchor = rest.split(" after ", 1)
             target = run.crate / rel.strip()
@@ -246,16 +260,18 @@ def run_block(run: Run, b: Block) -> None:
             run.last_output = r.stdout
     elif b.lang == "python":
         code = compile(b.text, b.where, "exec")
-        old = os.getcwd()
+        old, main = os.getcwd(), sys.modules["__main__"]
         os.chdir(run.work)
+        sys.modules["__main__"] = run.module
         out = io.StringIO()
         try:
             with contextlib.redirect_stdout(out):
-                exec(code, run.namespace)
+                exec(code, run.module.__dict__)
         except Exception as e:
             raise AssertionError(f"{b.where}: the Python block raised {type(e).__name__}: {e}") from e
         finally:
             os.chdir(old)
+            sys.modules["__main__"] = main
         run.last_output = out.getvalue()
     elif b.lang == "toml":
         check_toml(run, b)
