@@ -13,6 +13,7 @@ use crate::router::{Cx, Effects, Hooks, Mechanism, Passage, Registered, RouterMe
 use crate::sim::{Dur, EventQueue, Rng, SimTime};
 use crate::stats::{counters, Series, SeriesSpec, SeriesTarget};
 use crate::tcp::{ReceiverStats, SenderStats, TcpReceiver, TcpSender};
+use crate::trace::packet_log::{DropReason, Event as LogEvent, PacketLog};
 use std::collections::VecDeque;
 
 pub type FlowIdx = u32;
@@ -177,10 +178,14 @@ pub struct Simulation {
     effects: Effects,
     /// Packet captures of chosen links (None: no `[[pcap]]` in the scenario).
     pub trace: Option<Box<crate::trace::Tracer>>,
+    /// The per-packet event log (None: no `[packet_log]` in the scenario).
+    pub packet_log: Option<Box<PacketLog>>,
     events: EventQueue<Event>,
     outbox: Vec<Packet>,
     /// Packets a link's replay found lost on the wire, to count as drops.
     wire_lost: Vec<Packet>,
+    /// When each of `wire_lost` was lost (for the packet log).
+    wire_lost_at: Vec<SimTime>,
 }
 
 impl Simulation {
@@ -220,9 +225,11 @@ impl Simulation {
             hooked: HookLists::default(),
             effects: Effects::default(),
             trace: None,
+            packet_log: None,
             events: EventQueue::default(),
             outbox: Vec::with_capacity(64),
             wire_lost: Vec::new(),
+            wire_lost_at: Vec::new(),
         };
         sim.baseline = sim.snapshot();
         for (i, f) in sim.flows.iter().enumerate() {
@@ -366,6 +373,7 @@ impl Simulation {
         }
         let Some(link) = link else {
             self.net.nodes[node as usize].stats.no_route += 1;
+            self.log(LogEvent::Drop, DropReason::NoRoute, node, None, &pkt);
             self.count_drop(&pkt);
             return;
         };
@@ -377,6 +385,8 @@ impl Simulation {
         let l = &mut self.net.links[link as usize];
         if !l.up {
             l.stats.lost_down += 1;
+            let from = l.from;
+            self.log(LogEvent::Drop, DropReason::Down, from, Some(link), &pkt);
             self.count_drop(&pkt);
             return;
         }
@@ -392,8 +402,10 @@ impl Simulation {
         }
         let l = &mut self.net.links[link as usize];
         if l.queue.decides_at_dequeue() {
-            if !l.queue.commit(pkt, verdict, action, now) {
-                self.queue_drop(link, &pkt);
+            if l.queue.commit(pkt, verdict, action, now) {
+                self.log_enqueue(link, &pkt, action);
+            } else {
+                self.queue_drop(link, &pkt, DropReason::of(verdict));
             }
             self.account_evicted(link);
             if self.net.links[link as usize].is_idle(now) {
@@ -402,6 +414,11 @@ impl Simulation {
         } else if l.queue.commit(pkt, verdict, action, now) {
             let s = l.schedule(pkt.size, now);
             let epoch = l.epoch;
+            if self.packet_log.is_some() {
+                self.log_enqueue(link, &pkt, action);
+                // The packet's departure is known now (see `trace::packet_log`).
+                self.log_at(s.tx_start, LogEvent::Dequeue, DropReason::None, link, &pkt);
+            }
             if let Some(at) = s.arrival {
                 self.events.schedule(at, Event::Arrive { link, epoch });
             }
@@ -409,7 +426,7 @@ impl Simulation {
                 self.events.schedule(s.tx_end, Event::TxDone { link, epoch });
             }
         } else {
-            self.queue_drop(link, &pkt);
+            self.queue_drop(link, &pkt, DropReason::of(verdict));
         }
         if self.effects.emits.len() > mark {
             self.send_emits(mark);
@@ -418,7 +435,10 @@ impl Simulation {
 
     /// `link`'s queue dropped `pkt`: charged to its flow, and seen by the mechanisms that
     /// watch queue drops (their emits are left to the caller to send).
-    fn queue_drop(&mut self, link: LinkId, pkt: &Packet) {
+    fn queue_drop(&mut self, link: LinkId, pkt: &Packet, reason: DropReason) {
+        if self.packet_log.is_some() {
+            self.log_at(self.now, LogEvent::Drop, reason, link, pkt);
+        }
         self.count_drop(pkt);
         for k in 0..self.hooked.queue_drop.len() {
             let i = self.hooked.queue_drop[k];
@@ -433,7 +453,7 @@ impl Simulation {
         let mut lost = std::mem::take(&mut self.wire_lost);
         lost.extend(evicted);
         for p in &lost {
-            self.queue_drop(link, p);
+            self.queue_drop(link, p, DropReason::Overflow);
         }
         lost.clear();
         self.wire_lost = lost;
@@ -456,9 +476,16 @@ impl Simulation {
             }
             let l = &mut self.net.links[link as usize];
             let Some(pkt) = l.queue.finish_departure(pkt, verdict, action, now) else {
-                self.queue_drop(link, &pkt);
+                self.queue_drop(link, &pkt, DropReason::Dequeue);
                 continue;
             };
+            if self.packet_log.is_some() {
+                if action == crate::signal::Action::MarkAndEnqueue {
+                    self.log_at(now, LogEvent::Mark, DropReason::None, link, &pkt);
+                }
+                self.log_at(now, LogEvent::Dequeue, DropReason::None, link, &pkt);
+            }
+            let l = &mut self.net.links[link as usize];
             let s = l.start(pkt, now);
             let epoch = l.epoch;
             if let Some(at) = s.arrival {
@@ -477,7 +504,7 @@ impl Simulation {
     #[inline]
     fn advance_link(&mut self, link: LinkId) {
         let now = self.now;
-        let (trace, wire_lost) = (&mut self.trace, &mut self.wire_lost);
+        let (trace, wire_lost, wire_lost_at) = (&mut self.trace, &mut self.wire_lost, &mut self.wire_lost_at);
         self.net.links[link as usize].advance(now, |t, pkt, lost| {
             if let Some(tr) = trace {
                 // The capture point: the packet has left the transmitter.
@@ -485,15 +512,20 @@ impl Simulation {
             }
             if lost {
                 wire_lost.push(*pkt);
+                wire_lost_at.push(t);
             }
         });
         if !self.wire_lost.is_empty() {
             let lost = std::mem::take(&mut self.wire_lost);
-            for p in &lost {
+            for (p, &t) in lost.iter().zip(&self.wire_lost_at.clone()) {
+                if self.packet_log.is_some() {
+                    self.log_at(t, LogEvent::Drop, DropReason::Wire, link, p);
+                }
                 self.count_drop(p);
             }
             self.wire_lost = lost;
             self.wire_lost.clear();
+            self.wire_lost_at.clear();
         }
     }
 
@@ -526,6 +558,7 @@ impl Simulation {
             self.events.schedule(next, Event::Arrive { link, epoch });
         }
         let node = l.to;
+        self.log(LogEvent::Receive, DropReason::None, node, Some(link), &pkt);
         if pkt.dst == node {
             self.deliver(pkt);
             return;
@@ -533,12 +566,14 @@ impl Simulation {
         let n = &mut self.net.nodes[node as usize];
         if n.kind == NodeKind::Host {
             n.stats.no_route += 1;
+            self.log(LogEvent::Drop, DropReason::NoRoute, node, None, &pkt);
             self.count_drop(&pkt);
             return;
         }
         pkt.ttl = pkt.ttl.saturating_sub(1);
         if pkt.ttl == 0 {
             n.stats.ttl_expired += 1;
+            self.log(LogEvent::Drop, DropReason::Ttl, node, None, &pkt);
             self.count_drop(&pkt);
             return;
         }
@@ -557,7 +592,10 @@ impl Simulation {
             self.send_emits_first(mark);
         }
         match passage {
-            Passage::Discard => self.count_drop(&pkt),
+            Passage::Discard => {
+                self.log(LogEvent::Drop, DropReason::Discarded, node, None, &pkt);
+                self.count_drop(&pkt);
+            }
             Passage::Forward => {
                 self.net.nodes[node as usize].stats.forwarded += 1;
                 self.forward(node, pkt);
@@ -565,6 +603,32 @@ impl Simulation {
         }
         if emitted {
             self.send_emits(mark);
+        }
+    }
+
+    /// Logs `event` for `pkt` at `node` (and `link`) now, if the scenario keeps a packet log.
+    #[inline]
+    fn log(&mut self, event: LogEvent, reason: DropReason, node: NodeId, link: Option<LinkId>, pkt: &Packet) {
+        if let Some(log) = &mut self.packet_log {
+            log.log(self.now, event, reason, node, link, pkt);
+        }
+    }
+
+    /// Logs an event of `link`'s queue (at its sending node) at `t`.
+    fn log_at(&mut self, t: SimTime, event: LogEvent, reason: DropReason, link: LinkId, pkt: &Packet) {
+        let from = self.net.links[link as usize].from;
+        if let Some(log) = &mut self.packet_log {
+            log.log(t, event, reason, from, Some(link), pkt);
+        }
+    }
+
+    /// Logs `pkt` joining `link`'s queue now (and its ECN mark, if the queue set one).
+    fn log_enqueue(&mut self, link: LinkId, pkt: &Packet, action: crate::signal::Action) {
+        if self.packet_log.is_some() {
+            self.log_at(self.now, LogEvent::Enqueue, DropReason::None, link, pkt);
+            if action == crate::signal::Action::MarkAndEnqueue {
+                self.log_at(self.now, LogEvent::Mark, DropReason::None, link, pkt);
+            }
         }
     }
 
@@ -741,7 +805,13 @@ impl Simulation {
         } else {
             l.go_down(now, |p| lost.push(*p));
         }
+        if let Some(log) = &mut self.packet_log {
+            log.withdraw_dequeues(link, now);
+        }
         for p in &lost {
+            if self.packet_log.is_some() {
+                self.log_at(now, LogEvent::Drop, DropReason::Down, link, p);
+            }
             self.count_drop(p);
         }
         let mark = self.effects.emits.len();
@@ -809,17 +879,22 @@ impl Simulation {
         | SeriesTarget::QueueAvg { link }
         | SeriesTarget::MaxP { link }
         | SeriesTarget::DropProb { link }
-        | SeriesTarget::LinkRate { link } = spec.target
+        | SeriesTarget::LinkRate { link }
+        | SeriesTarget::Drops { link } = spec.target
         {
             self.advance_link(link);
         }
         let spec = &self.series_specs[i as usize];
         let t = self.now.as_secs_f64();
         let value = match spec.target {
-            SeriesTarget::Cwnd { flow } => match &self.flows[flow as usize].transport {
-                Transport::Tcp { tx, .. } => tx.cwnd() as f64 / tx.cfg.mss as f64,
-                Transport::Udp(_) => f64::NAN,
+            SeriesTarget::Cwnd { flow } => self.flows[flow as usize].sender().map_or(f64::NAN, |tx| tx.cwnd() as f64 / tx.cfg.mss as f64),
+            SeriesTarget::Ssthresh { flow } => match self.flows[flow as usize].sender() {
+                // The initial threshold is "arbitrarily high" (RFC 5681): no number to plot.
+                Some(tx) if tx.ssthresh() < 1 << 30 => tx.ssthresh() as f64 / tx.cfg.mss as f64,
+                _ => f64::NAN,
             },
+            SeriesTarget::Rtt { flow } => self.flows[flow as usize].sender().and_then(|tx| tx.last_rtt).map_or(f64::NAN, |d| d.as_secs_f64() * 1e3),
+            SeriesTarget::Srtt { flow } => self.flows[flow as usize].sender().and_then(|tx| tx.srtt()).map_or(f64::NAN, |d| d.as_secs_f64() * 1e3),
             SeriesTarget::QueueLen { link } => self.net.links[link as usize].queue.len() as f64,
             SeriesTarget::QueueAvg { link } => self.net.links[link as usize].queue.discipline.probe().avg,
             SeriesTarget::MaxP { link } => self.net.links[link as usize].queue.discipline.probe().max_p,
@@ -834,6 +909,10 @@ impl Simulation {
             SeriesTarget::LinkRate { link } => {
                 let total = self.net.links[link as usize].stats.tx_bytes;
                 self.rate_since_last(i, total, interval)
+            }
+            SeriesTarget::Drops { link } => {
+                let total = self.net.links[link as usize].queue.stats.drops();
+                (total - std::mem::replace(&mut self.series_last[i as usize], total)) as f64
             }
         };
         let spec = &self.series_specs[i as usize];

@@ -69,6 +69,8 @@ impl Slot {
 /// What queueing a packet committed the link to.
 #[derive(Clone, Copy, Debug)]
 pub struct Scheduled {
+    /// When its transmission starts (it leaves the queue), unless the link fails first.
+    pub tx_start: SimTime,
     /// When its transmission ends.
     pub tx_end: SimTime,
     /// When it reaches the far end, if the engine must schedule that arrival: it will
@@ -165,7 +167,7 @@ impl Link {
         } else {
             None
         };
-        Scheduled { tx_end: end, arrival }
+        Scheduled { tx_start: start, tx_end: end, arrival }
     }
 
     /// Whether the transmitter is free at `now` (the link must have been advanced to now).
@@ -191,7 +193,7 @@ impl Link {
             self.pipe.push_back((end + self.delay, pkt));
             (!std::mem::replace(&mut self.arrival_pending, true)).then_some(end + self.delay)
         };
-        Scheduled { tx_end: end, arrival }
+        Scheduled { tx_start: now, tx_end: end, arrival }
     }
 
     /// Replays, in time order, the departures from the queue and the ends of transmission

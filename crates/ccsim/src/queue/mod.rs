@@ -149,6 +149,12 @@ macro_rules! disciplines {
             pub fn decides_at_dequeue(&self) -> bool {
                 self.as_aqm_ref().decides_at_dequeue()
             }
+            /// The registration this discipline was built from (its name, its keys).
+            pub fn registration(&self) -> &'static spec::Registration {
+                match self {
+                    $(Discipline::$variant(_) => &$registration,)*
+                }
+            }
         }
 
         /// Every discipline a scenario can name, in the order messages list them.

@@ -138,6 +138,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result
     let cx = BuildContext { scenario: sc, net: &net, seed, node_ids: &ids, link_ids: &link_ids, link_queues: &link_queues };
     let mechanisms = Mechanism::build_all(&cx)?;
     let trace = make_tracer(&sc.pcap, &net, &ids, &link_ids, out_dir)?;
+    let packet_log = super::packet_log::build(sc.packet_log.as_ref(), &net, &ids, &link_ids, &groups, flows.len())?;
     let name = sc.name.clone().unwrap_or_else(|| "scenario".into());
     let warmup = SimTime::from_secs_f64(sc.warmup.0);
     let mut sim = Simulation::new(name, seed, net, flows, stop, warmup, series, link_events);
@@ -145,6 +146,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result
         sim.add_mechanism(m);
     }
     sim.trace = trace;
+    sim.packet_log = packet_log;
     Ok(sim)
 }
 
@@ -212,6 +214,20 @@ fn make_tracer(
         paths.push(path);
     }
     Ok(Some(Box::new(tracer)))
+}
+
+/// The flows `sel` names: one flow (`g[k]`) or a whole group (`g`); `path` for errors.
+pub(super) fn select_flows(sel: &str, path: &str, groups: &HashMap<String, (usize, usize)>) -> Result<std::ops::Range<usize>, BuildError> {
+    let (group, one) = match sel.split_once('[') {
+        Some((g, rest)) => (g, Some(rest.trim_end_matches(']').parse::<usize>().map_err(|_| (path.to_string(), format!("bad flow index in {sel:?}")))?)),
+        None => (sel, None),
+    };
+    let &(a, b) = groups.get(group).ok_or_else(|| (path.to_string(), format!("unknown flow group {group:?}")))?;
+    match one {
+        Some(k) if k < b - a => Ok(a + k..a + k + 1),
+        Some(k) => fail(path, format!("group {group:?} has {} flows, no index {k}", b - a)),
+        None => Ok(a..b),
+    }
 }
 
 /// Pairs two expanded name lists: element-wise if equally long, or one against many.
@@ -482,28 +498,23 @@ fn add_series(
     }
     let interval_ns = s.interval.dur().as_nanos();
     let mut push = |name: String, target: SeriesTarget| out.push(SeriesSpec { name, target, interval_ns, max_points: s.max_points });
-    let flow_kind = matches!(s.kind.as_str(), "cwnd" | "goodput");
-    let link_kind = matches!(s.kind.as_str(), "queue" | "queue_avg" | "max_p" | "drop_prob" | "link_rate");
+    let flow_kind = matches!(s.kind.as_str(), "cwnd" | "ssthresh" | "rtt" | "srtt" | "goodput");
+    let link_kind = matches!(s.kind.as_str(), "queue" | "queue_avg" | "max_p" | "drop_prob" | "link_rate" | "drops");
     if flow_kind {
         let Some(sel) = &s.flow else { return fail(format!("{path}.flow"), format!("required for kind {:?}", s.kind)) };
-        let (group, one) = match sel.split_once('[') {
-            Some((g, rest)) => {
-                (g, Some(rest.trim_end_matches(']').parse::<usize>().map_err(|_| (format!("{path}.flow"), format!("bad flow index in {sel:?}")))?))
-            }
-            None => (sel.as_str(), None),
-        };
-        let &(a, b) = groups.get(group).ok_or_else(|| (format!("{path}.flow"), format!("unknown flow group {group:?}")))?;
-        let range = match one {
-            Some(k) if k < b - a => a + k..a + k + 1,
-            Some(k) => return fail(format!("{path}.flow"), format!("group {group:?} has {} flows, no index {k}", b - a)),
-            None => a..b,
-        };
+        let range = select_flows(sel, &format!("{path}.flow"), groups)?;
         for fi in range {
-            if s.kind == "cwnd" && !matches!(flows[fi].transport, Transport::Tcp { .. }) {
+            if s.kind != "goodput" && !matches!(flows[fi].transport, Transport::Tcp { .. }) {
                 return fail(format!("{path}.flow"), format!("{} is not a TCP flow", flows[fi].name()));
             }
             let flow = fi as u32;
-            let target = if s.kind == "cwnd" { SeriesTarget::Cwnd { flow } } else { SeriesTarget::Goodput { flow } };
+            let target = match s.kind.as_str() {
+                "cwnd" => SeriesTarget::Cwnd { flow },
+                "ssthresh" => SeriesTarget::Ssthresh { flow },
+                "rtt" => SeriesTarget::Rtt { flow },
+                "srtt" => SeriesTarget::Srtt { flow },
+                _ => SeriesTarget::Goodput { flow },
+            };
             push(format!("{} {}", s.kind, flows[fi].name()), target);
         }
     } else if link_kind {
@@ -514,13 +525,14 @@ fn add_series(
             "queue_avg" => SeriesTarget::QueueAvg { link },
             "max_p" => SeriesTarget::MaxP { link },
             "drop_prob" => SeriesTarget::DropProb { link },
+            "drops" => SeriesTarget::Drops { link },
             _ => SeriesTarget::LinkRate { link },
         };
         push(format!("{} {name}", s.kind), target);
     } else {
         return fail(
             format!("{path}.kind"),
-            format!("unknown series kind {:?} (expected cwnd, goodput, queue, queue_avg, max_p, drop_prob or link_rate)", s.kind),
+            format!("unknown series kind {:?} (expected cwnd, ssthresh, rtt, srtt, goodput, queue, queue_avg, max_p, drop_prob, link_rate or drops)", s.kind),
         );
     }
     Ok(())

@@ -46,6 +46,37 @@ pub struct Scenario {
     /// Packet captures (pcap or pcapng files) of chosen links; none by default.
     #[serde(default)]
     pub pcap: Vec<PcapSpec>,
+    /// The per-packet event log (see `ccsim::trace::packet_log`); absent: none.
+    #[serde(default)]
+    pub packet_log: Option<PacketLogSpec>,
+}
+
+/// Which packet events to log. Empty lists select everything of their kind.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PacketLogSpec {
+    /// `false` turns the log off (so that `--set packet_log.enabled=true` can turn it on).
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Events to keep: `enqueue`, `dequeue`, `drop`, `mark`, `receive`.
+    #[serde(default)]
+    pub events: Vec<String>,
+    /// Links ("R1->R2") whose events are kept.
+    #[serde(default)]
+    pub links: Vec<String>,
+    /// Nodes whose events are kept (their queues' events, and what they receive or drop).
+    #[serde(default)]
+    pub nodes: Vec<String>,
+    /// Flows (`g[0]`) or flow groups (`g`) whose packets are kept.
+    #[serde(default)]
+    pub flows: Vec<String>,
+    /// Records kept at most; later events are counted and not kept.
+    #[serde(default)]
+    pub max_events: Option<usize>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// One capture file. See `ccsim::trace` for what the frames hold.
@@ -332,7 +363,7 @@ pub struct FailureSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SeriesSpecToml {
-    /// `cwnd`, `goodput` (flows); `queue`, `queue_avg`, `max_p`, `drop_prob`, `link_rate` (links).
+    /// `cwnd`, `ssthresh`, `rtt`, `srtt`, `goodput` (flows); `queue`, `queue_avg`, `max_p`, `drop_prob`, `link_rate`, `drops` (links).
     pub kind: String,
     /// A flow (`g1[0]`) or a whole group (`g1`), for flow series.
     #[serde(default)]

@@ -1,4 +1,5 @@
-//! Traces of simulated traffic that Wireshark and tshark read.
+//! Traces of simulated traffic: packet captures that Wireshark and tshark read, and the
+//! per-packet event log ([`packet_log`]).
 //!
 //! A scenario's `[[pcap]]` tables become a [`Tracer`] that records chosen links as their
 //! packets finish transmission (see [`Tracer`] for the capture point).
@@ -50,6 +51,7 @@
 
 mod capture;
 mod frame;
+pub mod packet_log;
 mod pcap;
 
 pub use capture::Tracer;
