@@ -1,14 +1,17 @@
 //! The run loop: events, packet forwarding between nodes, and the glue between the network
-//! and the end-host state machines (TCP, UDP). Router mechanisms (`crate::router`) are
+//! and the end-host state machines (TCP, RDP, UDP). Router mechanisms (`crate::router`) are
 //! called through their hooks; this module names none of them.
 //!
-//! Timers of the TCP state machines are polled, not cancelled: a sender exposes its
+//! Timers of the TCP and RDP state machines are polled, not cancelled: a sender exposes its
 //! retransmission deadline and the engine keeps at most one pending event per deadline it has
-//! already scheduled, so restarting the timer on every ACK costs no heap operation.
+//! already scheduled, so restarting the timer on every ACK costs no heap operation. An RDP
+//! sender's one timer (SYN, retransmission, CLOSE-WAIT) rides on `Event::Rto`, its
+//! receiver's (CLOSE-WAIT) on `Event::DelAck`.
 
 use crate::app::{UdpSource, UdpStats};
 use crate::net::{Kind, LinkId, LinkStats, Network, NodeId, NodeKind, NodeStats, Packet};
 use crate::queue::QueueStats;
+use crate::rdp::{RdpReceiver, RdpSender};
 use crate::router::{Cx, Effects, Hooks, Mechanism, Passage, Registered, RouterMechanism, Timer};
 use crate::sim::{Dur, EventQueue, Rng, SimTime};
 use crate::stats::{counters, Series, SeriesSpec, SeriesTarget};
@@ -70,8 +73,16 @@ counters! {
 
 #[derive(Clone, Debug)]
 pub enum Transport {
-    Tcp { tx: Box<TcpSender>, rx: Box<TcpReceiver> },
+    Tcp {
+        tx: Box<TcpSender>,
+        rx: Box<TcpReceiver>,
+    },
     Udp(Box<UdpSource>),
+    /// RDP (`crate::rdp`): the sender's and the receiver's state machines.
+    Rdp {
+        tx: Box<RdpSender>,
+        rx: Box<RdpReceiver>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -677,6 +688,24 @@ impl Simulation {
             }
             (Transport::Tcp { tx, .. }, Kind::AccControl) if !f.stopped => tx.on_acc_control(&pkt, now),
             (Transport::Udp(src), Kind::Udp) => src.receive(&pkt),
+            (Transport::Rdp { rx, .. }, Kind::RdpData) => {
+                rx.on_segment(&pkt, now, &mut out);
+                self.arm_delack(fi);
+                self.send_all(fi, &mut out, false);
+            }
+            (Transport::Rdp { tx, rx }, Kind::RdpAck) if !f.stopped => {
+                let fast_retransmits = tx.stats.fast_retransmits;
+                tx.on_segment(&pkt, now, &mut out);
+                if tx.stats.fast_retransmits > fast_retransmits {
+                    let una = tx.snd_una();
+                    if rx.has_received(una) || self.data_in_network(fi, una) {
+                        self.flows[fi as usize].net.false_fast_retransmits += 1;
+                    }
+                }
+                self.arm_rto(fi);
+                self.send_all(fi, &mut out, true);
+            }
+            (Transport::Rdp { tx, .. }, Kind::AccControl) if !f.stopped => tx.on_acc_control(&pkt, now),
             _ => {}
         }
         self.outbox = out;
@@ -722,6 +751,11 @@ impl Simulation {
                 let first = src.start(now);
                 self.events.schedule(first, Event::UdpSend(fi));
             }
+            Transport::Rdp { tx, .. } => {
+                tx.start(now, &mut out);
+                self.arm_rto(fi);
+                self.send_all(fi, &mut out, true);
+            }
         }
         self.outbox = out;
     }
@@ -742,8 +776,12 @@ impl Simulation {
 
     fn arm_rto(&mut self, fi: FlowIdx) {
         let f = &mut self.flows[fi as usize];
-        let Transport::Tcp { tx, .. } = &f.transport else { return };
-        if let Some(d) = tx.rto_deadline() {
+        let deadline = match &f.transport {
+            Transport::Tcp { tx, .. } => tx.rto_deadline(),
+            Transport::Rdp { tx, .. } => tx.deadline(),
+            Transport::Udp(_) => return,
+        };
+        if let Some(d) = deadline {
             if f.rto_scheduled.is_none_or(|s| s > d) {
                 f.rto_scheduled = Some(d);
                 self.events.schedule(d, Event::Rto(fi));
@@ -753,8 +791,12 @@ impl Simulation {
 
     fn arm_delack(&mut self, fi: FlowIdx) {
         let f = &mut self.flows[fi as usize];
-        let Transport::Tcp { rx, .. } = &f.transport else { return };
-        if let Some(d) = rx.delack_deadline() {
+        let deadline = match &f.transport {
+            Transport::Tcp { rx, .. } => rx.delack_deadline(),
+            Transport::Rdp { rx, .. } => rx.deadline(),
+            Transport::Udp(_) => return,
+        };
+        if let Some(d) = deadline {
             if f.delack_scheduled.is_none_or(|s| s > d) {
                 f.delack_scheduled = Some(d);
                 self.events.schedule(d, Event::DelAck(fi));
@@ -771,9 +813,12 @@ impl Simulation {
         if f.stopped {
             return;
         }
-        let Transport::Tcp { tx, .. } = &mut f.transport else { return };
         let mut out = std::mem::take(&mut self.outbox);
-        tx.on_timeout(now, &mut out);
+        match &mut f.transport {
+            Transport::Tcp { tx, .. } => tx.on_timeout(now, &mut out),
+            Transport::Rdp { tx, .. } => tx.on_timer(now, &mut out),
+            Transport::Udp(_) => {}
+        }
         self.arm_rto(fi);
         self.send_all(fi, &mut out, true);
         self.outbox = out;
@@ -785,9 +830,12 @@ impl Simulation {
         if f.delack_scheduled == Some(now) {
             f.delack_scheduled = None;
         }
-        let Transport::Tcp { rx, .. } = &mut f.transport else { return };
         let mut out = std::mem::take(&mut self.outbox);
-        rx.on_delack_timeout(now, &mut out);
+        match &mut f.transport {
+            Transport::Tcp { rx, .. } => rx.on_delack_timeout(now, &mut out),
+            Transport::Rdp { rx, .. } => rx.on_timer(now),
+            Transport::Udp(_) => {}
+        }
         self.arm_delack(fi);
         self.send_all(fi, &mut out, false);
         self.outbox = out;
@@ -856,6 +904,11 @@ impl Simulation {
                     s.receivers.push(ReceiverStats::default());
                     s.udp.push(src.stats);
                 }
+                Transport::Rdp { tx, rx } => {
+                    s.senders.push(tx.stats);
+                    s.receivers.push(rx.stats);
+                    s.udp.push(UdpStats::default());
+                }
             }
             s.flow_net.push(f.net);
         }
@@ -887,7 +940,11 @@ impl Simulation {
         let spec = &self.series_specs[i as usize];
         let t = self.now.as_secs_f64();
         let value = match spec.target {
-            SeriesTarget::Cwnd { flow } => self.flows[flow as usize].sender().map_or(f64::NAN, |tx| tx.cwnd() as f64 / tx.cfg.mss as f64),
+            SeriesTarget::Cwnd { flow } => match &self.flows[flow as usize].transport {
+                Transport::Tcp { tx, .. } => tx.cwnd() as f64 / tx.cfg.mss as f64,
+                Transport::Rdp { tx, .. } => tx.cwnd_packets() as f64,
+                Transport::Udp(_) => f64::NAN,
+            },
             SeriesTarget::Ssthresh { flow } => match self.flows[flow as usize].sender() {
                 // The initial threshold is "arbitrarily high" (RFC 5681): no number to plot.
                 Some(tx) if tx.ssthresh() < 1 << 30 => tx.ssthresh() as f64 / tx.cfg.mss as f64,
@@ -902,6 +959,7 @@ impl Simulation {
             SeriesTarget::Goodput { flow } => {
                 let total = match &self.flows[flow as usize].transport {
                     Transport::Tcp { rx, .. } => rx.stats.delivered_bytes,
+                    Transport::Rdp { rx, .. } => rx.stats.delivered_bytes,
                     Transport::Udp(src) => src.stats.bytes_received,
                 };
                 self.rate_since_last(i, total, interval)
@@ -934,7 +992,7 @@ impl Simulation {
 
     /// Whether a data packet of flow `fi` starting at `seq` is queued or on a link.
     fn data_in_network(&self, fi: FlowIdx, seq: crate::tcp::Seq) -> bool {
-        let hit = |p: &Packet| p.flow == fi && p.kind == Kind::TcpData && p.seq == seq;
+        let hit = |p: &Packet| p.flow == fi && matches!(p.kind, Kind::TcpData | Kind::RdpData) && p.seq == seq && p.payload > 0;
         self.net.links.iter().any(|l| l.holds(self.now, hit))
     }
 

@@ -87,6 +87,7 @@ fn of(sim: &Simulation, profile: &str, pcap: Vec<Value>) -> Value {
         .map(|f| {
             let (transport, settings) = match &f.transport {
                 Transport::Tcp { tx, rx } => ("tcp", json!({ "sender": format!("{:#?}", tx.cfg), "receiver": format!("{:#?}", rx.cfg) })),
+                Transport::Rdp { tx, rx } => ("rdp", json!({ "sender": format!("{:#?}", tx.cfg), "receiver": format!("{:#?}", rx.cfg) })),
                 Transport::Udp(u) => {
                     ("udp", json!({ "source": format!("payload: {} bytes, rate: {} bit/s, pattern: {:?}, ttl: {}", u.payload, u.rate_bps, u.pattern, u.ttl) }))
                 }
@@ -101,7 +102,7 @@ fn of(sim: &Simulation, profile: &str, pcap: Vec<Value>) -> Value {
                 "stop_s": f.stop.map(|t| t.as_secs_f64()),
                 "jitter_s": f.jitter.as_secs_f64(),
                 "route": route(f.src, f.dst),
-                "reverse_route": if transport == "tcp" { route(f.dst, f.src) } else { Value::Null },
+                "reverse_route": if transport != "udp" { route(f.dst, f.src) } else { Value::Null },
                 "settings": settings,
             })
         })

@@ -255,10 +255,10 @@ pub struct FlowSpec {
     /// Flows per (from, to) pair.
     #[serde(default = "one_u32")]
     pub count: u32,
-    /// `tcp` (default) or `udp`.
+    /// `tcp` (default), `udp` or `rdp`.
     #[serde(default)]
     pub transport: Option<String>,
-    /// TCP: `bulk` (default) or `finite`; UDP: `cbr` (default), `onoff` or `poisson`.
+    /// TCP and RDP: `bulk` (default) or `finite`; UDP: `cbr` (default), `onoff` or `poisson`.
     #[serde(default)]
     pub app: Option<String>,
     /// Bytes to send, for `finite`.
@@ -277,6 +277,36 @@ pub struct FlowSpec {
     pub tcp: Option<TcpSpec>,
     #[serde(default)]
     pub udp: Option<UdpSpec>,
+    #[serde(default)]
+    pub rdp: Option<RdpSpec>,
+}
+
+/// RDP (`crate::rdp`): RFC 908/1151 with the ACC paper's congestion control.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RdpSpec {
+    /// Data bytes per segment (default 1000).
+    #[serde(default)]
+    pub segment_size: Option<u32>,
+    /// The receiver's maximum outstanding segments, said in its SYN-ACK (default 1024).
+    #[serde(default)]
+    pub max_outstanding: Option<u32>,
+    /// Initial congestion window, packets (default 1).
+    #[serde(default)]
+    pub init_cwnd: Option<u32>,
+    #[serde(default)]
+    pub min_rto: Option<Duration>,
+    #[serde(default)]
+    pub initial_rto: Option<Duration>,
+    /// Carry the congestion state in data segments and obey ACC controls (default true).
+    #[serde(default)]
+    pub acc: Option<bool>,
+    /// The sender's initial sequence number (default 0).
+    #[serde(default)]
+    pub isn: Option<u32>,
+    /// How long CLOSE-WAIT lasts (default 1 s).
+    #[serde(default)]
+    pub close_wait: Option<Duration>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]

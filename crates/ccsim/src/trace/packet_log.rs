@@ -104,7 +104,7 @@ impl DropReason {
 pub const DROP_REASONS: [&str; 10] = ["", "overflow", "early", "forced", "down", "wire", "no_route", "ttl", "discarded", "dequeue"];
 
 /// Packet kind names, in the order of the kind byte.
-pub const PACKET_KINDS: [&str; 5] = ["tcp_data", "tcp_ack", "spoofed_ack", "acc_control", "udp"];
+pub const PACKET_KINDS: [&str; 7] = ["tcp_data", "tcp_ack", "spoofed_ack", "acc_control", "udp", "rdp_data", "rdp_ack"];
 
 /// Bytes per record in [`PacketLog::to_bytes`].
 pub const RECORD_BYTES: usize = 40;
@@ -255,6 +255,8 @@ fn kind_index(kind: Kind) -> u8 {
         Kind::SpoofedAck => 2,
         Kind::AccControl => 3,
         Kind::Udp => 4,
+        Kind::RdpData => 5,
+        Kind::RdpAck => 6,
     }
 }
 
