@@ -227,7 +227,7 @@ def test_low_level_simulation():
 def test_to_parquet_round_trip(res, tmp_path):
     out = res.to_parquet(tmp_path / "out")
     names = {p.name for p in out.iterdir()}
-    assert names == {"flows.parquet", "queues.parquet", "links.parquet", "nodes.parquet", "series.parquet", "summary.json"}
+    assert names == {"flows.parquet", "queues.parquet", "links.parquet", "nodes.parquet", "series.parquet", "summary.json", "scenario.json"}
     assert pl.read_parquet(out / "flows.parquet").equals(res.flows)
     assert pl.read_parquet(out / "queues.parquet").equals(res.queues)
     assert pl.read_parquet(out / "series.parquet").equals(res.series_long())

@@ -16,6 +16,7 @@ EPILOG = """\
 examples:
   ccsim run scenarios/dumbbell.toml
   ccsim run scenarios/dumbbell.toml --set duration=10s --set flows.bulk.count=2 --seed 7
+      (count is per sender-receiver pair: 2 flows from each S to its D, 20 in all)
   ccsim run scenarios/dumbbell.toml --json | jq .totals
   ccsim run scenarios/dumbbell.toml --out results/ --quiet
   ccsim sweep scenarios/sweep_dumbbell.toml

@@ -58,12 +58,16 @@ FORMATS = (".png", ".svg", ".pdf")
 #: Units of the series kinds (see docs/results-schema.md), for the axis labels.
 SERIES_UNITS = {
     "cwnd": "congestion window (segments)",
+    "ssthresh": "slow-start threshold (segments)",
+    "rtt": "RTT sample (ms)",
+    "srtt": "smoothed RTT (ms)",
     "goodput": "goodput (bit/s)",
     "queue": "queue (packets)",
     "queue_avg": "average queue (packets)",
     "max_p": "max_p",
     "drop_prob": "drop probability",
     "link_rate": "link rate (bit/s)",
+    "drops": "drops (packets per interval)",
 }
 
 

@@ -1,27 +1,32 @@
 //! The run loop: events, packet forwarding between nodes, and the glue between the network
-//! and the end-host state machines (TCP, UDP). Router mechanisms (`crate::router`) are
+//! and the end-host state machines (TCP, RDP, UDP). Router mechanisms (`crate::router`) are
 //! called through their hooks; this module names none of them.
 //!
-//! Timers of the TCP state machines are polled, not cancelled: a sender exposes its
+//! Timers of the TCP and RDP state machines are polled, not cancelled: a sender exposes its
 //! retransmission deadline and the engine keeps at most one pending event per deadline it has
-//! already scheduled, so restarting the timer on every ACK costs no heap operation.
+//! already scheduled, so restarting the timer on every ACK costs no heap operation. An RDP
+//! sender's one timer (SYN, retransmission, CLOSE-WAIT) rides on `Event::Rto`, its
+//! receiver's (CLOSE-WAIT) on `Event::DelAck`.
 
 use crate::app::{UdpSource, UdpStats};
 use crate::net::{Kind, LinkId, LinkStats, Network, NodeId, NodeKind, NodeStats, Packet};
 use crate::queue::QueueStats;
+use crate::rdp::{RdpReceiver, RdpSender};
 use crate::router::{Cx, Effects, Hooks, Mechanism, Passage, Registered, RouterMechanism, Timer};
 use crate::sim::{Dur, EventQueue, Rng, SimTime};
 use crate::stats::{counters, Series, SeriesSpec, SeriesTarget};
 use crate::tcp::{ReceiverStats, SenderStats, TcpReceiver, TcpSender};
+use crate::trace::packet_log::{DropReason, Event as LogEvent, PacketLog};
 use std::collections::VecDeque;
 
 pub type FlowIdx = u32;
 
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
-    /// A captured link finished serializing a packet. Links replay their transmissions
-    /// lazily (see `net::link`); only a capture needs to see each one as it happens, so that
-    /// frames are written in time order across the links of a file.
+    /// A link finished serializing a packet. Links replay their transmissions lazily (see
+    /// `net::link`); only a capture needs to see each one as it happens, so that frames are
+    /// written in time order across the links of a file, and a link whose discipline decides
+    /// at dequeue, which starts its next transmission then.
     TxDone {
         link: LinkId,
         epoch: u32,
@@ -68,8 +73,16 @@ counters! {
 
 #[derive(Clone, Debug)]
 pub enum Transport {
-    Tcp { tx: Box<TcpSender>, rx: Box<TcpReceiver> },
+    Tcp {
+        tx: Box<TcpSender>,
+        rx: Box<TcpReceiver>,
+    },
     Udp(Box<UdpSource>),
+    /// RDP (`crate::rdp`): the sender's and the receiver's state machines.
+    Rdp {
+        tx: Box<RdpSender>,
+        rx: Box<RdpReceiver>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -176,10 +189,14 @@ pub struct Simulation {
     effects: Effects,
     /// Packet captures of chosen links (None: no `[[pcap]]` in the scenario).
     pub trace: Option<Box<crate::trace::Tracer>>,
+    /// The per-packet event log (None: no `[packet_log]` in the scenario).
+    pub packet_log: Option<Box<PacketLog>>,
     events: EventQueue<Event>,
     outbox: Vec<Packet>,
     /// Packets a link's replay found lost on the wire, to count as drops.
     wire_lost: Vec<Packet>,
+    /// When each of `wire_lost` was lost (for the packet log).
+    wire_lost_at: Vec<SimTime>,
 }
 
 impl Simulation {
@@ -219,9 +236,11 @@ impl Simulation {
             hooked: HookLists::default(),
             effects: Effects::default(),
             trace: None,
+            packet_log: None,
             events: EventQueue::default(),
             outbox: Vec::with_capacity(64),
             wire_lost: Vec::new(),
+            wire_lost_at: Vec::new(),
         };
         sim.baseline = sim.snapshot();
         for (i, f) in sim.flows.iter().enumerate() {
@@ -365,6 +384,7 @@ impl Simulation {
         }
         let Some(link) = link else {
             self.net.nodes[node as usize].stats.no_route += 1;
+            self.log(LogEvent::Drop, DropReason::NoRoute, node, None, &pkt);
             self.count_drop(&pkt);
             return;
         };
@@ -376,6 +396,8 @@ impl Simulation {
         let l = &mut self.net.links[link as usize];
         if !l.up {
             l.stats.lost_down += 1;
+            let from = l.from;
+            self.log(LogEvent::Drop, DropReason::Down, from, Some(link), &pkt);
             self.count_drop(&pkt);
             return;
         }
@@ -390,9 +412,24 @@ impl Simulation {
             self.schedule_timers(i);
         }
         let l = &mut self.net.links[link as usize];
-        if l.queue.commit(pkt, verdict, action, now) {
+        if l.queue.decides_at_dequeue() {
+            if l.queue.commit(pkt, verdict, action, now) {
+                self.log_enqueue(link, &pkt, action);
+            } else {
+                self.queue_drop(link, &pkt, DropReason::of(verdict));
+            }
+            self.account_evicted(link);
+            if self.net.links[link as usize].is_idle(now) {
+                self.transmit_next(link);
+            }
+        } else if l.queue.commit(pkt, verdict, action, now) {
             let s = l.schedule(pkt.size, now);
             let epoch = l.epoch;
+            if self.packet_log.is_some() {
+                self.log_enqueue(link, &pkt, action);
+                // The packet's departure is known now (see `trace::packet_log`).
+                self.log_at(s.tx_start, LogEvent::Dequeue, DropReason::None, link, &pkt);
+            }
             if let Some(at) = s.arrival {
                 self.events.schedule(at, Event::Arrive { link, epoch });
             }
@@ -400,12 +437,73 @@ impl Simulation {
                 self.events.schedule(s.tx_end, Event::TxDone { link, epoch });
             }
         } else {
-            self.count_drop(&pkt);
-            for k in 0..self.hooked.queue_drop.len() {
-                let i = self.hooked.queue_drop[k];
-                self.mechanisms[i as usize].on_queue_drop(link, &pkt, &mut Cx::new(now, &mut self.net, &mut self.effects));
-                self.schedule_timers(i);
+            self.queue_drop(link, &pkt, DropReason::of(verdict));
+        }
+        if self.effects.emits.len() > mark {
+            self.send_emits(mark);
+        }
+    }
+
+    /// `link`'s queue dropped `pkt`: charged to its flow, and seen by the mechanisms that
+    /// watch queue drops (their emits are left to the caller to send).
+    fn queue_drop(&mut self, link: LinkId, pkt: &Packet, reason: DropReason) {
+        if self.packet_log.is_some() {
+            self.log_at(self.now, LogEvent::Drop, reason, link, pkt);
+        }
+        self.count_drop(pkt);
+        for k in 0..self.hooked.queue_drop.len() {
+            let i = self.hooked.queue_drop[k];
+            self.mechanisms[i as usize].on_queue_drop(link, pkt, &mut Cx::new(self.now, &mut self.net, &mut self.effects));
+            self.schedule_timers(i);
+        }
+    }
+
+    /// Accounts the packets `link`'s discipline dropped from its buffer to admit an arrival.
+    fn account_evicted(&mut self, link: LinkId) {
+        let Some(evicted) = self.net.links[link as usize].queue.take_evicted() else { return };
+        let mut lost = std::mem::take(&mut self.wire_lost);
+        lost.extend(evicted);
+        for p in &lost {
+            self.queue_drop(link, p, DropReason::Overflow);
+        }
+        lost.clear();
+        self.wire_lost = lost;
+    }
+
+    /// A transmission opportunity of `link`, whose discipline decides at dequeue (the link
+    /// is advanced to now and its transmitter free): the discipline decides on head packets
+    /// until one is sent or the queue is empty; the sent one starts transmission, and its end
+    /// is the next opportunity.
+    fn transmit_next(&mut self, link: LinkId) {
+        let now = self.now;
+        let mark = self.effects.emits.len();
+        while let Some((pkt, verdict, mut action)) = self.net.links[link as usize].queue.next_departure(now) {
+            if verdict != crate::queue::Verdict::Admit {
+                for k in 0..self.hooked.verdict.len() {
+                    let i = self.hooked.verdict[k];
+                    action = self.mechanisms[i as usize].on_verdict(link, &pkt, verdict, action, &mut Cx::new(now, &mut self.net, &mut self.effects));
+                    self.schedule_timers(i);
+                }
             }
+            let l = &mut self.net.links[link as usize];
+            let Some(pkt) = l.queue.finish_departure(pkt, verdict, action, now) else {
+                self.queue_drop(link, &pkt, DropReason::Dequeue);
+                continue;
+            };
+            if self.packet_log.is_some() {
+                if action == crate::signal::Action::MarkAndEnqueue {
+                    self.log_at(now, LogEvent::Mark, DropReason::None, link, &pkt);
+                }
+                self.log_at(now, LogEvent::Dequeue, DropReason::None, link, &pkt);
+            }
+            let l = &mut self.net.links[link as usize];
+            let s = l.start(pkt, now);
+            let epoch = l.epoch;
+            if let Some(at) = s.arrival {
+                self.events.schedule(at, Event::Arrive { link, epoch });
+            }
+            self.events.schedule(s.tx_end, Event::TxDone { link, epoch });
+            break;
         }
         if self.effects.emits.len() > mark {
             self.send_emits(mark);
@@ -417,7 +515,7 @@ impl Simulation {
     #[inline]
     fn advance_link(&mut self, link: LinkId) {
         let now = self.now;
-        let (trace, wire_lost) = (&mut self.trace, &mut self.wire_lost);
+        let (trace, wire_lost, wire_lost_at) = (&mut self.trace, &mut self.wire_lost, &mut self.wire_lost_at);
         self.net.links[link as usize].advance(now, |t, pkt, lost| {
             if let Some(tr) = trace {
                 // The capture point: the packet has left the transmitter.
@@ -425,15 +523,20 @@ impl Simulation {
             }
             if lost {
                 wire_lost.push(*pkt);
+                wire_lost_at.push(t);
             }
         });
         if !self.wire_lost.is_empty() {
             let lost = std::mem::take(&mut self.wire_lost);
-            for p in &lost {
+            for (p, &t) in lost.iter().zip(&self.wire_lost_at.clone()) {
+                if self.packet_log.is_some() {
+                    self.log_at(t, LogEvent::Drop, DropReason::Wire, link, p);
+                }
                 self.count_drop(p);
             }
             self.wire_lost = lost;
             self.wire_lost.clear();
+            self.wire_lost_at.clear();
         }
     }
 
@@ -446,6 +549,10 @@ impl Simulation {
     fn on_tx_done(&mut self, link: LinkId, epoch: u32) {
         if self.net.links[link as usize].epoch == epoch {
             self.advance_link(link);
+            let l = &self.net.links[link as usize];
+            if l.queue.decides_at_dequeue() && l.is_idle(self.now) {
+                self.transmit_next(link);
+            }
         }
     }
 
@@ -462,6 +569,7 @@ impl Simulation {
             self.events.schedule(next, Event::Arrive { link, epoch });
         }
         let node = l.to;
+        self.log(LogEvent::Receive, DropReason::None, node, Some(link), &pkt);
         if pkt.dst == node {
             self.deliver(pkt);
             return;
@@ -469,12 +577,14 @@ impl Simulation {
         let n = &mut self.net.nodes[node as usize];
         if n.kind == NodeKind::Host {
             n.stats.no_route += 1;
+            self.log(LogEvent::Drop, DropReason::NoRoute, node, None, &pkt);
             self.count_drop(&pkt);
             return;
         }
         pkt.ttl = pkt.ttl.saturating_sub(1);
         if pkt.ttl == 0 {
             n.stats.ttl_expired += 1;
+            self.log(LogEvent::Drop, DropReason::Ttl, node, None, &pkt);
             self.count_drop(&pkt);
             return;
         }
@@ -493,7 +603,10 @@ impl Simulation {
             self.send_emits_first(mark);
         }
         match passage {
-            Passage::Discard => self.count_drop(&pkt),
+            Passage::Discard => {
+                self.log(LogEvent::Drop, DropReason::Discarded, node, None, &pkt);
+                self.count_drop(&pkt);
+            }
             Passage::Forward => {
                 self.net.nodes[node as usize].stats.forwarded += 1;
                 self.forward(node, pkt);
@@ -501,6 +614,32 @@ impl Simulation {
         }
         if emitted {
             self.send_emits(mark);
+        }
+    }
+
+    /// Logs `event` for `pkt` at `node` (and `link`) now, if the scenario keeps a packet log.
+    #[inline]
+    fn log(&mut self, event: LogEvent, reason: DropReason, node: NodeId, link: Option<LinkId>, pkt: &Packet) {
+        if let Some(log) = &mut self.packet_log {
+            log.log(self.now, event, reason, node, link, pkt);
+        }
+    }
+
+    /// Logs an event of `link`'s queue (at its sending node) at `t`.
+    fn log_at(&mut self, t: SimTime, event: LogEvent, reason: DropReason, link: LinkId, pkt: &Packet) {
+        let from = self.net.links[link as usize].from;
+        if let Some(log) = &mut self.packet_log {
+            log.log(t, event, reason, from, Some(link), pkt);
+        }
+    }
+
+    /// Logs `pkt` joining `link`'s queue now (and its ECN mark, if the queue set one).
+    fn log_enqueue(&mut self, link: LinkId, pkt: &Packet, action: crate::signal::Action) {
+        if self.packet_log.is_some() {
+            self.log_at(self.now, LogEvent::Enqueue, DropReason::None, link, pkt);
+            if action == crate::signal::Action::MarkAndEnqueue {
+                self.log_at(self.now, LogEvent::Mark, DropReason::None, link, pkt);
+            }
         }
     }
 
@@ -549,6 +688,24 @@ impl Simulation {
             }
             (Transport::Tcp { tx, .. }, Kind::AccControl) if !f.stopped => tx.on_acc_control(&pkt, now),
             (Transport::Udp(src), Kind::Udp) => src.receive(&pkt),
+            (Transport::Rdp { rx, .. }, Kind::RdpData) => {
+                rx.on_segment(&pkt, now, &mut out);
+                self.arm_delack(fi);
+                self.send_all(fi, &mut out, false);
+            }
+            (Transport::Rdp { tx, rx }, Kind::RdpAck) if !f.stopped => {
+                let fast_retransmits = tx.stats.fast_retransmits;
+                tx.on_segment(&pkt, now, &mut out);
+                if tx.stats.fast_retransmits > fast_retransmits {
+                    let una = tx.snd_una();
+                    if rx.has_received(una) || self.data_in_network(fi, una) {
+                        self.flows[fi as usize].net.false_fast_retransmits += 1;
+                    }
+                }
+                self.arm_rto(fi);
+                self.send_all(fi, &mut out, true);
+            }
+            (Transport::Rdp { tx, .. }, Kind::AccControl) if !f.stopped => tx.on_acc_control(&pkt, now),
             _ => {}
         }
         self.outbox = out;
@@ -594,6 +751,11 @@ impl Simulation {
                 let first = src.start(now);
                 self.events.schedule(first, Event::UdpSend(fi));
             }
+            Transport::Rdp { tx, .. } => {
+                tx.start(now, &mut out);
+                self.arm_rto(fi);
+                self.send_all(fi, &mut out, true);
+            }
         }
         self.outbox = out;
     }
@@ -614,8 +776,12 @@ impl Simulation {
 
     fn arm_rto(&mut self, fi: FlowIdx) {
         let f = &mut self.flows[fi as usize];
-        let Transport::Tcp { tx, .. } = &f.transport else { return };
-        if let Some(d) = tx.rto_deadline() {
+        let deadline = match &f.transport {
+            Transport::Tcp { tx, .. } => tx.rto_deadline(),
+            Transport::Rdp { tx, .. } => tx.deadline(),
+            Transport::Udp(_) => return,
+        };
+        if let Some(d) = deadline {
             if f.rto_scheduled.is_none_or(|s| s > d) {
                 f.rto_scheduled = Some(d);
                 self.events.schedule(d, Event::Rto(fi));
@@ -625,8 +791,12 @@ impl Simulation {
 
     fn arm_delack(&mut self, fi: FlowIdx) {
         let f = &mut self.flows[fi as usize];
-        let Transport::Tcp { rx, .. } = &f.transport else { return };
-        if let Some(d) = rx.delack_deadline() {
+        let deadline = match &f.transport {
+            Transport::Tcp { rx, .. } => rx.delack_deadline(),
+            Transport::Rdp { rx, .. } => rx.deadline(),
+            Transport::Udp(_) => return,
+        };
+        if let Some(d) = deadline {
             if f.delack_scheduled.is_none_or(|s| s > d) {
                 f.delack_scheduled = Some(d);
                 self.events.schedule(d, Event::DelAck(fi));
@@ -643,9 +813,12 @@ impl Simulation {
         if f.stopped {
             return;
         }
-        let Transport::Tcp { tx, .. } = &mut f.transport else { return };
         let mut out = std::mem::take(&mut self.outbox);
-        tx.on_timeout(now, &mut out);
+        match &mut f.transport {
+            Transport::Tcp { tx, .. } => tx.on_timeout(now, &mut out),
+            Transport::Rdp { tx, .. } => tx.on_timer(now, &mut out),
+            Transport::Udp(_) => {}
+        }
         self.arm_rto(fi);
         self.send_all(fi, &mut out, true);
         self.outbox = out;
@@ -657,9 +830,12 @@ impl Simulation {
         if f.delack_scheduled == Some(now) {
             f.delack_scheduled = None;
         }
-        let Transport::Tcp { rx, .. } = &mut f.transport else { return };
         let mut out = std::mem::take(&mut self.outbox);
-        rx.on_delack_timeout(now, &mut out);
+        match &mut f.transport {
+            Transport::Tcp { rx, .. } => rx.on_delack_timeout(now, &mut out),
+            Transport::Rdp { rx, .. } => rx.on_timer(now),
+            Transport::Udp(_) => {}
+        }
         self.arm_delack(fi);
         self.send_all(fi, &mut out, false);
         self.outbox = out;
@@ -677,7 +853,13 @@ impl Simulation {
         } else {
             l.go_down(now, |p| lost.push(*p));
         }
+        if let Some(log) = &mut self.packet_log {
+            log.withdraw_dequeues(link, now);
+        }
         for p in &lost {
+            if self.packet_log.is_some() {
+                self.log_at(now, LogEvent::Drop, DropReason::Down, link, p);
+            }
             self.count_drop(p);
         }
         let mark = self.effects.emits.len();
@@ -722,6 +904,11 @@ impl Simulation {
                     s.receivers.push(ReceiverStats::default());
                     s.udp.push(src.stats);
                 }
+                Transport::Rdp { tx, rx } => {
+                    s.senders.push(tx.stats);
+                    s.receivers.push(rx.stats);
+                    s.udp.push(UdpStats::default());
+                }
             }
             s.flow_net.push(f.net);
         }
@@ -745,7 +932,8 @@ impl Simulation {
         | SeriesTarget::QueueAvg { link }
         | SeriesTarget::MaxP { link }
         | SeriesTarget::DropProb { link }
-        | SeriesTarget::LinkRate { link } = spec.target
+        | SeriesTarget::LinkRate { link }
+        | SeriesTarget::Drops { link } = spec.target
         {
             self.advance_link(link);
         }
@@ -754,8 +942,16 @@ impl Simulation {
         let value = match spec.target {
             SeriesTarget::Cwnd { flow } => match &self.flows[flow as usize].transport {
                 Transport::Tcp { tx, .. } => tx.cwnd() as f64 / tx.cfg.mss as f64,
+                Transport::Rdp { tx, .. } => tx.cwnd_packets() as f64,
                 Transport::Udp(_) => f64::NAN,
             },
+            SeriesTarget::Ssthresh { flow } => match self.flows[flow as usize].sender() {
+                // The initial threshold is "arbitrarily high" (RFC 5681): no number to plot.
+                Some(tx) if tx.ssthresh() < 1 << 30 => tx.ssthresh() as f64 / tx.cfg.mss as f64,
+                _ => f64::NAN,
+            },
+            SeriesTarget::Rtt { flow } => self.flows[flow as usize].sender().and_then(|tx| tx.last_rtt).map_or(f64::NAN, |d| d.as_secs_f64() * 1e3),
+            SeriesTarget::Srtt { flow } => self.flows[flow as usize].sender().and_then(|tx| tx.srtt()).map_or(f64::NAN, |d| d.as_secs_f64() * 1e3),
             SeriesTarget::QueueLen { link } => self.net.links[link as usize].queue.len() as f64,
             SeriesTarget::QueueAvg { link } => self.net.links[link as usize].queue.discipline.probe().avg,
             SeriesTarget::MaxP { link } => self.net.links[link as usize].queue.discipline.probe().max_p,
@@ -763,6 +959,7 @@ impl Simulation {
             SeriesTarget::Goodput { flow } => {
                 let total = match &self.flows[flow as usize].transport {
                     Transport::Tcp { rx, .. } => rx.stats.delivered_bytes,
+                    Transport::Rdp { rx, .. } => rx.stats.delivered_bytes,
                     Transport::Udp(src) => src.stats.bytes_received,
                 };
                 self.rate_since_last(i, total, interval)
@@ -770,6 +967,10 @@ impl Simulation {
             SeriesTarget::LinkRate { link } => {
                 let total = self.net.links[link as usize].stats.tx_bytes;
                 self.rate_since_last(i, total, interval)
+            }
+            SeriesTarget::Drops { link } => {
+                let total = self.net.links[link as usize].queue.stats.drops();
+                (total - std::mem::replace(&mut self.series_last[i as usize], total)) as f64
             }
         };
         let spec = &self.series_specs[i as usize];
@@ -791,7 +992,7 @@ impl Simulation {
 
     /// Whether a data packet of flow `fi` starting at `seq` is queued or on a link.
     fn data_in_network(&self, fi: FlowIdx, seq: crate::tcp::Seq) -> bool {
-        let hit = |p: &Packet| p.flow == fi && p.kind == Kind::TcpData && p.seq == seq;
+        let hit = |p: &Packet| p.flow == fi && matches!(p.kind, Kind::TcpData | Kind::RdpData) && p.seq == seq && p.payload > 0;
         self.net.links.iter().any(|l| l.holds(self.now, hit))
     }
 

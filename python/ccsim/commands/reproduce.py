@@ -52,16 +52,18 @@ def register(subparsers) -> None:
     )
     p.add_argument("paper", choices=[*PAPERS, "all"], metavar="PAPER", help="one of: " + ", ".join([*PAPERS, "all"]))
     p.add_argument("--quick", action="store_true", help="fewer replications and points: minutes instead of longer")
-    p.add_argument("--out", type=Path, default=Path("ccsim-results"), help="output folder (default: ccsim-results)")
-    p.add_argument("--workers", type=int, default=None, help="local processes (default: every core)")
-    p.add_argument("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://host:8786")
+    p.add_argument("--out", "-o", type=Path, default=Path("ccsim-results"), metavar="DIR", help="output folder (default: ccsim-results)")
+    p.add_argument("--workers", "-j", type=int, default=None, metavar="N", help="local worker processes (default: one per core)")
+    p.add_argument(
+        "--scheduler", default=None, metavar="ADDRESS", help="run on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786)"
+    )
     p.add_argument(
         "--profile",
         choices=["ns2", "rfc"],
         default="ns2",
         help="defaults the report is written under: ns2 (ns-2.35's, as the papers simulated; the default) or rfc; every claim is also checked under the other",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     p.set_defaults(func=run)
 
 

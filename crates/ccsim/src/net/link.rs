@@ -10,6 +10,15 @@
 //! discipline's idle detection) are replayed in time order by [`Link::advance`] whenever the
 //! link is next observed or offered a packet, so everything seen at time `t` is as if each
 //! had happened at its own time.
+//!
+//! A discipline that decides at dequeue (CoDel drops by sojourn time; FQ-CoDel chooses which
+//! flow sends next) breaks the premise: which packet leaves next, and when, is only known at
+//! each transmission opportunity. Such a link keeps no schedule of queued packets. Its
+//! transmitter is started packet by packet with [`Link::start`], by the run loop, at each
+//! opportunity: when a packet arrives to an idle link, and at the end of each transmission
+//! (the run loop schedules an event there for these links only). So a dequeue-time discipline
+//! costs one event per transmission and every other discipline still costs none; the
+//! replay, the pipe and the arrival events are shared by both kinds.
 
 use super::packet::{NodeId, Packet};
 use crate::queue::{EgressQueue, QueueStats};
@@ -60,6 +69,8 @@ impl Slot {
 /// What queueing a packet committed the link to.
 #[derive(Clone, Copy, Debug)]
 pub struct Scheduled {
+    /// When its transmission starts (it leaves the queue), unless the link fails first.
+    pub tx_start: SimTime,
     /// When its transmission ends.
     pub tx_end: SimTime,
     /// When it reaches the far end, if the engine must schedule that arrival: it will
@@ -86,7 +97,8 @@ pub struct Link {
     pub stats: LinkStats,
     loss_rng: Rng,
     serializer: Serializer,
-    /// The schedule of each packet in `queue`, in the same order.
+    /// The schedule of each packet in `queue`, in the same order (empty when the queue's
+    /// discipline decides at dequeue: then nothing is scheduled before it starts).
     slots: VecDeque<Slot>,
     /// The transmission in progress (as of the last `advance`). Its packet is already at the
     /// back of the pipe (it is the next to enter it and nothing overtakes it there), which
@@ -155,7 +167,33 @@ impl Link {
         } else {
             None
         };
-        Scheduled { tx_end: end, arrival }
+        Scheduled { tx_start: start, tx_end: end, arrival }
+    }
+
+    /// Whether the transmitter is free at `now` (the link must have been advanced to now).
+    pub fn is_idle(&self, now: SimTime) -> bool {
+        self.free_at <= now
+    }
+
+    /// Starts transmitting `pkt` at `now`, on a link whose queue decides at dequeue (the
+    /// packet has already left the queue; the transmitter must be free).
+    pub fn start(&mut self, pkt: Packet, now: SimTime) -> Scheduled {
+        debug_assert!(self.slots.is_empty() && self.is_idle(now));
+        let end = now + self.serializer.tx_time(pkt.size as u64 * 8, self.rate_bps);
+        let lost = self.loss > 0.0 && self.loss_rng.bernoulli(self.loss);
+        let slot = Slot { start: now, end, lost, serializer: self.serializer };
+        self.free_at = end;
+        self.busy.advance(0, now.as_nanos());
+        self.started_serializer = slot.serializer;
+        self.transmitting = Some(slot);
+        let arrival = if lost {
+            self.lost_on_wire = Some(pkt);
+            None
+        } else {
+            self.pipe.push_back((end + self.delay, pkt));
+            (!std::mem::replace(&mut self.arrival_pending, true)).then_some(end + self.delay)
+        };
+        Scheduled { tx_start: now, tx_end: end, arrival }
     }
 
     /// Replays, in time order, the departures from the queue and the ends of transmission
@@ -255,7 +293,7 @@ impl Link {
     pub fn packets(&self, now: SimTime) -> impl Iterator<Item = &Packet> {
         // Without random loss no packet is lost on the wire: the schedule need not be read.
         let lossy = self.loss > 0.0;
-        let queued = self.queue.iter().enumerate().filter(move |&(i, _)| !lossy || !self.slots[i].lost_by(now)).map(|(_, p)| p);
+        let queued = self.queue.iter().enumerate().filter(move |&(i, _)| !lossy || !self.slots.get(i).is_some_and(|s| s.lost_by(now))).map(|(_, p)| p);
         let sending = self.lost_on_wire.iter().filter(move |_| self.transmitting.is_some_and(|s| !s.lost_by(now)));
         queued.chain(sending).chain(self.pipe.iter().map(|(_, p)| p))
     }
@@ -266,7 +304,7 @@ impl Link {
     pub fn holds(&self, now: SimTime, hit: impl Fn(&Packet) -> bool) -> bool {
         if !self.queue.is_empty() {
             let lossy = self.loss > 0.0;
-            if self.queue.iter().enumerate().any(|(i, p)| hit(p) && !(lossy && self.slots[i].lost_by(now))) {
+            if self.queue.iter().enumerate().any(|(i, p)| hit(p) && !(lossy && self.slots.get(i).is_some_and(|s| s.lost_by(now)))) {
                 return true;
             }
         }
@@ -437,5 +475,25 @@ mod tests {
         assert_eq!(l.queue.stats.drops_overflow, 1);
         let (v, a) = l.queue.classify(&pkt(5), ms(0));
         assert_eq!((v, a), (Verdict::Overflow, Action::Drop));
+    }
+
+    #[test]
+    fn a_transmission_started_by_hand_occupies_the_transmitter_and_arrives_one_delay_later() {
+        let mut l = link(0.0, 10);
+        assert!(l.is_idle(ms(0)));
+        let s = l.start(pkt(0), ms(0));
+        assert_eq!((s.tx_end, s.arrival), (ms(8), Some(ms(18))));
+        assert!(!l.is_idle(ms(7)) && l.is_idle(ms(8)));
+        assert_eq!(l.transmitting_packet().map(|p| p.seq), Some(Seq(0)));
+        // The next one, started when the first ends, waits for the first's arrival event.
+        l.advance(ms(8), |_, _, _| {});
+        let s = l.start(pkt(1), ms(8));
+        assert_eq!((s.tx_end, s.arrival), (ms(16), None));
+        l.advance(ms(18), |_, _, _| {});
+        assert_eq!(l.deliver().1, Some(ms(26)));
+        l.advance(ms(40), |_, _, _| {});
+        l.settle(ms(40));
+        assert_eq!((l.stats.tx_packets, l.stats.busy_ns), (2, 16_000_000));
+        assert_eq!(l.packets(ms(40)).count(), 1, "the second is still propagating");
     }
 }

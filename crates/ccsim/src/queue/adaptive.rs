@@ -137,6 +137,9 @@ impl AdaptiveRed {
         Ok(AdaptiveRed { red: Red::new(params)?, variant, next_due, region: Region::Below })
     }
 
+    pub fn variant(&self) -> &AredVariant {
+        &self.variant
+    }
     pub fn red(&self) -> &Red {
         &self.red
     }

@@ -52,6 +52,9 @@ impl Rtred {
         Ok(Rtred { red, risk_th })
     }
 
+    pub fn risk_th(&self) -> f64 {
+        self.risk_th
+    }
     pub fn red(&self) -> &Red {
         &self.red
     }
