@@ -17,7 +17,7 @@ from pathlib import Path
 from types import ModuleType
 
 from .common import Options
-from .report import LEGEND, Report, html_page, html_table, md_table, text_table, verdict_rows
+from .report import LEGEND, VIEW_NOTE_HTML, VIEW_NOTE_MD, Report, html_page, html_table, md_table, text_table, verdict_rows, write_view
 
 # Paper name on the command line -> module.
 PAPERS = {"rtred": "rtred", "das": "das", "ackspoof": "ackspoof", "acc": "acc"}
@@ -80,10 +80,18 @@ def reproduce_all(opt: Options, papers: list[str] | None = None) -> tuple[Path, 
     for p, rep, _ in done:
         body = rep.markdown(level=2).replace("](", f"]({p}/")
         md += [f'<a id="{p}"></a>', "", body, ""]
+    link = write_view(opt.out)
+    if link:
+        md[md.index("## Verdicts") : md.index("## Verdicts")] = [VIEW_NOTE_MD, ""]
     (opt.out / "report.md").write_text("\n".join(md))
     toc = "".join(f"<li><a href='#{p}'>{rep.title}</a></li>" for p, rep, _ in done)
     about_html = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in about)
-    body = "<h1>ccsim: reproductions of the papers</h1><h2>Verdicts</h2>" + html_table(header, rows, verdict_col=2)
+    body = (
+        "<h1>ccsim: reproductions of the papers</h1>"
+        + (VIEW_NOTE_HTML if link else "")
+        + "<h2>Verdicts</h2>"
+        + html_table(header, rows, verdict_col=2)
+    )
     body += f"<h2>Contents</h2><ul>{toc}</ul><h2>About this run</h2><table>{about_html}</table>"
     body += "".join(rep.html_body(level=2) for _, rep, _ in done)
     (opt.out / "report.html").write_text(html_page("ccsim reproductions", body))

@@ -181,9 +181,33 @@ class Report:
     def write(self) -> Path:
         """Writes report.md and report.html into `out`; returns the Markdown path."""
         md = self.out / "report.md"
-        md.write_text(self.markdown())
-        (self.out / "report.html").write_text(html_page(self.title, self.html_body()))
+        link = write_view(self.out)
+        title, _, rest = self.markdown().partition("\n")
+        md.write_text(f"{title}\n\n{VIEW_NOTE_MD}\n{rest}" if link else f"{title}\n{rest}")
+        (self.out / "report.html").write_text(html_page(self.title, (VIEW_NOTE_HTML if link else "") + self.html_body()))
         return md
+
+
+VIEW_NOTE_MD = "Interactive figures of every run and sweep behind this report (offline: zoom, values under the cursor, legend toggles): [view.html](view.html)."
+VIEW_NOTE_HTML = (
+    "<p><a href='view.html'>Interactive figures</a> of every run and sweep behind this report"
+    " (offline: zoom, values under the cursor, legend toggles).</p>"
+)
+
+
+def write_view(out: Path) -> bool:
+    """Writes `out/view.html`, the interactive page of `ccsim view` for the sweeps below
+    `out`; False (with a warning) when there is nothing it can draw."""
+    import warnings
+
+    from ..viewer.pages import ViewError, write
+
+    try:
+        write(out)
+    except ViewError as e:
+        warnings.warn(f"{out}: no interactive page: {e}", stacklevel=2)
+        return False
+    return True
 
 
 def verdict_rows(claims: Sequence[Claim], paper: str | None = None) -> list[list[str]]:

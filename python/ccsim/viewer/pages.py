@@ -220,8 +220,10 @@ def _walk(root: Path) -> list[Path]:
     for dirpath, dirnames, filenames in os.walk(root):
         here = Path(dirpath)
         depth = len(here.relative_to(root).parts)
-        dirnames[:] = sorted(n for n in dirnames if not n.startswith(".") and n not in ("runs", "flows")) if depth < MAX_DEPTH else []
-        if "sweep.json" in filenames or "summary.json" in filenames or any(f.endswith(".figure.json") for f in filenames):
+        # A sweep store's runs/ and a run's flows/ belong to them (a reproduce folder's runs/ is a store).
+        owned = {"runs"} if "sweep.json" in filenames else {"flows"} if "summary.json" in filenames else set()
+        dirnames[:] = sorted(n for n in dirnames if not n.startswith(".") and n not in owned) if depth < MAX_DEPTH else []
+        if owned or any(f.endswith(".figure.json") for f in filenames):
             found.append(here)
     return found
 
