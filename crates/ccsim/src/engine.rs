@@ -15,6 +15,9 @@ use crate::stats::{counters, Series, SeriesSpec, SeriesTarget};
 use crate::tcp::{ReceiverStats, SenderStats, TcpReceiver, TcpSender};
 use std::collections::VecDeque;
 
+mod in_network;
+use in_network::InNetwork;
+
 pub type FlowIdx = u32;
 
 #[derive(Clone, Copy, Debug)]
@@ -88,6 +91,8 @@ pub struct Flow {
     pub jitter: Dur,
     jitter_rng: Rng,
     pending: VecDeque<(SimTime, Packet)>,
+    /// The flow's data segments on links (see `in_network`).
+    in_network: InNetwork,
     rto_scheduled: Option<SimTime>,
     delack_scheduled: Option<SimTime>,
     stopped: bool,
@@ -118,6 +123,7 @@ impl Flow {
             jitter,
             jitter_rng,
             pending: VecDeque::new(),
+            in_network: InNetwork::default(),
             rto_scheduled: None,
             delack_scheduled: None,
             stopped: false,
@@ -180,6 +186,9 @@ pub struct Simulation {
     outbox: Vec<Packet>,
     /// Packets a link's replay found lost on the wire, to count as drops.
     wire_lost: Vec<Packet>,
+    /// Links with random loss: the only ones where a packet can be lost on the wire before
+    /// its loss is replayed.
+    lossy_links: Vec<LinkId>,
 }
 
 impl Simulation {
@@ -222,7 +231,9 @@ impl Simulation {
             events: EventQueue::default(),
             outbox: Vec::with_capacity(64),
             wire_lost: Vec::new(),
+            lossy_links: Vec::new(),
         };
+        sim.lossy_links = (0..sim.net.links.len() as LinkId).filter(|&l| sim.net.links[l as usize].loss > 0.0).collect();
         sim.baseline = sim.snapshot();
         for (i, f) in sim.flows.iter().enumerate() {
             sim.events.schedule(f.start, Event::FlowStart(i as FlowIdx));
@@ -506,6 +517,11 @@ impl Simulation {
 
     /// The network lost `pkt`: charged to its flow unless a mechanism claims it as its own.
     fn count_drop(&mut self, pkt: &Packet) {
+        if pkt.kind == Kind::TcpData {
+            if let Some(f) = self.flows.get_mut(pkt.flow as usize) {
+                f.in_network.leave(pkt.seq);
+            }
+        }
         for k in 0..self.hooked.loss.len() {
             if self.mechanisms[self.hooked.loss[k] as usize].claims_loss(pkt) {
                 return;
@@ -528,6 +544,9 @@ impl Simulation {
         let now = self.now;
         let fi = pkt.flow;
         let Some(f) = self.flows.get_mut(fi as usize) else { return };
+        if pkt.kind == Kind::TcpData {
+            f.in_network.leave(pkt.seq);
+        }
         let mut out = std::mem::take(&mut self.outbox);
         match (&mut f.transport, pkt.kind) {
             (Transport::Tcp { rx, .. }, Kind::TcpData) => {
@@ -540,7 +559,10 @@ impl Simulation {
                 tx.on_ack(&pkt, now, &mut out);
                 if tx.stats.fast_retransmits > fast_retransmits {
                     let una = tx.snd_una();
-                    if rx.has_received(una, 1) || self.data_in_network(fi, una) {
+                    let received = rx.has_received(una, 1);
+                    #[cfg(debug_assertions)]
+                    debug_assert_eq!(self.data_in_network(fi, una), self.data_in_network_scan(fi, una), "flow {fi}, segment {una:?}");
+                    if received || self.data_in_network(fi, una) {
                         self.flows[fi as usize].net.false_fast_retransmits += 1;
                     }
                 }
@@ -567,9 +589,17 @@ impl Simulation {
                 }
                 f.pending.push_back((at, pkt));
             } else {
-                self.forward(pkt.src, pkt);
+                self.inject(fi, pkt);
             }
         }
+    }
+
+    /// A host of flow `fi` hands `pkt` to the network.
+    fn inject(&mut self, fi: FlowIdx, pkt: Packet) {
+        if pkt.kind == Kind::TcpData {
+            self.flows[fi as usize].in_network.enter(pkt.seq);
+        }
+        self.forward(pkt.src, pkt);
     }
 
     fn on_emit(&mut self, fi: FlowIdx) {
@@ -578,7 +608,7 @@ impl Simulation {
         if let Some(&(next, _)) = f.pending.front() {
             self.events.schedule(next, Event::Emit(fi));
         }
-        self.forward(pkt.src, pkt);
+        self.inject(fi, pkt);
     }
 
     fn on_flow_start(&mut self, fi: FlowIdx) {
@@ -789,8 +819,23 @@ impl Simulation {
         }
     }
 
-    /// Whether a data packet of flow `fi` starting at `seq` is queued or on a link.
+    /// Whether a data packet of flow `fi` starting at `seq` is queued or on a link: one of
+    /// the copies the flow's sender handed to the network and that has not left it, unless
+    /// a lossy link has lost it on the wire by now (losses are replayed lazily).
     fn data_in_network(&self, fi: FlowIdx, seq: crate::tcp::Seq) -> bool {
+        let copies = self.flows[fi as usize].in_network.copies(seq);
+        if copies == 0 || self.lossy_links.is_empty() {
+            return copies > 0;
+        }
+        let hit = |p: &Packet| p.flow == fi && p.kind == Kind::TcpData && p.seq == seq;
+        let lost: usize = self.lossy_links.iter().map(|&l| self.net.links[l as usize].lost_unreplayed(self.now, hit)).sum();
+        copies > lost
+    }
+
+    /// [`data_in_network`](Self::data_in_network) by a scan of every link: what the per-flow
+    /// record must agree with (checked in debug builds).
+    #[cfg(debug_assertions)]
+    fn data_in_network_scan(&self, fi: FlowIdx, seq: crate::tcp::Seq) -> bool {
         let hit = |p: &Packet| p.flow == fi && p.kind == Kind::TcpData && p.seq == seq;
         self.net.links.iter().any(|l| l.holds(self.now, hit))
     }

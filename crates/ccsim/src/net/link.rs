@@ -278,6 +278,17 @@ impl Link {
         !self.pipe.is_empty() && self.pipe.iter().any(|(_, p)| hit(p))
     }
 
+    /// How many packets satisfying `hit` the link has lost on the wire by `now` whose loss
+    /// the last [`advance`](Self::advance) has not yet replayed.
+    pub fn lost_unreplayed(&self, now: SimTime, hit: impl Fn(&Packet) -> bool) -> usize {
+        let sending = match (&self.lost_on_wire, self.transmitting) {
+            (Some(p), Some(s)) => (s.lost_by(now) && hit(p)) as usize,
+            _ => 0,
+        };
+        let queued = self.queue.iter().zip(&self.slots).filter(|(p, s)| s.lost_by(now) && hit(p)).count();
+        sending + queued
+    }
+
     /// The link's and its queue's counters as of `now`, without changing the link: the
     /// departures and transmissions not yet replayed are replayed on a copy. For readers
     /// outside the run loop (it copies the queued packets); the engine itself advances links.
