@@ -170,7 +170,7 @@ impl<E> EventQueue<E> {
             }
         }
         if self.current.len() > 1 {
-            self.current.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+            self.current.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
         }
         true
     }
