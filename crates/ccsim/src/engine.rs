@@ -401,8 +401,9 @@ impl Simulation {
             self.schedule_timers(i);
         }
         let l = &mut self.net.links[link as usize];
-        if l.queue.commit(pkt, verdict, action, now) {
-            let s = l.schedule(pkt.size, now);
+        let mut admitted = pkt;
+        if l.queue.admit(&mut admitted, verdict, action) {
+            let s = l.accept(admitted, now);
             let epoch = l.epoch;
             if let Some(at) = s.arrival {
                 self.events.schedule(at, Event::Arrive { link, epoch });
@@ -464,7 +465,13 @@ impl Simulation {
         if self.net.links[link as usize].epoch != epoch {
             return;
         }
-        self.advance_link(link);
+        // The arriving packet is in the link's pipe once its transmission has started; if
+        // that has not been replayed yet, replay. Otherwise the link's replay can wait until
+        // it is next offered a packet (or observed): nothing between here and there reads
+        // it. Captures are written as transmissions end, so a captured link is replayed.
+        if !self.net.links[link as usize].arrival_ready() || self.trace.is_some() {
+            self.advance_link(link);
+        }
         let l = &mut self.net.links[link as usize];
         let (mut pkt, next) = l.deliver();
         // The link is FIFO with one delay: one pending arrival per link, for the earliest

@@ -10,11 +10,16 @@
 //! discipline's idle detection) are replayed in time order by [`Link::advance`] whenever the
 //! link is next observed or offered a packet, so everything seen at time `t` is as if each
 //! had happened at its own time.
+//!
+//! A packet offered to an idle link (nothing queued, the transmitter free) starts its
+//! transmission at once without passing through the queue's buffer
+//! ([`EgressQueue::pass`]): on most links of a large network, and on every link that is not
+//! a bottleneck, that is nearly every packet.
 
 use super::packet::{NodeId, Packet};
 use crate::queue::{EgressQueue, QueueStats};
 use crate::sim::{Dur, Rng, Serializer, SimTime};
-use crate::stats::{counters, TimeIntegral};
+use crate::stats::counters;
 use std::collections::VecDeque;
 
 pub type LinkId = u32;
@@ -101,7 +106,8 @@ pub struct Link {
     pipe: VecDeque<(SimTime, Packet)>,
     /// Whether an arrival event is pending (for the earliest packet still to arrive).
     arrival_pending: bool,
-    busy: TimeIntegral,
+    /// Busy time of the transmissions that have ended, ns.
+    busy_done: u128,
 }
 
 impl Link {
@@ -128,7 +134,7 @@ impl Link {
             free_at: SimTime::ZERO,
             pipe: VecDeque::new(),
             arrival_pending: false,
-            busy: TimeIntegral::default(),
+            busy_done: 0,
         }
     }
 
@@ -141,21 +147,62 @@ impl Link {
         }
     }
 
+    /// Takes a packet the queue has admitted (the link must have been advanced to now): it
+    /// goes straight to the transmitter if the link is idle, else to the tail of the queue.
+    pub fn accept(&mut self, pkt: Packet, now: SimTime) -> Scheduled {
+        if self.queue.is_empty() && self.free_at <= now {
+            self.queue.pass(&pkt, now);
+            let slot = self.next_slot(pkt.size, now);
+            self.start(slot, pkt);
+            self.arrival(slot)
+        } else {
+            let size = pkt.size;
+            self.queue.push(pkt, now);
+            self.schedule(size, now)
+        }
+    }
+
     /// Fixes the transmission of the packet of `size` bytes just committed to the tail of
     /// the queue.
     pub fn schedule(&mut self, size: u32, now: SimTime) -> Scheduled {
+        let slot = self.next_slot(size, now);
+        self.slots.push_back(slot);
+        self.arrival(slot)
+    }
+
+    /// The transmission of the next packet of `size` bytes offered at `now`: after those
+    /// already scheduled; the loss on the wire is drawn now, in the order packets come.
+    #[inline]
+    fn next_slot(&mut self, size: u32, now: SimTime) -> Slot {
         let start = now.max(self.free_at);
         let end = start + self.serializer.tx_time(size as u64 * 8, self.rate_bps);
         let lost = self.loss > 0.0 && self.loss_rng.bernoulli(self.loss);
-        self.slots.push_back(Slot { start, end, lost, serializer: self.serializer });
         self.free_at = end;
-        let arrival = if !lost && !self.arrival_pending {
+        Slot { start, end, lost, serializer: self.serializer }
+    }
+
+    /// What the engine must schedule for a packet just given `slot`.
+    #[inline]
+    fn arrival(&mut self, slot: Slot) -> Scheduled {
+        let arrival = if !slot.lost && !self.arrival_pending {
             self.arrival_pending = true;
-            Some(end + self.delay)
+            Some(slot.end + self.delay)
         } else {
             None
         };
-        Scheduled { tx_end: end, arrival }
+        Scheduled { tx_end: slot.end, arrival }
+    }
+
+    /// `pkt` starts its transmission (`slot`).
+    #[inline]
+    fn start(&mut self, slot: Slot, pkt: Packet) {
+        self.started_serializer = slot.serializer;
+        if slot.lost {
+            self.lost_on_wire = Some(pkt);
+        } else {
+            self.pipe.push_back((slot.end + self.delay, pkt));
+        }
+        self.transmitting = Some(slot);
     }
 
     /// Replays, in time order, the departures from the queue and the ends of transmission
@@ -169,8 +216,8 @@ impl Link {
                     return; // the next packet cannot start before this one ends
                 }
                 self.transmitting = None;
-                self.busy.advance(1, slot.end.as_nanos());
-                self.stats.busy_ns = self.busy.area;
+                self.busy_done += (slot.end - slot.start).as_nanos() as u128;
+                self.stats.busy_ns = self.busy_done;
                 self.stats.tx_packets += 1;
                 if slot.lost {
                     let pkt = self.lost_on_wire.take().expect("a packet lost on the wire");
@@ -187,22 +234,28 @@ impl Link {
                 Some(s) if s.start <= now => {
                     let slot = self.slots.pop_front().expect("front");
                     let pkt = self.queue.dequeue(slot.start).expect("a slot without a queued packet");
-                    self.busy.advance(0, slot.start.as_nanos());
-                    self.started_serializer = slot.serializer;
-                    if slot.lost {
-                        self.lost_on_wire = Some(pkt);
-                    } else {
-                        self.pipe.push_back((slot.end + self.delay, pkt));
-                    }
-                    self.transmitting = Some(slot);
+                    self.start(slot, pkt);
                 }
                 _ => return,
             }
         }
     }
 
+    /// Whether the packet due to arrive next can be delivered without a further
+    /// [`advance`](Self::advance): the pipe holds the packets whose transmission has started,
+    /// in the order they arrive, and the last of them is the one being transmitted (as of
+    /// the last `advance`), whose end must be replayed before it leaves the pipe.
+    #[inline]
+    pub fn arrival_ready(&self) -> bool {
+        match self.transmitting {
+            Some(s) if !s.lost => self.pipe.len() > 1,
+            _ => !self.pipe.is_empty(),
+        }
+    }
+
     /// The packet at the head of the pipe reaches the far end (the link must have been
-    /// advanced to now). Returns it and the next arrival to schedule, if any.
+    /// advanced far enough for it to be there: see [`arrival_ready`](Self::arrival_ready)).
+    /// Returns it and the next arrival to schedule, if any.
     pub fn deliver(&mut self) -> (Packet, Option<SimTime>) {
         let pkt = self.pipe.pop_front().expect("arrival without a packet").1;
         let next = match self.pipe.front() {
@@ -224,9 +277,9 @@ impl Link {
         self.up = false;
         self.epoch = self.epoch.wrapping_add(1);
         self.stats.failures += 1;
-        if self.transmitting.take().is_some() {
-            self.busy.advance(1, now.as_nanos());
-            self.stats.busy_ns = self.busy.area;
+        if let Some(slot) = self.transmitting.take() {
+            self.busy_done += (now - slot.start).as_nanos() as u128;
+            self.stats.busy_ns = self.busy_done;
         }
         // The packet being serialized: in the pipe, or here if it was to be lost anyway.
         if let Some(p) = self.lost_on_wire.take() {
@@ -301,8 +354,7 @@ impl Link {
 
     /// Brings time integrals up to `now` (the link must have been advanced to now).
     pub fn settle(&mut self, now: SimTime) {
-        self.busy.advance(self.transmitting.is_some() as u64, now.as_nanos());
-        self.stats.busy_ns = self.busy.area;
+        self.stats.busy_ns = self.busy_done + self.transmitting.map_or(0, |s| (now - s.start).as_nanos() as u128);
         self.queue.settle(now);
     }
 }
