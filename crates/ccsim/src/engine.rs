@@ -268,6 +268,12 @@ impl Simulation {
 
     /// Runs until simulated time `t` (or the stop time, whichever is earlier).
     pub fn run_until(&mut self, t: SimTime) {
+        if let Some(trace) = &self.trace {
+            // Captures record each packet as its transmission ends.
+            for (i, l) in self.net.links.iter_mut().enumerate() {
+                l.replay_ends = trace.records(i as LinkId);
+            }
+        }
         let limit = t.min(self.stop_at);
         while let Some((time, ev)) = self.events.pop_until(limit) {
             self.now = time;
@@ -449,10 +455,17 @@ impl Simulation {
         }
     }
 
+    /// Brings every link up to now, counters included.
     fn advance_links(&mut self) {
         for link in 0..self.net.links.len() {
-            self.advance_link(link as LinkId);
+            self.observe_link(link as LinkId);
         }
+    }
+
+    /// Brings `link` up to now, counters included, for a reader of its state.
+    fn observe_link(&mut self, link: LinkId) {
+        self.advance_link(link);
+        self.net.links[link as usize].sync(self.now);
     }
 
     fn on_tx_done(&mut self, link: LinkId, epoch: u32) {
@@ -784,7 +797,7 @@ impl Simulation {
         | SeriesTarget::DropProb { link }
         | SeriesTarget::LinkRate { link } = spec.target
         {
-            self.advance_link(link);
+            self.observe_link(link);
         }
         let spec = &self.series_specs[i as usize];
         let t = self.now.as_secs_f64();

@@ -6,10 +6,12 @@
 //! serialization time later and arrives one delay after that. The link therefore needs no
 //! event per transmission. It records each queued packet's schedule ([`Slot`]) and the engine
 //! schedules only arrivals, one pending at a time, for the earliest packet still to arrive.
-//! Departures from the queue and ends of transmission (queue and link statistics, the
-//! discipline's idle detection) are replayed in time order by [`Link::advance`] whenever the
-//! link is next observed or offered a packet, so everything seen at time `t` is as if each
-//! had happened at its own time.
+//! Departures from the queue (queue statistics, the discipline's idle detection) are replayed
+//! in time order by [`Link::advance`] whenever the link is offered a packet, so that the
+//! discipline sees the queue as it is at that time. A transmission is counted (packets,
+//! bytes, busy time) when it starts, whole; [`Link::sync`] takes off the part of the one in
+//! progress when the counters are read. Its end is replayed only where something happens
+//! then: a packet lost on the wire is dropped, a captured link writes its frame.
 //!
 //! A packet offered to an idle link (nothing queued, the transmitter free) starts its
 //! transmission at once without passing through the queue's buffer
@@ -93,12 +95,17 @@ pub struct Link {
     serializer: Serializer,
     /// The schedule of each packet in `queue`, in the same order.
     slots: VecDeque<Slot>,
-    /// The transmission in progress (as of the last `advance`). Its packet is already at the
-    /// back of the pipe (it is the next to enter it and nothing overtakes it there), which
-    /// saves moving every packet twice; unless it is to be lost on the wire: then it waits in
-    /// `lost_on_wire` for the end of its transmission.
-    transmitting: Option<Slot>,
+    /// The last transmission started (as of the last `advance`): in progress at `t` while
+    /// its end is after `t`. Its packet is at the back of the pipe (it is the next to enter it
+    /// and nothing overtakes it there), which saves moving every packet twice; unless it is to
+    /// be lost on the wire: then it waits in `lost_on_wire` for the end of its transmission.
+    last_tx: Option<Slot>,
+    /// A started transmission whose end is still to be replayed: one lost on the wire, or
+    /// any on a link whose ends are replayed (`replay_ends`).
+    ending: Option<Slot>,
     lost_on_wire: Option<Packet>,
+    /// Whether every end of transmission is replayed (a capture records the link).
+    pub replay_ends: bool,
     /// The serializer after the last packet that started transmission.
     started_serializer: Serializer,
     /// When the transmitter frees after every scheduled packet.
@@ -106,8 +113,10 @@ pub struct Link {
     pipe: VecDeque<(SimTime, Packet)>,
     /// Whether an arrival event is pending (for the earliest packet still to arrive).
     arrival_pending: bool,
-    /// Busy time of the transmissions that have ended, ns.
-    busy_done: u128,
+    /// Transmissions started: packets, bytes and their whole serialization times, ns.
+    started_packets: u64,
+    started_bytes: u64,
+    started_busy_ns: u128,
 }
 
 impl Link {
@@ -128,22 +137,30 @@ impl Link {
             loss_rng,
             serializer: Serializer::default(),
             slots: VecDeque::new(),
-            transmitting: None,
+            last_tx: None,
+            ending: None,
             lost_on_wire: None,
+            replay_ends: false,
             started_serializer: Serializer::default(),
             free_at: SimTime::ZERO,
             pipe: VecDeque::new(),
             arrival_pending: false,
-            busy_done: 0,
+            started_packets: 0,
+            started_bytes: 0,
+            started_busy_ns: 0,
         }
     }
 
-    /// The packet being serialized, if any (as of the last `advance`).
-    pub fn transmitting_packet(&self) -> Option<&Packet> {
-        match self.transmitting {
-            Some(s) if s.lost => self.lost_on_wire.as_ref(),
-            Some(_) => self.pipe.back().map(|p| &p.1),
-            None => None,
+    /// The transmission in progress at `now` (the link must have been advanced to now).
+    fn in_progress(&self, now: SimTime) -> Option<Slot> {
+        self.last_tx.filter(|s| s.end > now)
+    }
+
+    /// The packet being serialized at `now`, if any (the link must have been advanced to now).
+    pub fn transmitting_packet(&self, now: SimTime) -> Option<&Packet> {
+        match self.in_progress(now)? {
+            s if s.lost => self.lost_on_wire.as_ref(),
+            _ => self.pipe.back().map(|p| &p.1),
         }
     }
 
@@ -197,37 +214,38 @@ impl Link {
     #[inline]
     fn start(&mut self, slot: Slot, pkt: Packet) {
         self.started_serializer = slot.serializer;
+        self.started_packets += 1;
+        self.started_bytes += pkt.size as u64;
+        self.started_busy_ns += (slot.end - slot.start).as_nanos() as u128;
         if slot.lost {
             self.lost_on_wire = Some(pkt);
         } else {
             self.pipe.push_back((slot.end + self.delay, pkt));
         }
-        self.transmitting = Some(slot);
+        if slot.lost || self.replay_ends {
+            self.ending = Some(slot);
+        }
+        self.last_tx = Some(slot);
     }
 
-    /// Replays, in time order, the departures from the queue and the ends of transmission
-    /// up to `now` (inclusive). `tx_end` sees each packet that finished transmission, with
-    /// the time it did and whether it was lost on the wire.
+    /// Replays, in time order, the departures from the queue up to `now` (inclusive), and
+    /// the ends of transmission that must be: `tx_end` sees each packet lost on the wire,
+    /// and with `replay_ends` each packet that finished transmission, with the time it did
+    /// and whether it was lost.
     #[inline]
     pub fn advance(&mut self, now: SimTime, mut tx_end: impl FnMut(SimTime, &Packet, bool)) {
         loop {
-            if let Some(slot) = self.transmitting {
+            if let Some(slot) = self.ending {
                 if slot.end > now {
                     return; // the next packet cannot start before this one ends
                 }
-                self.transmitting = None;
-                self.busy_done += (slot.end - slot.start).as_nanos() as u128;
-                self.stats.busy_ns = self.busy_done;
-                self.stats.tx_packets += 1;
+                self.ending = None;
                 if slot.lost {
                     let pkt = self.lost_on_wire.take().expect("a packet lost on the wire");
-                    self.stats.tx_bytes += pkt.size as u64;
                     self.stats.lost_random += 1;
                     tx_end(slot.end, &pkt, true);
                 } else {
-                    let pkt = &self.pipe.back().expect("the transmitted packet").1;
-                    self.stats.tx_bytes += pkt.size as u64;
-                    tx_end(slot.end, pkt, false);
+                    tx_end(slot.end, &self.pipe.back().expect("the transmitted packet").1, false);
                 }
             }
             match self.slots.front() {
@@ -241,13 +259,27 @@ impl Link {
         }
     }
 
+    /// Brings the transmission counters up to `now` (the link must have been advanced to
+    /// now): the transmissions started, less what remains of the one in progress.
+    pub fn sync(&mut self, now: SimTime) {
+        let (mut packets, mut bytes, mut busy) = (self.started_packets, self.started_bytes, self.started_busy_ns);
+        if let Some(s) = self.in_progress(now) {
+            packets -= 1;
+            bytes -= self.transmitting_packet(now).expect("in progress").size as u64;
+            busy -= (s.end - now).as_nanos() as u128;
+        }
+        self.stats.tx_packets = packets;
+        self.stats.tx_bytes = bytes;
+        self.stats.busy_ns = busy;
+    }
+
     /// Whether the packet due to arrive next can be delivered without a further
     /// [`advance`](Self::advance): the pipe holds the packets whose transmission has started,
-    /// in the order they arrive, and the last of them is the one being transmitted (as of
-    /// the last `advance`), whose end must be replayed before it leaves the pipe.
+    /// in the order they arrive; but if the end of the last of them is still to be replayed
+    /// (`replay_ends`), it must stay there until it is.
     #[inline]
     pub fn arrival_ready(&self) -> bool {
-        match self.transmitting {
+        match self.ending {
             Some(s) if !s.lost => self.pipe.len() > 1,
             _ => !self.pipe.is_empty(),
         }
@@ -277,10 +309,15 @@ impl Link {
         self.up = false;
         self.epoch = self.epoch.wrapping_add(1);
         self.stats.failures += 1;
-        if let Some(slot) = self.transmitting.take() {
-            self.busy_done += (now - slot.start).as_nanos() as u128;
-            self.stats.busy_ns = self.busy_done;
+        // The transmission in progress ends now: it was counted whole when it started, and
+        // does not count as transmitted.
+        if let Some(slot) = self.in_progress(now) {
+            self.started_packets -= 1;
+            self.started_bytes -= self.transmitting_packet(now).expect("in progress").size as u64;
+            self.started_busy_ns -= (slot.end - now).as_nanos() as u128;
         }
+        self.last_tx = None;
+        self.ending = None;
         // The packet being serialized: in the pipe, or here if it was to be lost anyway.
         if let Some(p) = self.lost_on_wire.take() {
             self.stats.lost_down += 1;
@@ -309,7 +346,7 @@ impl Link {
         // Without random loss no packet is lost on the wire: the schedule need not be read.
         let lossy = self.loss > 0.0;
         let queued = self.queue.iter().enumerate().filter(move |&(i, _)| !lossy || !self.slots[i].lost_by(now)).map(|(_, p)| p);
-        let sending = self.lost_on_wire.iter().filter(move |_| self.transmitting.is_some_and(|s| !s.lost_by(now)));
+        let sending = self.lost_on_wire.iter().filter(move |_| self.ending.is_some_and(|s| !s.lost_by(now)));
         queued.chain(sending).chain(self.pipe.iter().map(|(_, p)| p))
     }
 
@@ -323,7 +360,7 @@ impl Link {
                 return true;
             }
         }
-        if let (Some(p), Some(s)) = (&self.lost_on_wire, self.transmitting) {
+        if let (Some(p), Some(s)) = (&self.lost_on_wire, self.ending) {
             if hit(p) && !s.lost_by(now) {
                 return true;
             }
@@ -334,7 +371,7 @@ impl Link {
     /// How many packets satisfying `hit` the link has lost on the wire by `now` whose loss
     /// the last [`advance`](Self::advance) has not yet replayed.
     pub fn lost_unreplayed(&self, now: SimTime, hit: impl Fn(&Packet) -> bool) -> usize {
-        let sending = match (&self.lost_on_wire, self.transmitting) {
+        let sending = match (&self.lost_on_wire, self.ending) {
             (Some(p), Some(s)) => (s.lost_by(now) && hit(p)) as usize,
             _ => 0,
         };
@@ -352,9 +389,10 @@ impl Link {
         (copy.stats, copy.queue.stats)
     }
 
-    /// Brings time integrals up to `now` (the link must have been advanced to now).
+    /// Brings the counters and time integrals up to `now` (the link must have been advanced
+    /// to now).
     pub fn settle(&mut self, now: SimTime) {
-        self.stats.busy_ns = self.busy_done + self.transmitting.map_or(0, |s| (now - s.start).as_nanos() as u128);
+        self.sync(now);
         self.queue.settle(now);
     }
 }
@@ -413,16 +451,50 @@ mod tests {
     #[test]
     fn replay_reports_each_end_of_transmission_in_order_with_its_time() {
         let mut l = link(0.0, 10);
+        l.replay_ends = true;
         for i in 0..3 {
             offer(&mut l, pkt(i), ms(0));
         }
         let mut ends = Vec::new();
         l.advance(ms(20), |t, p, lost| ends.push((t, p.seq, lost)));
         assert_eq!(ends, vec![(ms(8), Seq(0), false), (ms(16), Seq(960), false)]);
-        assert_eq!((l.queue.len(), l.transmitting_packet().map(|p| p.seq)), (0, Some(Seq(1920))));
+        assert_eq!((l.queue.len(), l.transmitting_packet(ms(20)).map(|p| p.seq)), (0, Some(Seq(1920))));
+        l.sync(ms(20));
+        assert_eq!((l.stats.tx_packets, l.stats.tx_bytes, l.stats.busy_ns), (2, 2000, 20_000_000), "the third is half sent");
         l.advance(ms(24), |t, p, _| ends.push((t, p.seq, false)));
         assert_eq!(ends.last(), Some(&(ms(24), Seq(1920), false)));
+        l.sync(ms(24));
         assert_eq!((l.stats.tx_packets, l.stats.tx_bytes), (3, 3000));
+        // Without `replay_ends`, only losses are replayed; the counters are the same.
+        let mut quiet = link(0.0, 10);
+        for i in 0..3 {
+            offer(&mut quiet, pkt(i), ms(0));
+        }
+        quiet.advance(ms(24), |_, _, _| panic!("no end to replay"));
+        quiet.sync(ms(24));
+        assert_eq!(quiet.stats, l.stats);
+    }
+
+    #[test]
+    fn an_idle_link_takes_a_packet_straight_to_the_transmitter_as_if_queued() {
+        // The same packets offered through the buffer and through `accept`: the same
+        // schedule, link counters and queue counters.
+        let (mut queued, mut direct) = (link(0.0, 10), link(0.0, 10));
+        for (i, t) in [(0, 0), (1, 3), (2, 30), (3, 31), (4, 100)] {
+            let a = offer(&mut queued, pkt(i), ms(t)).unwrap();
+            direct.advance(ms(t), |_, _, _| {});
+            let mut p = pkt(i);
+            let (v, act) = direct.queue.classify(&p, ms(t));
+            assert!(direct.queue.admit(&mut p, v, act));
+            let b = direct.accept(p, ms(t));
+            assert_eq!((a.tx_end, a.arrival), (b.tx_end, b.arrival), "packet {i}");
+        }
+        for l in [&mut queued, &mut direct] {
+            l.advance(ms(200), |_, _, _| {});
+            l.settle(ms(200));
+        }
+        assert_eq!((queued.stats, queued.queue.stats, queued.queue.max_packets), (direct.stats, direct.queue.stats, direct.queue.max_packets));
+        assert_eq!(direct.queue.stats.delay_sum_ns, 5_000_000 + 7_000_000, "packets 1 and 3 waited");
     }
 
     #[test]
@@ -456,13 +528,16 @@ mod tests {
     #[test]
     fn random_loss_happens_on_the_wire_after_transmission() {
         let mut l = link(0.5, 1000);
-        let mut arrivals = 0;
+        let (mut arrivals, mut replayed) = (0, 0);
         for i in 0..400 {
+            l.advance(ms(8 * i as u64), |_, _, lost| replayed += lost as u64);
             let s = offer(&mut l, pkt(i), ms(8 * i as u64)).unwrap();
             arrivals += s.arrival.is_some() as u32;
         }
-        l.advance(ms(100_000), |_, _, _| {});
+        l.advance(ms(100_000), |_, _, lost| replayed += lost as u64);
+        l.sync(ms(100_000));
         let lost = l.stats.lost_random;
+        assert_eq!(replayed, lost, "each loss replayed");
         assert_eq!(l.stats.tx_packets, 400);
         assert!((150..250).contains(&lost), "about half lost: {lost}");
         assert_eq!(l.packets(ms(100_000)).count() as u64, 400 - lost, "the others are in the pipe");
