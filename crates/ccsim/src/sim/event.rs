@@ -4,8 +4,8 @@
 //!
 //! It is a timing wheel, a calendar queue with fixed-width buckets (R. Brown, "Calendar
 //! queues: a fast O(1) priority queue implementation for the simulation event set problem",
-//! CACM 31(10), 1988): time is cut into buckets of 2^`SHIFT` ns, and the next `BUCKETS`
-//! buckets after the one being drained form a ring, each an unsorted list. Scheduling into
+//! CACM 31(10), 1988): time is cut into buckets of 2^`SHIFT` ns, and the one being drained
+//! and the next `BUCKETS - 1` form a ring, each an unsorted list. Scheduling into
 //! the ring is a push; the bucket reached next is sorted once, when it becomes the current
 //! one, and drained from its end. Events past the ring wait in a binary heap and move into
 //! the ring as it turns. A bitmap of occupied buckets finds the next one without visiting
@@ -52,6 +52,11 @@ impl<E> Ord for Entry<E> {
     }
 }
 
+#[inline(never)]
+fn sort_descending<E>(bucket: &mut [(u128, E)]) {
+    bucket.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
+}
+
 #[inline]
 fn time_of(key: u128) -> SimTime {
     SimTime((key >> 64) as u64)
@@ -67,11 +72,11 @@ fn bucket_of(key: u128) -> u64 {
 pub struct EventQueue<E> {
     /// Absolute number of the bucket being drained.
     cur: u64,
-    /// Its events (and any scheduled at or before it), by descending key: the next is last.
-    current: Vec<(u128, E)>,
-    /// Buckets `cur + 1 ..= cur + BUCKETS`, each at its absolute number modulo `BUCKETS`.
+    /// Buckets `cur ..= cur + BUCKETS - 1`, each at its absolute number modulo `BUCKETS`.
+    /// The current one is sorted by descending key (the next event is last) and also holds
+    /// any event scheduled before it; the others are unsorted.
     ring: Vec<Vec<(u128, E)>>,
-    /// Which ring buckets hold events.
+    /// Which ring buckets after the current one hold events.
     occupied: [u64; WORDS],
     /// Events past the ring.
     overflow: BinaryHeap<Entry<E>>,
@@ -81,15 +86,7 @@ pub struct EventQueue<E> {
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue {
-            cur: 0,
-            current: Vec::new(),
-            ring: (0..BUCKETS).map(|_| Vec::new()).collect(),
-            occupied: [0; WORDS],
-            overflow: BinaryHeap::new(),
-            next_seq: 0,
-            len: 0,
-        }
+        EventQueue { cur: 0, ring: (0..BUCKETS).map(|_| Vec::new()).collect(), occupied: [0; WORDS], overflow: BinaryHeap::new(), next_seq: 0, len: 0 }
     }
 }
 
@@ -102,9 +99,10 @@ impl<E> EventQueue<E> {
         let b = bucket_of(key);
         if b <= self.cur {
             // Into the bucket being drained (or before it: then it is the earliest event).
-            let at = self.current.partition_point(|e| e.0 > key);
-            self.current.insert(at, (key, event));
-        } else if b <= self.cur + BUCKETS as u64 {
+            let current = &mut self.ring[self.cur as usize % BUCKETS];
+            let at = current.partition_point(|e| e.0 > key);
+            current.insert(at, (key, event));
+        } else if b < self.cur + BUCKETS as u64 {
             self.push_ring(b, key, event);
         } else {
             self.overflow.push(Entry { key, event });
@@ -147,30 +145,25 @@ impl<E> EventQueue<E> {
         };
         self.cur = next;
         let i = next as usize % BUCKETS;
-        if self.occupied[i / 64] & (1 << (i % 64)) != 0 {
-            self.occupied[i / 64] &= !(1 << (i % 64));
-            if self.current.is_empty() {
-                std::mem::swap(&mut self.current, &mut self.ring[i]);
-            } else {
-                self.current.append(&mut self.ring[i]);
-            }
-        }
-        // The ring now reaches `next + BUCKETS` (in the slot just emptied): the heap's events
-        // up to there join it.
+        self.occupied[i / 64] &= !(1 << (i % 64));
+        // The ring now reaches `next + BUCKETS - 1`: the heap's events up to there join it.
         while let Some(e) = self.overflow.peek() {
             let b = bucket_of(e.key);
-            if b > next + BUCKETS as u64 {
+            if b >= next + BUCKETS as u64 {
                 break;
             }
             let e = self.overflow.pop().expect("peeked");
-            if b == next {
-                self.current.push((e.key, e.event));
-            } else {
-                self.push_ring(b, e.key, e.event);
-            }
+            self.push_ring(b, e.key, e.event);
         }
-        if self.current.len() > 1 {
-            self.current.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
+        let current = &mut self.ring[i];
+        match current.len() {
+            0 | 1 => {}
+            2 => {
+                if current[0].0 < current[1].0 {
+                    current.swap(0, 1);
+                }
+            }
+            _ => sort_descending(current),
         }
         true
     }
@@ -179,11 +172,12 @@ impl<E> EventQueue<E> {
     #[inline]
     pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, E)> {
         loop {
-            if let Some(e) = self.current.last() {
+            let current = &mut self.ring[self.cur as usize % BUCKETS];
+            if let Some(e) = current.last() {
                 if time_of(e.0) > limit {
                     return None;
                 }
-                let (key, event) = self.current.pop().expect("last");
+                let (key, event) = current.pop().expect("last");
                 self.len -= 1;
                 return Some((time_of(key), event));
             }
