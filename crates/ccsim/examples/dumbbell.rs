@@ -22,7 +22,7 @@ fn main() {
         eprintln!("usage: dumbbell N [SIMTIME] [SEED] [--bottleneck MBPS (a multiple of 100)] [--json FILE]");
         std::process::exit(2)
     };
-    if mbps < 100 || mbps % 100 != 0 {
+    if mbps < 100 || !mbps.is_multiple_of(100) {
         usage();
     }
     let n: u32 = args.first().and_then(|s| s.parse().ok()).unwrap_or_else(|| usage());

@@ -13,7 +13,7 @@ pub fn dumbbell_toml(n: u32, sim_time: f64, seed: u64, warmup: f64) -> String {
 /// the rate and its weight shrinks with it, so that the queue holds the same time's worth
 /// of packets and its average has the same time constant.
 pub fn dumbbell_toml_at(n: u32, sim_time: f64, seed: u64, warmup: f64, mbps: u32) -> String {
-    assert!(mbps >= 100 && mbps % 100 == 0, "the bottleneck is a multiple of 100 Mb/s");
+    assert!(mbps >= 100 && mbps.is_multiple_of(100), "the bottleneck is a multiple of 100 Mb/s");
     let k = mbps / 100;
     let (limit, min_th, max_th, w_q) = (200 * k, 30 * k, 90 * k, 0.002 / k as f64);
     format!(
