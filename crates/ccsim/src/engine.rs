@@ -19,6 +19,9 @@ use crate::tcp::{ReceiverStats, SenderStats, TcpReceiver, TcpSender};
 use crate::trace::packet_log::{DropReason, Event as LogEvent, PacketLog};
 use std::collections::VecDeque;
 
+mod in_network;
+use in_network::InNetwork;
+
 pub type FlowIdx = u32;
 
 #[derive(Clone, Copy, Debug)]
@@ -101,6 +104,8 @@ pub struct Flow {
     pub jitter: Dur,
     jitter_rng: Rng,
     pending: VecDeque<(SimTime, Packet)>,
+    /// The flow's data segments on links (see `in_network`).
+    in_network: InNetwork,
     rto_scheduled: Option<SimTime>,
     delack_scheduled: Option<SimTime>,
     stopped: bool,
@@ -131,6 +136,7 @@ impl Flow {
             jitter,
             jitter_rng,
             pending: VecDeque::new(),
+            in_network: InNetwork::default(),
             rto_scheduled: None,
             delack_scheduled: None,
             stopped: false,
@@ -197,6 +203,9 @@ pub struct Simulation {
     wire_lost: Vec<Packet>,
     /// When each of `wire_lost` was lost (for the packet log).
     wire_lost_at: Vec<SimTime>,
+    /// Links with random loss: the only ones where a packet can be lost on the wire before
+    /// its loss is replayed.
+    lossy_links: Vec<LinkId>,
 }
 
 impl Simulation {
@@ -241,7 +250,9 @@ impl Simulation {
             outbox: Vec::with_capacity(64),
             wire_lost: Vec::new(),
             wire_lost_at: Vec::new(),
+            lossy_links: Vec::new(),
         };
+        sim.lossy_links = (0..sim.net.links.len() as LinkId).filter(|&l| sim.net.links[l as usize].loss > 0.0).collect();
         sim.baseline = sim.snapshot();
         for (i, f) in sim.flows.iter().enumerate() {
             sim.events.schedule(f.start, Event::FlowStart(i as FlowIdx));
@@ -276,6 +287,12 @@ impl Simulation {
 
     /// Runs until simulated time `t` (or the stop time, whichever is earlier).
     pub fn run_until(&mut self, t: SimTime) {
+        if let Some(trace) = &self.trace {
+            // Captures record each packet as its transmission ends.
+            for (i, l) in self.net.links.iter_mut().enumerate() {
+                l.replay_ends = trace.records(i as LinkId);
+            }
+        }
         let limit = t.min(self.stop_at);
         while let Some((time, ev)) = self.events.pop_until(limit) {
             self.now = time;
@@ -412,6 +429,7 @@ impl Simulation {
             self.schedule_timers(i);
         }
         let l = &mut self.net.links[link as usize];
+        let mut admitted = pkt;
         if l.queue.decides_at_dequeue() {
             if l.queue.commit(pkt, verdict, action, now) {
                 self.log_enqueue(link, &pkt, action);
@@ -422,8 +440,8 @@ impl Simulation {
             if self.net.links[link as usize].is_idle(now) {
                 self.transmit_next(link);
             }
-        } else if l.queue.commit(pkt, verdict, action, now) {
-            let s = l.schedule(pkt.size, now);
+        } else if l.queue.admit(&mut admitted, verdict, action) {
+            let s = l.accept(admitted, now);
             let epoch = l.epoch;
             if self.packet_log.is_some() {
                 self.log_enqueue(link, &pkt, action);
@@ -497,7 +515,7 @@ impl Simulation {
                 self.log_at(now, LogEvent::Dequeue, DropReason::None, link, &pkt);
             }
             let l = &mut self.net.links[link as usize];
-            let s = l.start(pkt, now);
+            let s = l.start_now(pkt, now);
             let epoch = l.epoch;
             if let Some(at) = s.arrival {
                 self.events.schedule(at, Event::Arrive { link, epoch });
@@ -540,10 +558,17 @@ impl Simulation {
         }
     }
 
+    /// Brings every link up to now, counters included.
     fn advance_links(&mut self) {
         for link in 0..self.net.links.len() {
-            self.advance_link(link as LinkId);
+            self.observe_link(link as LinkId);
         }
+    }
+
+    /// Brings `link` up to now, counters included, for a reader of its state.
+    fn observe_link(&mut self, link: LinkId) {
+        self.advance_link(link);
+        self.net.links[link as usize].sync(self.now);
     }
 
     fn on_tx_done(&mut self, link: LinkId, epoch: u32) {
@@ -560,7 +585,13 @@ impl Simulation {
         if self.net.links[link as usize].epoch != epoch {
             return;
         }
-        self.advance_link(link);
+        // The arriving packet is in the link's pipe once its transmission has started; if
+        // that has not been replayed yet, replay. Otherwise the link's replay can wait until
+        // it is next offered a packet (or observed): nothing between here and there reads
+        // it. Captures are written as transmissions end, so a captured link is replayed.
+        if !self.net.links[link as usize].arrival_ready() || self.trace.is_some() {
+            self.advance_link(link);
+        }
         let l = &mut self.net.links[link as usize];
         let (mut pkt, next) = l.deliver();
         // The link is FIFO with one delay: one pending arrival per link, for the earliest
@@ -645,6 +676,11 @@ impl Simulation {
 
     /// The network lost `pkt`: charged to its flow unless a mechanism claims it as its own.
     fn count_drop(&mut self, pkt: &Packet) {
+        if is_data_segment(pkt) {
+            if let Some(f) = self.flows.get_mut(pkt.flow as usize) {
+                f.in_network.leave(pkt.seq);
+            }
+        }
         for k in 0..self.hooked.loss.len() {
             if self.mechanisms[self.hooked.loss[k] as usize].claims_loss(pkt) {
                 return;
@@ -667,6 +703,9 @@ impl Simulation {
         let now = self.now;
         let fi = pkt.flow;
         let Some(f) = self.flows.get_mut(fi as usize) else { return };
+        if is_data_segment(&pkt) {
+            f.in_network.leave(pkt.seq);
+        }
         let mut out = std::mem::take(&mut self.outbox);
         match (&mut f.transport, pkt.kind) {
             (Transport::Tcp { rx, .. }, Kind::TcpData) => {
@@ -679,7 +718,10 @@ impl Simulation {
                 tx.on_ack(&pkt, now, &mut out);
                 if tx.stats.fast_retransmits > fast_retransmits {
                     let una = tx.snd_una();
-                    if rx.has_received(una, 1) || self.data_in_network(fi, una) {
+                    let received = rx.has_received(una, 1);
+                    #[cfg(debug_assertions)]
+                    debug_assert_eq!(self.data_in_network(fi, una), self.data_in_network_scan(fi, una), "flow {fi}, segment {una:?}");
+                    if received || self.data_in_network(fi, una) {
                         self.flows[fi as usize].net.false_fast_retransmits += 1;
                     }
                 }
@@ -724,9 +766,17 @@ impl Simulation {
                 }
                 f.pending.push_back((at, pkt));
             } else {
-                self.forward(pkt.src, pkt);
+                self.inject(fi, pkt);
             }
         }
+    }
+
+    /// A host of flow `fi` hands `pkt` to the network.
+    fn inject(&mut self, fi: FlowIdx, pkt: Packet) {
+        if is_data_segment(&pkt) {
+            self.flows[fi as usize].in_network.enter(pkt.seq);
+        }
+        self.forward(pkt.src, pkt);
     }
 
     fn on_emit(&mut self, fi: FlowIdx) {
@@ -735,7 +785,7 @@ impl Simulation {
         if let Some(&(next, _)) = f.pending.front() {
             self.events.schedule(next, Event::Emit(fi));
         }
-        self.forward(pkt.src, pkt);
+        self.inject(fi, pkt);
     }
 
     fn on_flow_start(&mut self, fi: FlowIdx) {
@@ -935,7 +985,7 @@ impl Simulation {
         | SeriesTarget::LinkRate { link }
         | SeriesTarget::Drops { link } = spec.target
         {
-            self.advance_link(link);
+            self.observe_link(link);
         }
         let spec = &self.series_specs[i as usize];
         let t = self.now.as_secs_f64();
@@ -990,9 +1040,24 @@ impl Simulation {
         }
     }
 
-    /// Whether a data packet of flow `fi` starting at `seq` is queued or on a link.
+    /// Whether a data packet of flow `fi` starting at `seq` is queued or on a link: one of
+    /// the copies the flow's sender handed to the network and that has not left it, unless
+    /// a lossy link has lost it on the wire by now (losses are replayed lazily).
     fn data_in_network(&self, fi: FlowIdx, seq: crate::tcp::Seq) -> bool {
-        let hit = |p: &Packet| p.flow == fi && matches!(p.kind, Kind::TcpData | Kind::RdpData) && p.seq == seq && p.payload > 0;
+        let copies = self.flows[fi as usize].in_network.copies(seq);
+        if copies == 0 || self.lossy_links.is_empty() {
+            return copies > 0;
+        }
+        let hit = |p: &Packet| p.flow == fi && is_data_segment(p) && p.seq == seq;
+        let lost: usize = self.lossy_links.iter().map(|&l| self.net.links[l as usize].lost_unreplayed(self.now, hit)).sum();
+        copies > lost
+    }
+
+    /// [`data_in_network`](Self::data_in_network) by a scan of every link: what the per-flow
+    /// record must agree with (checked in debug builds).
+    #[cfg(debug_assertions)]
+    fn data_in_network_scan(&self, fi: FlowIdx, seq: crate::tcp::Seq) -> bool {
+        let hit = |p: &Packet| p.flow == fi && is_data_segment(p) && p.seq == seq;
         self.net.links.iter().any(|l| l.holds(self.now, hit))
     }
 
@@ -1045,4 +1110,11 @@ impl HookLists {
             }
         }
     }
+}
+
+/// A data segment of a flow's sender (TCP or RDP): what the engine follows through the
+/// network to tell a false fast retransmit.
+#[inline]
+fn is_data_segment(p: &Packet) -> bool {
+    matches!(p.kind, Kind::TcpData | Kind::RdpData) && p.payload > 0
 }
