@@ -12,6 +12,16 @@ if ! command -v tshark >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && 
     fi
 fi
 
+# Debian's Chromium runs the viewer's browser test (tests/test_viewer.py), and jq the docs'
+# examples that use it (tests/test_docs.py); without them those are skipped with a reason.
+for tool in chromium jq; do
+    if ! command -v "$tool" >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+        if ! { DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$tool"; } >/dev/null 2>&1; then
+            echo "note: $tool could not be installed; the tests that need it will be skipped"
+        fi
+    fi
+done
+
 python3 -m pip install --quiet --disable-pip-version-check ".[test,dask]"
 
 # The tree stays formatted and lint-clean.

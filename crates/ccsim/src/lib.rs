@@ -8,6 +8,7 @@ pub mod app;
 pub mod engine;
 pub mod net;
 pub mod queue;
+pub mod rdp;
 pub mod report;
 pub mod router;
 pub mod scenario;

@@ -67,8 +67,8 @@ pub struct Totals {
     pub timeouts: u64,
     /// Sum of the queues' `drops`, packets.
     pub queue_drops: u64,
-    /// Jain's index of the TCP flows' goodputs, (Σx)² / (n·Σx²): 1 = perfectly fair, 1/n
-    /// when one flow takes all; 1 when there is no TCP flow.
+    /// Jain's index of the congestion-controlled (TCP and RDP) flows' goodputs, (Σx)² /
+    /// (n·Σx²): 1 = perfectly fair, 1/n when one flow takes all; 1 when there is no such flow.
     pub jain_fairness: f64,
 }
 
@@ -124,19 +124,21 @@ pub struct FlowReport {
     pub src: String,
     /// Receiving host.
     pub dst: String,
-    /// `tcp` or `udp`.
+    /// `tcp`, `udp` or `rdp`. RDP flows fill the TCP columns with the same meanings, in
+    /// segments (RDP's unit) where TCP's are segments of the MSS.
     pub transport: &'static str,
     /// When the flow started (absolute; drawn from the scenario's `start`).
     pub start_s: f64,
-    /// Data segments (TCP) or datagrams (UDP) sent, retransmissions included.
+    /// Data segments (TCP, RDP) or datagrams (UDP) sent, retransmissions included.
     pub packets_sent: u64,
-    /// Payload bytes sent (TCP: retransmissions included).
+    /// Payload bytes sent (TCP, RDP: retransmissions included).
     pub bytes_sent: u64,
     /// `packets_sent` less retransmissions.
     pub new_packets_sent: u64,
     /// `bytes_sent` less retransmitted bytes.
     pub new_bytes_sent: u64,
-    /// TCP segments sent again (fast retransmit, NewReno partial ACK, timeout); 0 for UDP.
+    /// Segments sent again (fast retransmit, NewReno partial ACK, timeout, ACC go-back); 0
+    /// for UDP.
     pub retransmitted_packets: u64,
     /// Times TCP entered fast retransmit / fast recovery.
     pub fast_retransmits: u64,
@@ -168,14 +170,15 @@ pub struct FlowReport {
     pub acc_controls_received: u64,
     /// Mean of the sender's RTT samples (Karn's rule: none from retransmitted segments).
     pub mean_rtt_ms: f64,
-    /// Payload bytes delivered to the receiving application (TCP: in order; UDP: bytes
+    /// Payload bytes delivered to the receiving application (TCP, RDP: in order; UDP: bytes
     /// received).
     pub delivered_bytes: u64,
     /// `delivered_bytes · 8 / measured_s`.
     pub goodput_bps: f64,
     /// Segments that arrived above the next expected sequence number.
     pub out_of_order_packets: u64,
-    /// Duplicate ACKs the receiver sent, packets.
+    /// Duplicate ACKs the receiver sent (RDP: ACKs that did not move the cumulative
+    /// acknowledgement, EACKs included), packets.
     pub dupacks_sent: u64,
     /// Duplicate ACKs the receiver held back (duplicate-ACK suppression, `das`), packets.
     pub dupacks_suppressed: u64,
@@ -187,9 +190,10 @@ pub struct FlowReport {
     /// Duplicate ACKs routers spoofed toward this flow's sender, packets.
     pub spoofed_acks: u64,
     /// Finite transfers: when the last byte was acknowledged (absolute time, whether before
-    /// or after the warm-up); null for bulk flows, UDP, and transfers not finished.
+    /// or after the warm-up); null for bulk flows, UDP, and transfers not finished. An RDP
+    /// transfer's time includes its connection's SYN exchange.
     pub completion_time_s: Option<f64>,
-    /// Congestion window at the end of the run (not a period statistic); 0 for UDP.
+    /// Congestion window at the end of the run (not a period statistic), segments; 0 for UDP.
     pub final_cwnd_segments: f64,
 }
 
@@ -201,21 +205,28 @@ pub struct QueueReport {
     pub arrivals: u64,
     /// Packets that left the queue for the transmitter.
     pub departures: u64,
-    /// Packets dropped: `drops_overflow + drops_early + drops_forced + drops_link_down`.
+    /// Packets dropped: `drops_overflow + drops_early + drops_forced + drops_dequeue +
+    /// drops_link_down`.
     pub drops: u64,
-    /// Packets dropped because the buffer was full.
+    /// Packets dropped because the buffer was full (FQ-CoDel: dropped from the head of its
+    /// fattest flow queue to make room).
     pub drops_overflow: u64,
-    /// Packets dropped by the discipline's random early decision (RED between the
-    /// thresholds).
+    /// Packets dropped by the discipline's early decision at enqueue (RED between the
+    /// thresholds, PIE, the step marker).
     pub drops_early: u64,
     /// Packets dropped by the discipline's forced decision (RED above the maximum threshold).
     pub drops_forced: u64,
+    /// Packets dropped at dequeue by the discipline's decision on their sojourn time (CoDel,
+    /// FQ-CoDel).
+    pub drops_dequeue: u64,
     /// Packets lost from the buffer because the link went down.
     pub drops_link_down: u64,
     /// Packets ECN-marked instead of an early drop.
     pub marks_early: u64,
     /// Packets ECN-marked instead of a forced drop.
     pub marks_forced: u64,
+    /// Packets ECN-marked at dequeue instead of a drop (CoDel, FQ-CoDel).
+    pub marks_dequeue: u64,
     /// Congestion signals turned into ACK spoofing (`signal = "spoof"`; the packet may also
     /// have been dropped), packets.
     pub spoof_signals: u64,
@@ -223,8 +234,8 @@ pub struct QueueReport {
     pub mean_len_packets: f64,
     /// Time-weighted mean queue length, bytes on the wire.
     pub mean_len_bytes: f64,
-    /// Mean time a departing packet waited in the queue (enqueue to start of transmission;
-    /// serialization and propagation not included).
+    /// Mean time a departing packet waited in the queue, its sojourn time (enqueue to start
+    /// of transmission; serialization and propagation not included).
     pub mean_delay_ms: f64,
     /// Largest queue length during the measurement period.
     pub max_len_packets: u32,
@@ -236,7 +247,7 @@ pub struct QueueReport {
     /// Drops by the queue length when they happened: element `i` counts drops with
     /// `drop_area_bounds[i-1] <= len < drop_area_bounds[i]` (first: below the first bound,
     /// last: at or above the last bound); one longer than `drop_area_bounds`. Counts buffer
-    /// drops (overflow, early, forced), not `drops_link_down`.
+    /// drops (overflow, early, forced, dequeue), not `drops_link_down`.
     pub drop_areas: Vec<u64>,
 }
 
@@ -306,11 +317,12 @@ impl Report {
             let n = now.flow_net[i].delta(&base.flow_net[i]);
             let (transport, mss, completion, cwnd) = match &f.transport {
                 Transport::Tcp { tx, .. } => ("tcp", tx.cfg.mss as f64, tx.completed_at.map(|t| t.as_secs_f64()), tx.cwnd() as f64 / tx.cfg.mss as f64),
+                Transport::Rdp { tx, .. } => ("rdp", tx.cfg.segment_size as f64, tx.completed_at.map(|t| t.as_secs_f64()), tx.cwnd_packets() as f64),
                 Transport::Udp(_) => ("udp", 1.0, None, 0.0),
             };
-            let tcp = transport == "tcp";
+            let reliable = transport != "udp";
             let (sent, bytes, delivered) =
-                if tcp { (s.packets_sent, s.bytes_sent, r.delivered_bytes) } else { (u.packets_sent, u.bytes_sent, u.bytes_received) };
+                if reliable { (s.packets_sent, s.bytes_sent, r.delivered_bytes) } else { (u.packets_sent, u.bytes_sent, u.bytes_received) };
             flows.push(FlowReport {
                 flow: f.name(),
                 group: f.group.clone(),
@@ -369,9 +381,11 @@ impl Report {
                 drops_overflow: q.drops_overflow,
                 drops_early: q.drops_early,
                 drops_forced: q.drops_forced,
+                drops_dequeue: q.drops_dequeue,
                 drops_link_down: q.drops_link_down,
                 marks_early: q.marks_early,
                 marks_forced: q.marks_forced,
+                marks_dequeue: q.marks_dequeue,
                 spoof_signals: q.spoof_signals,
                 mean_len_packets: ratio(q.len_area_packets as f64, period_ns),
                 mean_len_bytes: ratio(q.len_area_bytes as f64, period_ns),
@@ -414,7 +428,7 @@ impl Report {
             })
             .collect();
 
-        let tcp_goodputs: Vec<f64> = flows.iter().filter(|f| f.transport == "tcp").map(|f| f.goodput_bps).collect();
+        let tcp_goodputs: Vec<f64> = flows.iter().filter(|f| f.transport != "udp").map(|f| f.goodput_bps).collect();
         let totals = Totals {
             goodput_bps: flows.iter().map(|f| f.goodput_bps).sum(),
             delivered_bytes: flows.iter().map(|f| f.delivered_bytes).sum(),

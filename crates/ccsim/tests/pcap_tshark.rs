@@ -37,6 +37,7 @@ fn base(kind: Kind, src: u32, dst: u32, sport: u16, dport: u16) -> Packet {
         size: 0,
         sent_at: SimTime::ZERO,
         acc: None,
+        rdp_var: Default::default(),
         tunnel: 0,
     }
 }

@@ -173,6 +173,9 @@ impl AdaptiveRed {
         Ok(AdaptiveRed { red: Red::new(params)?, variant, next_due, region: Region::Below })
     }
 
+    pub fn variant(&self) -> &AredVariant {
+        &self.variant
+    }
     pub fn red(&self) -> &Red {
         &self.red
     }
@@ -238,8 +241,11 @@ impl Aqm for AdaptiveRed {
         }
         self.red.decide(occ, pkt_bytes, rng)
     }
-    fn on_departure(&mut self, occ: Occupancy, pkt_bytes: u32, now: SimTime) {
-        self.red.on_departure(occ, pkt_bytes, now);
+    fn on_departure(&mut self, occ: Occupancy, now: SimTime) {
+        self.red.on_departure(occ, 0, now);
+    }
+    fn on_departure_of(&mut self, occ: Occupancy, departed_bytes: u32, now: SimTime) {
+        self.red.on_departure(occ, departed_bytes, now);
     }
     fn on_overflow(&mut self) -> bool {
         self.red.on_overflow()

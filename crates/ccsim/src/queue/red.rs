@@ -395,8 +395,11 @@ impl Aqm for Red {
         self.update_avg(occ, now);
         self.decide(occ, pkt_bytes, rng)
     }
-    fn on_departure(&mut self, occ: Occupancy, pkt_bytes: u32, now: SimTime) {
-        Red::on_departure(self, occ, pkt_bytes, now);
+    fn on_departure(&mut self, occ: Occupancy, now: SimTime) {
+        Red::on_departure(self, occ, 0, now);
+    }
+    fn on_departure_of(&mut self, occ: Occupancy, departed_bytes: u32, now: SimTime) {
+        Red::on_departure(self, occ, departed_bytes, now);
     }
     fn on_overflow(&mut self) -> bool {
         Red::on_overflow(self)

@@ -9,6 +9,7 @@ use crate::app::{Period, UdpPattern, UdpSource};
 use crate::engine::{Flow, Simulation, Transport};
 use crate::net::{Link, LinkId, Network, Node, NodeId, NodeKind, NodeStats, Routes};
 use crate::queue::{self, fifo::MAX_AREAS, Discipline, EgressQueue, Limit, QueueContext};
+use crate::rdp::{self, RdpReceiver, RdpSender};
 use crate::router::{BuildContext, Mechanism};
 use crate::signal::SignalPolicy;
 use crate::sim::{Dur, Rng, SimTime};
@@ -88,8 +89,8 @@ pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result
         let group = spec.name.clone().unwrap_or_else(|| format!("flow{i}"));
         let (a, b) = groups[&group];
         for f in &flows[a..b] {
-            let tcp = matches!(f.transport, Transport::Tcp { .. });
-            let pairs: &[(NodeId, NodeId)] = if tcp { &[(f.src, f.dst), (f.dst, f.src)] } else { &[(f.src, f.dst)] };
+            let two_way = matches!(f.transport, Transport::Tcp { .. } | Transport::Rdp { .. });
+            let pairs: &[(NodeId, NodeId)] = if two_way { &[(f.src, f.dst), (f.dst, f.src)] } else { &[(f.src, f.dst)] };
             for &(x, y) in pairs {
                 if net.routes.path(&net.links, x, y).is_none() {
                     let (xn, yn) = (&net.nodes[x as usize].name, &net.nodes[y as usize].name);
@@ -141,6 +142,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result
     let cx = BuildContext { scenario: sc, net: &net, seed, node_ids: &ids, link_ids: &link_ids, link_queues: &link_queues };
     let mechanisms = Mechanism::build_all(&cx)?;
     let trace = make_tracer(&sc.pcap, &net, &ids, &link_ids, out_dir)?;
+    let packet_log = super::packet_log::build(sc.packet_log.as_ref(), &net, &ids, &link_ids, &groups, flows.len())?;
     let name = sc.name.clone().unwrap_or_else(|| "scenario".into());
     let warmup = SimTime::from_secs_f64(sc.warmup.0);
     let mut sim = Simulation::new(name, seed, net, flows, stop, warmup, series, link_events);
@@ -149,6 +151,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result
     }
     sim.trace = trace;
     sim.profile = sc.profile;
+    sim.packet_log = packet_log;
     Ok(sim)
 }
 
@@ -216,6 +219,20 @@ fn make_tracer(
         paths.push(path);
     }
     Ok(Some(Box::new(tracer)))
+}
+
+/// The flows `sel` names: one flow (`g[k]`) or a whole group (`g`); `path` for errors.
+pub(super) fn select_flows(sel: &str, path: &str, groups: &HashMap<String, (usize, usize)>) -> Result<std::ops::Range<usize>, BuildError> {
+    let (group, one) = match sel.split_once('[') {
+        Some((g, rest)) => (g, Some(rest.trim_end_matches(']').parse::<usize>().map_err(|_| (path.to_string(), format!("bad flow index in {sel:?}")))?)),
+        None => (sel, None),
+    };
+    let &(a, b) = groups.get(group).ok_or_else(|| (path.to_string(), format!("unknown flow group {group:?}")))?;
+    match one {
+        Some(k) if k < b - a => Ok(a + k..a + k + 1),
+        Some(k) => fail(path, format!("group {group:?} has {} flows, no index {k}", b - a)),
+        None => Ok(a..b),
+    }
 }
 
 /// Pairs two expanded name lists: element-wise if equally long, or one against many.
@@ -356,7 +373,8 @@ fn add_flows(
             let transport = match transport {
                 "tcp" => tcp_transport(spec, path, ends, ttl, profile, Rng::stream(seed, &format!("tick/{group}/{k}")))?,
                 "udp" => udp_transport(spec, path, ends, ttl, Rng::stream(seed, &format!("udp/{group}/{k}")))?,
-                other => return fail(format!("{path}.transport"), format!("unknown transport {other:?} (expected \"tcp\" or \"udp\")")),
+                "rdp" => rdp_transport(spec, path, ends, ttl)?,
+                other => return fail(format!("{path}.transport"), format!("unknown transport {other:?} (expected \"tcp\", \"udp\" or \"rdp\")")),
             };
             let jitter_rng = Rng::stream(seed, &format!("jitter/{group}/{k}"));
             flows.push(Flow::new(group.to_string(), k, src, dst, start, stop, transport, jitter, jitter_rng));
@@ -369,18 +387,9 @@ fn add_flows(
 /// The TCP sender and receiver of one flow; defaults as `profile` has them
 /// (`scenario::profile` lists them). `tick_rng` draws the phase of ns-2's RTT clock.
 fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile: Profile, mut tick_rng: Rng) -> Result<Transport, BuildError> {
-    if spec.udp.is_some() {
-        return fail(format!("{path}.udp"), "only for `transport = \"udp\"`");
-    }
+    only_table(spec, path, "tcp")?;
     let t = spec.tcp.clone().unwrap_or_default();
-    let data_bytes = match (spec.app.as_deref().unwrap_or("bulk"), spec.bytes) {
-        ("bulk", None) => None,
-        ("bulk", Some(_)) => return fail(format!("{path}.bytes"), "only for `app = \"finite\"`"),
-        ("finite", Some(0)) => return fail(format!("{path}.bytes"), "must be positive"),
-        ("finite", Some(b)) => Some(b),
-        ("finite", None) => return fail(format!("{path}.bytes"), "required for `app = \"finite\"`"),
-        (other, _) => return fail(format!("{path}.app"), format!("unknown TCP application {other:?} (expected \"bulk\" or \"finite\")")),
-    };
+    let data_bytes = reliable_app(spec, path, "TCP")?;
     let tp = format!("{path}.tcp");
     let d = profile::TcpDefaults::of(profile);
     let choose = |field: &str, given: Option<&str>, default: &'static str, names: &[&'static str]| -> Result<&'static str, BuildError> {
@@ -471,10 +480,75 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile:
     Ok(Transport::Tcp { tx: Box::new(TcpSender::new(cfg, ends, rwnd)), rx: Box::new(TcpReceiver::new(rcfg, ends, isn)) })
 }
 
-fn udp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, rng: Rng) -> Result<Transport, BuildError> {
-    if spec.tcp.is_some() {
-        return fail(format!("{path}.tcp"), "only for `transport = \"tcp\"`");
+/// Fails on a table of another transport's options than `transport`'s.
+fn only_table(spec: &FlowSpec, path: &str, transport: &str) -> Result<(), BuildError> {
+    for (table, given) in [("tcp", spec.tcp.is_some()), ("udp", spec.udp.is_some()), ("rdp", spec.rdp.is_some())] {
+        if given && table != transport {
+            return fail(format!("{path}.{table}"), format!("only for `transport = \"{table}\"`"));
+        }
     }
+    Ok(())
+}
+
+/// The bytes a reliable transport's application sends: None for `bulk`, `bytes` for `finite`.
+fn reliable_app(spec: &FlowSpec, path: &str, name: &str) -> Result<Option<u64>, BuildError> {
+    match (spec.app.as_deref().unwrap_or("bulk"), spec.bytes) {
+        ("bulk", None) => Ok(None),
+        ("bulk", Some(_)) => fail(format!("{path}.bytes"), "only for `app = \"finite\"`"),
+        ("finite", Some(0)) => fail(format!("{path}.bytes"), "must be positive"),
+        ("finite", Some(b)) => Ok(Some(b)),
+        ("finite", None) => fail(format!("{path}.bytes"), "required for `app = \"finite\"`"),
+        (other, _) => fail(format!("{path}.app"), format!("unknown {name} application {other:?} (expected \"bulk\" or \"finite\")")),
+    }
+}
+
+/// The RDP sender and receiver of one flow (`crate::rdp`).
+fn rdp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8) -> Result<Transport, BuildError> {
+    only_table(spec, path, "rdp")?;
+    let r = spec.rdp.clone().unwrap_or_default();
+    let rp = format!("{path}.rdp");
+    let mut cfg = rdp::SenderConfig { data_bytes: reliable_app(spec, path, "RDP")?, ttl, ..rdp::SenderConfig::default() };
+    let mut rcfg = rdp::ReceiverConfig { ttl, ..rdp::ReceiverConfig::default() };
+    if let Some(size) = r.segment_size {
+        if !(1..=65_000).contains(&size) {
+            return fail(format!("{rp}.segment_size"), format!("must be between 1 and 65000 bytes, got {size}"));
+        }
+        cfg.segment_size = size;
+    }
+    if let Some(m) = r.max_outstanding {
+        if !(1..=u16::MAX as u32).contains(&m) {
+            return fail(format!("{rp}.max_outstanding"), format!("must be between 1 and 65535 segments, got {m}"));
+        }
+        rcfg.max_outstanding = m as u16;
+    }
+    if let Some(w) = r.init_cwnd {
+        if w == 0 {
+            return fail(format!("{rp}.init_cwnd"), "must be at least 1 packet");
+        }
+        cfg.init_cwnd = w;
+    }
+    if let Some(t) = r.min_rto {
+        cfg.min_rto = t.dur();
+    }
+    if let Some(t) = r.initial_rto {
+        if t.0 <= 0.0 {
+            return fail(format!("{rp}.initial_rto"), "must be positive");
+        }
+        cfg.initial_rto = t.dur();
+    }
+    if let Some(t) = r.close_wait {
+        cfg.close_wait = t.dur();
+        rcfg.close_wait = t.dur();
+    }
+    cfg.acc = r.acc.unwrap_or(true);
+    cfg.isn = r.isn.unwrap_or(0);
+    // The receiver accepts the segments its sender makes: header, ACC extension, data.
+    rcfg.max_segment = (rdp::wire::FIXED_HEADER + rdp::wire::ACC_AREA) as u16 + cfg.segment_size as u16;
+    Ok(Transport::Rdp { tx: Box::new(RdpSender::new(cfg, ends)), rx: Box::new(RdpReceiver::new(rcfg, ends)) })
+}
+
+fn udp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, rng: Rng) -> Result<Transport, BuildError> {
+    only_table(spec, path, "udp")?;
     if spec.bytes.is_some() {
         return fail(format!("{path}.bytes"), "only for TCP `app = \"finite\"`");
     }
@@ -521,28 +595,28 @@ fn add_series(
     }
     let interval_ns = s.interval.dur().as_nanos();
     let mut push = |name: String, target: SeriesTarget| out.push(SeriesSpec { name, target, interval_ns, max_points: s.max_points });
-    let flow_kind = matches!(s.kind.as_str(), "cwnd" | "goodput");
-    let link_kind = matches!(s.kind.as_str(), "queue" | "queue_avg" | "max_p" | "drop_prob" | "link_rate");
+    let flow_kind = matches!(s.kind.as_str(), "cwnd" | "ssthresh" | "rtt" | "srtt" | "goodput");
+    let link_kind = matches!(s.kind.as_str(), "queue" | "queue_avg" | "max_p" | "drop_prob" | "link_rate" | "drops");
     if flow_kind {
         let Some(sel) = &s.flow else { return fail(format!("{path}.flow"), format!("required for kind {:?}", s.kind)) };
-        let (group, one) = match sel.split_once('[') {
-            Some((g, rest)) => {
-                (g, Some(rest.trim_end_matches(']').parse::<usize>().map_err(|_| (format!("{path}.flow"), format!("bad flow index in {sel:?}")))?))
-            }
-            None => (sel.as_str(), None),
-        };
-        let &(a, b) = groups.get(group).ok_or_else(|| (format!("{path}.flow"), format!("unknown flow group {group:?}")))?;
-        let range = match one {
-            Some(k) if k < b - a => a + k..a + k + 1,
-            Some(k) => return fail(format!("{path}.flow"), format!("group {group:?} has {} flows, no index {k}", b - a)),
-            None => a..b,
-        };
+        let range = select_flows(sel, &format!("{path}.flow"), groups)?;
         for fi in range {
-            if s.kind == "cwnd" && !matches!(flows[fi].transport, Transport::Tcp { .. }) {
-                return fail(format!("{path}.flow"), format!("{} is not a TCP flow", flows[fi].name()));
+            let needs = match s.kind.as_str() {
+                "goodput" => None,
+                "cwnd" => matches!(flows[fi].transport, Transport::Udp(_)).then_some("a UDP flow, which has no window"),
+                _ => (!matches!(flows[fi].transport, Transport::Tcp { .. })).then_some("not a TCP flow"),
+            };
+            if let Some(why) = needs {
+                return fail(format!("{path}.flow"), format!("{} is {why}", flows[fi].name()));
             }
             let flow = fi as u32;
-            let target = if s.kind == "cwnd" { SeriesTarget::Cwnd { flow } } else { SeriesTarget::Goodput { flow } };
+            let target = match s.kind.as_str() {
+                "cwnd" => SeriesTarget::Cwnd { flow },
+                "ssthresh" => SeriesTarget::Ssthresh { flow },
+                "rtt" => SeriesTarget::Rtt { flow },
+                "srtt" => SeriesTarget::Srtt { flow },
+                _ => SeriesTarget::Goodput { flow },
+            };
             push(format!("{} {}", s.kind, flows[fi].name()), target);
         }
     } else if link_kind {
@@ -553,13 +627,14 @@ fn add_series(
             "queue_avg" => SeriesTarget::QueueAvg { link },
             "max_p" => SeriesTarget::MaxP { link },
             "drop_prob" => SeriesTarget::DropProb { link },
+            "drops" => SeriesTarget::Drops { link },
             _ => SeriesTarget::LinkRate { link },
         };
         push(format!("{} {name}", s.kind), target);
     } else {
         return fail(
             format!("{path}.kind"),
-            format!("unknown series kind {:?} (expected cwnd, goodput, queue, queue_avg, max_p, drop_prob or link_rate)", s.kind),
+            format!("unknown series kind {:?} (expected cwnd, ssthresh, rtt, srtt, goodput, queue, queue_avg, max_p, drop_prob, link_rate or drops)", s.kind),
         );
     }
     Ok(())

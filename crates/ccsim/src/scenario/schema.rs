@@ -46,6 +46,37 @@ pub struct Scenario {
     /// Packet captures (pcap or pcapng files) of chosen links; none by default.
     #[serde(default)]
     pub pcap: Vec<PcapSpec>,
+    /// The per-packet event log (see `ccsim::trace::packet_log`); absent: none.
+    #[serde(default)]
+    pub packet_log: Option<PacketLogSpec>,
+}
+
+/// Which packet events to log. Empty lists select everything of their kind.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PacketLogSpec {
+    /// `false` turns the log off (so that `--set packet_log.enabled=true` can turn it on).
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Events to keep: `enqueue`, `dequeue`, `drop`, `mark`, `receive`.
+    #[serde(default)]
+    pub events: Vec<String>,
+    /// Links ("R1->R2") whose events are kept.
+    #[serde(default)]
+    pub links: Vec<String>,
+    /// Nodes whose events are kept (their queues' events, and what they receive or drop).
+    #[serde(default)]
+    pub nodes: Vec<String>,
+    /// Flows (`g[0]`) or flow groups (`g`) whose packets are kept.
+    #[serde(default)]
+    pub flows: Vec<String>,
+    /// Records kept at most; later events are counted and not kept.
+    #[serde(default)]
+    pub max_events: Option<usize>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// One capture file. See `ccsim::trace` for what the frames hold.
@@ -228,10 +259,10 @@ pub struct FlowSpec {
     /// Flows per (from, to) pair.
     #[serde(default = "one_u32")]
     pub count: u32,
-    /// `tcp` (default) or `udp`.
+    /// `tcp` (default), `udp` or `rdp`.
     #[serde(default)]
     pub transport: Option<String>,
-    /// TCP: `bulk` (default) or `finite`; UDP: `cbr` (default), `onoff` or `poisson`.
+    /// TCP and RDP: `bulk` (default) or `finite`; UDP: `cbr` (default), `onoff` or `poisson`.
     #[serde(default)]
     pub app: Option<String>,
     /// Bytes to send, for `finite`.
@@ -250,6 +281,36 @@ pub struct FlowSpec {
     pub tcp: Option<TcpSpec>,
     #[serde(default)]
     pub udp: Option<UdpSpec>,
+    #[serde(default)]
+    pub rdp: Option<RdpSpec>,
+}
+
+/// RDP (`crate::rdp`): RFC 908/1151 with the ACC paper's congestion control.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RdpSpec {
+    /// Data bytes per segment (default 1000).
+    #[serde(default)]
+    pub segment_size: Option<u32>,
+    /// The receiver's maximum outstanding segments, said in its SYN-ACK (default 1024).
+    #[serde(default)]
+    pub max_outstanding: Option<u32>,
+    /// Initial congestion window, packets (default 1).
+    #[serde(default)]
+    pub init_cwnd: Option<u32>,
+    #[serde(default)]
+    pub min_rto: Option<Duration>,
+    #[serde(default)]
+    pub initial_rto: Option<Duration>,
+    /// Carry the congestion state in data segments and obey ACC controls (default true).
+    #[serde(default)]
+    pub acc: Option<bool>,
+    /// The sender's initial sequence number (default 0).
+    #[serde(default)]
+    pub isn: Option<u32>,
+    /// How long CLOSE-WAIT lasts (default 1 s).
+    #[serde(default)]
+    pub close_wait: Option<Duration>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -367,7 +428,7 @@ pub struct FailureSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SeriesSpecToml {
-    /// `cwnd`, `goodput` (flows); `queue`, `queue_avg`, `max_p`, `drop_prob`, `link_rate` (links).
+    /// `cwnd`, `ssthresh`, `rtt`, `srtt`, `goodput` (flows); `queue`, `queue_avg`, `max_p`, `drop_prob`, `link_rate`, `drops` (links).
     pub kind: String,
     /// A flow (`g1[0]`) or a whole group (`g1`), for flow series.
     #[serde(default)]

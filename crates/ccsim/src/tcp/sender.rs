@@ -89,6 +89,8 @@ pub struct TcpSender {
     pub stats: SenderStats,
     /// The most recent window reduction, for observers (engine statistics, ACC).
     pub last_reduction: Option<(SimTime, ReductionCause, u32)>,
+    /// The most recent RTT sample, for observers (the `rtt` series).
+    pub last_rtt: Option<Dur>,
 }
 
 impl TcpSender {
@@ -116,6 +118,7 @@ impl TcpSender {
             completed_at: None,
             stats: SenderStats::default(),
             last_reduction: None,
+            last_rtt: None,
             cfg,
             ends,
         }
@@ -229,6 +232,7 @@ impl TcpSender {
                 self.stats.rtt_samples += 1;
                 self.stats.rtt_sum_ns += sample.as_nanos() as u128;
                 self.timed = None;
+                self.last_rtt = Some(sample);
                 rtt = Some(sample);
             }
         }

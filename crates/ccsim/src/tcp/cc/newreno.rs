@@ -53,7 +53,7 @@ impl NewRenoConfig {
 /// NewReno's window: [`Reno`]'s, with RFC 6582's deflation and exit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewReno {
-    reno: Reno,
+    pub(super) reno: Reno,
     full_ack: FullAck,
 }
 
