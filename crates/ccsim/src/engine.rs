@@ -176,6 +176,8 @@ pub struct Snapshot {
 pub struct Simulation {
     pub name: String,
     pub seed: u64,
+    /// The scenario's profile, for the report (the builder applied its defaults).
+    pub profile: crate::scenario::profile::Profile,
     pub now: SimTime,
     pub stop_at: SimTime,
     pub warmup: SimTime,
@@ -231,6 +233,7 @@ impl Simulation {
         let mut sim = Simulation {
             name,
             seed,
+            profile: Default::default(),
             now: SimTime::ZERO,
             stop_at,
             warmup,

@@ -19,6 +19,9 @@ pub struct Report {
     pub scenario: String,
     /// The seed of every random stream (0 to 2^64-1): the scenario's, or `--seed`.
     pub seed: u64,
+    /// The scenario's `profile`: `rfc` (the RFCs' defaults) or `ns2` (ns-2.35's where they
+    /// differ; `docs/profiles.md`).
+    pub profile: &'static str,
     /// Simulated time of the run.
     pub duration_s: f64,
     /// Statistics exclude everything before this time.
@@ -440,6 +443,7 @@ impl Report {
         let mut report = Report {
             scenario: sim.name.clone(),
             seed: sim.seed,
+            profile: sim.profile.name(),
             duration_s: sim.stop_at.as_secs_f64(),
             warmup_s: sim.warmup.as_secs_f64(),
             measured_s: measured,

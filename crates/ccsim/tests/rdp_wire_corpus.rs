@@ -39,7 +39,7 @@ fn the_seeds_decode_to_the_fields_they_were_written_with() {
     assert_eq!(h.fields.var.syn_params(), SynParams { max_outstanding: 256, max_segment: 1034, sequenced: true });
     let (h, d) = get("valid-data-acc");
     assert_eq!((d.len(), h.sport, h.dport), (1000, 10_000, 80));
-    assert_eq!(h.fields.acc, Some(AccState { cwnd: 12, ssthresh: 6, srtt_us: 150_000, slow_start: true }));
+    assert_eq!(h.fields.acc, Some(AccState { cwnd: 12, ssthresh: 6, srtt_us: 150_000, slow_start: true, fast_recovery: false }));
     let (h, _) = get("valid-eack");
     assert_eq!(h.fields.var.eack_bits(), 0b11, "103 and 104 above ACK 101; 99 and 400 out of reach");
     let (h, _) = get("valid-eack-span");

@@ -185,7 +185,7 @@ impl EgressQueue {
         let occ = self.occupancy();
         let room = self.has_room(pkt.size);
         let mut verdict = self.discipline.as_aqm().on_arrival(occ, pkt.size, now, &mut self.rng);
-        if verdict == Verdict::Admit && !room {
+        if !room && (self.discipline.as_aqm().on_overflow() || verdict == Verdict::Admit) {
             verdict = Verdict::Overflow;
         }
         (verdict, self.policy.act(verdict, pkt, room))
@@ -213,7 +213,7 @@ impl EgressQueue {
         }
         if !action.enqueues() {
             match verdict {
-                Verdict::Early => self.stats.drops_early += 1,
+                Verdict::Early | Verdict::EarlyDrop => self.stats.drops_early += 1,
                 Verdict::Forced => self.stats.drops_forced += 1,
                 Verdict::Overflow | Verdict::Admit => self.stats.drops_overflow += 1,
             }

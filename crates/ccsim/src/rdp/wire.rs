@@ -356,7 +356,7 @@ mod tests {
         let b = bytes(&header(flags::SYN | flags::ACK, syn, None), &[]);
         assert_eq!((b[0], b[1], b.len()), (0xc2, 12, 24));
         assert_eq!(&b[18..24], &[1, 44, 4, 76, 0x80, 0]);
-        let acc = AccState { cwnd: 7, ssthresh: 9, srtt_us: 120_000, slow_start: true };
+        let acc = AccState { cwnd: 7, ssthresh: 9, srtt_us: 120_000, slow_start: true, fast_recovery: true };
         let b = bytes(&header(flags::ACK, VarArea::NONE, Some(acc)), &[0; 10]);
         assert_eq!((b[0], b[1]), (0x40 | ACC_FLAG | 2, 17));
         assert_eq!(&b[18..34], &acc.to_bytes());
@@ -368,7 +368,7 @@ mod tests {
 
     #[test]
     fn decode_inverts_encode() {
-        let acc = Some(AccState { cwnd: 12, ssthresh: 6, srtt_us: 1, slow_start: false });
+        let acc = Some(AccState { cwnd: 12, ssthresh: 6, srtt_us: 1, slow_start: false, fast_recovery: false });
         let syn = VarArea::syn(SynParams { max_outstanding: 64, max_segment: 1034, sequenced: false });
         let data = [7u8; 33];
         for (h, d) in [

@@ -150,6 +150,10 @@ pub struct IpFrrSpec {
     /// Explicit repair paths, used instead of an alternate for their link.
     #[serde(default)]
     pub repair_paths: Vec<RepairPathSpec>,
+    /// A packet's TTL on an explicit repair path: `tunnel` (IP in IP, unchanged inside the
+    /// tunnel; the default) or `per-hop` (decremented by every router; the `ns2` profile's).
+    #[serde(default)]
+    pub tunnel_ttl: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -318,13 +322,44 @@ pub struct TcpSpec {
     /// Payload bytes per segment (default 1000).
     #[serde(default)]
     pub mss: Option<u32>,
-    /// Initial window, segments (default 1).
+    /// Initial window, segments (default 1; `ns2` profile 2, ns-2's `windowInit_`).
     #[serde(default)]
     pub init_cwnd: Option<u32>,
     #[serde(default)]
     pub min_rto: Option<Duration>,
+    /// RTO before the first RTT sample (default 1 s, RFC 6298; `ns2` profile 3 s,
+    /// `rtxcur_init_`).
     #[serde(default)]
     pub initial_rto: Option<Duration>,
+    /// Clock granularity of the RTO (default 1 ms; `ns2` profile 10 ms, `tcpTick_`).
+    #[serde(default)]
+    pub clock_granularity: Option<Duration>,
+    /// `rfc6298` (default) or `ns2`: RTT samples, SRTT, RTTVAR and the RTO in whole ticks
+    /// of `clock_granularity` with ns-2's integer arithmetic (`tcp/rto.rs`).
+    #[serde(default)]
+    pub rtt_arithmetic: Option<String>,
+    /// What a reduction halves: `flight` (default, RFC 5681's FlightSize) or `window`
+    /// (ns-2: `min(cwnd, rwnd)` in whole segments, at every timeout).
+    #[serde(default)]
+    pub ssthresh_from: Option<String>,
+    /// Congestion avoidance's increase per ACK: `floor` (default, whole bytes, at least one)
+    /// or `exact` (the fraction carried over, as ns-2's real-valued window).
+    #[serde(default)]
+    pub ca_increase: Option<String>,
+    /// NewReno's window on leaving recovery: `min-flight` (default, RFC 6582 option 1) or
+    /// `ssthresh` (option 2, ns-2's).
+    #[serde(default)]
+    pub full_ack: Option<String>,
+    /// Reno checks `recover` before a fast retransmit (ns-2's `bugFix_`; default false).
+    #[serde(default)]
+    pub reno_recover_check: Option<bool>,
+    /// Limited Transmit, RFC 3042 (ns-2's `singledup_`; default false).
+    #[serde(default)]
+    pub limited_transmit: Option<bool>,
+    /// Fast retransmit restarts the retransmission timer and the RTT measurement (ns-2's
+    /// `reset_rtx_timer()`; default false).
+    #[serde(default)]
+    pub fast_retransmit_resets_timer: Option<bool>,
     /// Receiver's advertised window, bytes (default 1 MiB).
     #[serde(default)]
     pub rwnd: Option<u32>,

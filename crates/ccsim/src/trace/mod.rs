@@ -46,13 +46,13 @@
 //!   ACC state block, the payload begins with as much of this 16-byte layout as fits,
 //!   zeros after it:
 //!
-//!   | bytes | field                                 |
-//!   |-------|---------------------------------------|
-//!   | 0-3   | cwnd, bytes (big-endian u32)          |
-//!   | 4-7   | ssthresh, bytes (big-endian u32)      |
-//!   | 8-11  | srtt, microseconds (big-endian u32)   |
-//!   | 12    | flags: bit 0 set in slow start        |
-//!   | 13-15 | zero                                  |
+//!   | bytes | field                                        |
+//!   |-------|----------------------------------------------|
+//!   | 0-3   | cwnd, bytes (big-endian u32)                 |
+//!   | 4-7   | ssthresh, bytes (big-endian u32)             |
+//!   | 8-11  | srtt, microseconds (big-endian u32)          |
+//!   | 12    | flags: bit 0 slow start, bit 1 fast recovery |
+//!   | 13-15 | zero                                         |
 
 mod capture;
 mod frame;
