@@ -4,13 +4,13 @@
 Runs every case of the suite in both simulators with the same scenario and the same seeds
 (1..N; the two simulators draw different random numbers, so means over the seeds are
 compared, not single runs), and writes the table of means and ratios to
-`docs/validation.md` with the cause of every difference past the tolerances (goodput 5%,
+`docs/validation-ns2.md` with the cause of every difference past the tolerances (goodput 5%,
 mean queue, drops and window reductions 15%). The ns-2 scripts are in `validation/ns2/`
 (one per scenario, written from SCENARIOS.md with ns-2.35's defaults wherever the
 scenario says nothing); the ccsim side runs the scenario files of `scenarios/` (they set
 `profile = "ns2"`) or the same scenario built here, with overrides.
 
-    python scripts/validate_ns2.py                 # every case, 5 seeds: docs/validation.md
+    python scripts/validate_ns2.py                 # every case, 5 seeds: docs/validation-ns2.md
     python scripts/validate_ns2.py --quick         # the short subset, 2 seeds; prints only
     python scripts/validate_ns2.py --only DAS --seeds 3 --out /tmp/v.md
     python scripts/validate_ns2.py --list          # the cases and their ns-2 commands
@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 NS2_DIR = ROOT / "validation" / "ns2"
 SCENARIOS = ROOT / "scenarios"
-DOC = ROOT / "docs" / "validation.md"
+DOC = ROOT / "docs" / "validation-ns2.md"
 
 #: Relative difference beyond which a metric of each kind needs an explanation.
 TOLERANCE = {"goodput": 0.05, "queue": 0.15, "drops": 0.15, "closes": 0.15}
@@ -91,7 +91,17 @@ class Case:
 
 def dumbbell(n: int) -> dict:
     """DUMBBELL-N (benchmarks/README.md) with the ns-2 profile; as validation/ns2/dumbbell.tcl."""
-    red = {"discipline": "red", "limit": 200, "min_th": 30, "max_th": 90, "max_p": 0.1, "w_q": 0.002, "gentle": False, "wait": True, "mean_packet_size": 1040}
+    red = {
+        "discipline": "red",
+        "limit": 200,
+        "min_th": 30,
+        "max_th": 90,
+        "max_p": 0.1,
+        "w_q": 0.002,
+        "gentle": False,
+        "wait": True,
+        "mean_packet_size": 1040,
+    }
     big = {"limit": 10000}
     return {
         "name": f"dumbbell-{n}",
@@ -389,13 +399,36 @@ class Row:
         return lim is None or abs(self.ratio - 1) <= lim
 
     @property
+    def overlap(self) -> bool:
+        """Whether the two 95% intervals overlap: the difference is then not told apart from
+        run-to-run variation at this number of seeds (no interval: never)."""
+        (a, ha), (b, hb) = self.ns2, self.ccsim
+        return ha == ha and hb == hb and abs(a - b) <= ha + hb
+
+    @property
     def cause(self) -> str | None:
-        return find_cause(self.case.name, self.metric)
+        known = find_cause(self.case.name, self.metric)
+        if known is None and self.overlap:
+            return NOISE
+        return known
 
 
 #: Causes of the differences past the tolerances, by (case name pattern, metric pattern):
 #: what the simulators do differently, found by reading both and by experiment.
-CAUSES: list[tuple[str, str, str]] = []
+CAUSES: list[tuple[str, str, str]] = [
+    (
+        "ACC d=* ms red+ecn",
+        "*",
+        "not yet known. With 50 seeds (`--only 'ACC d=400' --only 'ACC d=800' --seeds 50`) ccsim's RED+ECN goodput is"
+        " 11% (d = 400 ms) and 17% (d = 800 ms) below ns-2's and its mean queue 15-20% lower, with the same window"
+        " reductions per second; Tail Drop and RED agree within 4%. So the difference is in what follows an ECN"
+        " mark (the sender's response to ECE, or RED's choice between marking and dropping above max_th), not in"
+        " how often the window closes. The ACC reproduction's RED+ECN baseline is affected at these RTTs.",
+    ),
+]
+
+#: Said of a difference past its tolerance whose intervals overlap.
+NOISE = "within run-to-run variation: the two 95% intervals overlap at this number of seeds (more seeds would tell)"
 
 
 def find_cause(name: str, metric: str) -> str | None:
@@ -497,7 +530,9 @@ def machine() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="only the short subset, 2 seeds, no rfc columns; prints the table, writes no file unless --out")
+    ap.add_argument(
+        "--quick", action="store_true", help="only the short subset, 2 seeds, no rfc columns; prints the table, writes no file unless --out"
+    )
     ap.add_argument("--seeds", type=int, help="seeds 1..N per case (default 5; 2 with --quick)")
     ap.add_argument("--only", action="append", default=[], help="cases whose name contains this text (repeatable)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="runs at once (default: the number of cores)")
@@ -547,7 +582,7 @@ def main(argv: list[str] | None = None) -> int:
     for i in chosen:
         c = all_cases[i]
 
-        def values(sim: str, profile: str, metric: str) -> list[float]:
+        def values(sim: str, profile: str, metric: str, i: int = i, c: Case = c) -> list[float]:
             return [results[(i, sim, s, c.duration, profile)][metric] for s in range(1, seeds + 1)]
 
         for m in c.metrics:
