@@ -74,8 +74,8 @@ def describe(s: dict[str, Any]) -> str:
         rows = []
         for name, fs in groups.items():
             g = [f["goodput_bps"] for f in fs]
-            tcp = [f for f in fs if f["transport"] == "tcp"]
-            rtts = [f["mean_rtt_ms"] for f in tcp if f["mean_rtt_ms"]]
+            reliable = [f for f in fs if f["transport"] in ("tcp", "rdp")]
+            rtts = [f["mean_rtt_ms"] for f in reliable if f["mean_rtt_ms"]]
             rows.append(
                 [
                     name,
@@ -85,8 +85,8 @@ def describe(s: dict[str, Any]) -> str:
                     rate(sum(g) / len(g)),
                     f"{rate(min(g))} .. {rate(max(g))}",
                     f"{sum(rtts) / len(rtts):.1f} ms" if rtts else "-",
-                    count(sum(f["retransmitted_packets"] for f in tcp)) if tcp else "-",
-                    count(sum(f["timeouts"] for f in tcp)) if tcp else "-",
+                    count(sum(f["retransmitted_packets"] for f in reliable)) if reliable else "-",
+                    count(sum(f["timeouts"] for f in reliable)) if reliable else "-",
                 ]
             )
         lines.append("")
@@ -99,8 +99,12 @@ def describe(s: dict[str, Any]) -> str:
 
     queues = s.get("queues", [])
     util = {ln["link"]: ln["utilisation"] for ln in s.get("links", [])}
-    busy = [q for q in queues if q["drops"] or q["marks_early"] or q["marks_forced"]]
-    busy.sort(key=lambda q: (-q["drops"], -(q["marks_early"] + q["marks_forced"]), q["link"]))
+
+    def marks(q: dict) -> int:
+        return q["marks_early"] + q["marks_forced"] + q.get("marks_dequeue", 0)
+
+    busy = [q for q in queues if q["drops"] or marks(q)]
+    busy.sort(key=lambda q: (-q["drops"], -marks(q), q["link"]))
     lines.append("")
     if busy:
         lines.append("queues that dropped or marked")
@@ -112,13 +116,13 @@ def describe(s: dict[str, Any]) -> str:
                 count(q["max_len_packets"]),
                 f"{q['mean_delay_ms']:.1f} ms",
                 count(q["drops"]),
-                f"{count(q['drops_overflow'])}/{count(q['drops_early'])}/{count(q['drops_forced'])}/{count(q['drops_link_down'])}",
-                count(q["marks_early"] + q["marks_forced"]),
+                f"{count(q['drops_overflow'])}/{count(q['drops_early'])}/{count(q['drops_forced'])}/{count(q.get('drops_dequeue', 0))}/{count(q['drops_link_down'])}",
+                count(marks(q)),
             ]
             for q in busy[:MAX_QUEUE_ROWS]
         ]
         lines += table(
-            ["link", "util", "mean len", "max len", "mean delay", "drops", "overflow/early/forced/down", "marks"],
+            ["link", "util", "mean len", "max len", "mean delay", "drops", "overflow/early/forced/dequeue/down", "marks"],
             rows,
         )
         if len(busy) > MAX_QUEUE_ROWS:

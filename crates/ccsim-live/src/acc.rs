@@ -211,7 +211,7 @@ mod tests {
     const MS: u64 = 1_000_000;
 
     fn carried(cwnd: u32) -> AccState {
-        AccState { cwnd, ssthresh: 100, srtt_us: 100_000, slow_start: false }
+        AccState { cwnd, ssthresh: 100, srtt_us: 100_000, slow_start: false, fast_recovery: false }
     }
 
     fn pkt(buf: u32) -> Pkt {

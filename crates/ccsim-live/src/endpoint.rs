@@ -211,7 +211,7 @@ impl Hosts {
         let f = &flows[s.flow];
         let mut dropped = Packet::rdp(Kind::RdpData, &s.tx.ends, ccsim::rdp::Fields { seq: Seq(c.seq), ..Default::default() }, 0, 64, SimTime(now));
         dropped.src = f.2;
-        let state = AccState { cwnd: c.cwnd, ssthresh: c.ssthresh, srtt_us: c.srtt_us, slow_start: c.slow_start };
+        let state = AccState { cwnd: c.cwnd, ssthresh: c.ssthresh, srtt_us: c.srtt_us, slow_start: c.slow_start, fast_recovery: false };
         let ctl = Packet::acc_control(f.3, &dropped, state, SimTime(now));
         s.tx.on_acc_control(&ctl, SimTime(now));
         true

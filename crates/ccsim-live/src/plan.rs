@@ -384,7 +384,10 @@ mod tests {
         assert_eq!((p.flows[0].name.as_str(), p.flows[0].start, p.flows[0].src, p.flows[0].dst), ("f[0]", Dur::from_millis(500), s, d));
         assert_eq!((p.duration, p.warmup, p.grace), (Dur::from_secs(5), Dur::from_secs(1), Dur::from_secs(2)));
         let fw = p.flakeways[0];
-        assert_eq!((fw.node, fw.delay, fw.jitter, fw.loss, fw.matches, fw.to), (p.node_named("R2").unwrap(), Dur::from_millis(30), Dur::from_millis(2), 0.05, Match::Data, Some(d)));
+        assert_eq!(
+            (fw.node, fw.delay, fw.jitter, fw.loss, fw.matches, fw.to),
+            (p.node_named("R2").unwrap(), Dur::from_millis(30), Dur::from_millis(2), 0.05, Match::Data, Some(d))
+        );
         assert_eq!(p.pcap, [p.node_named("R2").unwrap()]);
         for (i, n) in p.nodes.iter().enumerate() {
             assert_eq!(p.node_of_addr(n.addr), Some(i as u32));
@@ -397,8 +400,10 @@ mod tests {
     fn what_a_live_run_cannot_do_is_refused_naming_the_field() {
         let e = |o: &[&str]| Plan::load(LINE, "<t>", &o.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap_err().to_string();
         assert!(e(&["flows.0.transport=tcp"]).contains("RDP flows only"));
-        assert!(e(&["links.1.queue.discipline=red"]).contains("drop-tail queues only"));
-        assert!(e(&["links.1.queue.limit_bytes=30000"]).contains("in packets"));
+        let red = e(&["links.1.queue={ discipline = \"red\", limit = 30, min_th = 5, max_th = 15 }"]);
+        assert!(red.contains("drop-tail queues only"), "{red}");
+        let bytes = e(&["links.1.queue={ limit_bytes = 30000, acc = true }"]);
+        assert!(bytes.contains("in packets"), "{bytes}");
         assert!(e(&["live.flakeway.0.loss=2"]).contains("live.flakeway[0].loss"));
         assert!(e(&["live.flakeway.0.matches=some"]).contains("live.flakeway[0].matches"));
         assert!(e(&["live.bind=here"]).contains("live.bind"));

@@ -16,15 +16,20 @@ use crate::router::{Cx, Effects, Hooks, Mechanism, Passage, Registered, RouterMe
 use crate::sim::{Dur, EventQueue, Rng, SimTime};
 use crate::stats::{counters, Series, SeriesSpec, SeriesTarget};
 use crate::tcp::{ReceiverStats, SenderStats, TcpReceiver, TcpSender};
+use crate::trace::packet_log::{DropReason, Event as LogEvent, PacketLog};
 use std::collections::VecDeque;
+
+mod in_network;
+use in_network::InNetwork;
 
 pub type FlowIdx = u32;
 
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
-    /// A captured link finished serializing a packet. Links replay their transmissions
-    /// lazily (see `net::link`); only a capture needs to see each one as it happens, so that
-    /// frames are written in time order across the links of a file.
+    /// A link finished serializing a packet. Links replay their transmissions lazily (see
+    /// `net::link`); only a capture needs to see each one as it happens, so that frames are
+    /// written in time order across the links of a file, and a link whose discipline decides
+    /// at dequeue, which starts its next transmission then.
     TxDone {
         link: LinkId,
         epoch: u32,
@@ -99,6 +104,8 @@ pub struct Flow {
     pub jitter: Dur,
     jitter_rng: Rng,
     pending: VecDeque<(SimTime, Packet)>,
+    /// The flow's data segments on links (see `in_network`).
+    in_network: InNetwork,
     rto_scheduled: Option<SimTime>,
     delack_scheduled: Option<SimTime>,
     stopped: bool,
@@ -129,6 +136,7 @@ impl Flow {
             jitter,
             jitter_rng,
             pending: VecDeque::new(),
+            in_network: InNetwork::default(),
             rto_scheduled: None,
             delack_scheduled: None,
             stopped: false,
@@ -168,6 +176,8 @@ pub struct Snapshot {
 pub struct Simulation {
     pub name: String,
     pub seed: u64,
+    /// The scenario's profile, for the report (the builder applied its defaults).
+    pub profile: crate::scenario::profile::Profile,
     pub now: SimTime,
     pub stop_at: SimTime,
     pub warmup: SimTime,
@@ -187,10 +197,17 @@ pub struct Simulation {
     effects: Effects,
     /// Packet captures of chosen links (None: no `[[pcap]]` in the scenario).
     pub trace: Option<Box<crate::trace::Tracer>>,
+    /// The per-packet event log (None: no `[packet_log]` in the scenario).
+    pub packet_log: Option<Box<PacketLog>>,
     events: EventQueue<Event>,
     outbox: Vec<Packet>,
     /// Packets a link's replay found lost on the wire, to count as drops.
     wire_lost: Vec<Packet>,
+    /// When each of `wire_lost` was lost (for the packet log).
+    wire_lost_at: Vec<SimTime>,
+    /// Links with random loss: the only ones where a packet can be lost on the wire before
+    /// its loss is replayed.
+    lossy_links: Vec<LinkId>,
 }
 
 impl Simulation {
@@ -216,6 +233,7 @@ impl Simulation {
         let mut sim = Simulation {
             name,
             seed,
+            profile: Default::default(),
             now: SimTime::ZERO,
             stop_at,
             warmup,
@@ -230,10 +248,14 @@ impl Simulation {
             hooked: HookLists::default(),
             effects: Effects::default(),
             trace: None,
+            packet_log: None,
             events: EventQueue::default(),
             outbox: Vec::with_capacity(64),
             wire_lost: Vec::new(),
+            wire_lost_at: Vec::new(),
+            lossy_links: Vec::new(),
         };
+        sim.lossy_links = (0..sim.net.links.len() as LinkId).filter(|&l| sim.net.links[l as usize].loss > 0.0).collect();
         sim.baseline = sim.snapshot();
         for (i, f) in sim.flows.iter().enumerate() {
             sim.events.schedule(f.start, Event::FlowStart(i as FlowIdx));
@@ -268,6 +290,12 @@ impl Simulation {
 
     /// Runs until simulated time `t` (or the stop time, whichever is earlier).
     pub fn run_until(&mut self, t: SimTime) {
+        if let Some(trace) = &self.trace {
+            // Captures record each packet as its transmission ends.
+            for (i, l) in self.net.links.iter_mut().enumerate() {
+                l.replay_ends = trace.records(i as LinkId);
+            }
+        }
         let limit = t.min(self.stop_at);
         while let Some((time, ev)) = self.events.pop_until(limit) {
             self.now = time;
@@ -376,6 +404,7 @@ impl Simulation {
         }
         let Some(link) = link else {
             self.net.nodes[node as usize].stats.no_route += 1;
+            self.log(LogEvent::Drop, DropReason::NoRoute, node, None, &pkt);
             self.count_drop(&pkt);
             return;
         };
@@ -387,6 +416,8 @@ impl Simulation {
         let l = &mut self.net.links[link as usize];
         if !l.up {
             l.stats.lost_down += 1;
+            let from = l.from;
+            self.log(LogEvent::Drop, DropReason::Down, from, Some(link), &pkt);
             self.count_drop(&pkt);
             return;
         }
@@ -401,9 +432,25 @@ impl Simulation {
             self.schedule_timers(i);
         }
         let l = &mut self.net.links[link as usize];
-        if l.queue.commit(pkt, verdict, action, now) {
-            let s = l.schedule(pkt.size, now);
+        let mut admitted = pkt;
+        if l.queue.decides_at_dequeue() {
+            if l.queue.commit(pkt, verdict, action, now) {
+                self.log_enqueue(link, &pkt, action);
+            } else {
+                self.queue_drop(link, &pkt, DropReason::of(verdict));
+            }
+            self.account_evicted(link);
+            if self.net.links[link as usize].is_idle(now) {
+                self.transmit_next(link);
+            }
+        } else if l.queue.admit(&mut admitted, verdict, action) {
+            let s = l.accept(admitted, now);
             let epoch = l.epoch;
+            if self.packet_log.is_some() {
+                self.log_enqueue(link, &pkt, action);
+                // The packet's departure is known now (see `trace::packet_log`).
+                self.log_at(s.tx_start, LogEvent::Dequeue, DropReason::None, link, &pkt);
+            }
             if let Some(at) = s.arrival {
                 self.events.schedule(at, Event::Arrive { link, epoch });
             }
@@ -411,12 +458,73 @@ impl Simulation {
                 self.events.schedule(s.tx_end, Event::TxDone { link, epoch });
             }
         } else {
-            self.count_drop(&pkt);
-            for k in 0..self.hooked.queue_drop.len() {
-                let i = self.hooked.queue_drop[k];
-                self.mechanisms[i as usize].on_queue_drop(link, &pkt, &mut Cx::new(now, &mut self.net, &mut self.effects));
-                self.schedule_timers(i);
+            self.queue_drop(link, &pkt, DropReason::of(verdict));
+        }
+        if self.effects.emits.len() > mark {
+            self.send_emits(mark);
+        }
+    }
+
+    /// `link`'s queue dropped `pkt`: charged to its flow, and seen by the mechanisms that
+    /// watch queue drops (their emits are left to the caller to send).
+    fn queue_drop(&mut self, link: LinkId, pkt: &Packet, reason: DropReason) {
+        if self.packet_log.is_some() {
+            self.log_at(self.now, LogEvent::Drop, reason, link, pkt);
+        }
+        self.count_drop(pkt);
+        for k in 0..self.hooked.queue_drop.len() {
+            let i = self.hooked.queue_drop[k];
+            self.mechanisms[i as usize].on_queue_drop(link, pkt, &mut Cx::new(self.now, &mut self.net, &mut self.effects));
+            self.schedule_timers(i);
+        }
+    }
+
+    /// Accounts the packets `link`'s discipline dropped from its buffer to admit an arrival.
+    fn account_evicted(&mut self, link: LinkId) {
+        let Some(evicted) = self.net.links[link as usize].queue.take_evicted() else { return };
+        let mut lost = std::mem::take(&mut self.wire_lost);
+        lost.extend(evicted);
+        for p in &lost {
+            self.queue_drop(link, p, DropReason::Overflow);
+        }
+        lost.clear();
+        self.wire_lost = lost;
+    }
+
+    /// A transmission opportunity of `link`, whose discipline decides at dequeue (the link
+    /// is advanced to now and its transmitter free): the discipline decides on head packets
+    /// until one is sent or the queue is empty; the sent one starts transmission, and its end
+    /// is the next opportunity.
+    fn transmit_next(&mut self, link: LinkId) {
+        let now = self.now;
+        let mark = self.effects.emits.len();
+        while let Some((pkt, verdict, mut action)) = self.net.links[link as usize].queue.next_departure(now) {
+            if verdict != crate::queue::Verdict::Admit {
+                for k in 0..self.hooked.verdict.len() {
+                    let i = self.hooked.verdict[k];
+                    action = self.mechanisms[i as usize].on_verdict(link, &pkt, verdict, action, &mut Cx::new(now, &mut self.net, &mut self.effects));
+                    self.schedule_timers(i);
+                }
             }
+            let l = &mut self.net.links[link as usize];
+            let Some(pkt) = l.queue.finish_departure(pkt, verdict, action, now) else {
+                self.queue_drop(link, &pkt, DropReason::Dequeue);
+                continue;
+            };
+            if self.packet_log.is_some() {
+                if action == crate::signal::Action::MarkAndEnqueue {
+                    self.log_at(now, LogEvent::Mark, DropReason::None, link, &pkt);
+                }
+                self.log_at(now, LogEvent::Dequeue, DropReason::None, link, &pkt);
+            }
+            let l = &mut self.net.links[link as usize];
+            let s = l.start_now(pkt, now);
+            let epoch = l.epoch;
+            if let Some(at) = s.arrival {
+                self.events.schedule(at, Event::Arrive { link, epoch });
+            }
+            self.events.schedule(s.tx_end, Event::TxDone { link, epoch });
+            break;
         }
         if self.effects.emits.len() > mark {
             self.send_emits(mark);
@@ -428,7 +536,7 @@ impl Simulation {
     #[inline]
     fn advance_link(&mut self, link: LinkId) {
         let now = self.now;
-        let (trace, wire_lost) = (&mut self.trace, &mut self.wire_lost);
+        let (trace, wire_lost, wire_lost_at) = (&mut self.trace, &mut self.wire_lost, &mut self.wire_lost_at);
         self.net.links[link as usize].advance(now, |t, pkt, lost| {
             if let Some(tr) = trace {
                 // The capture point: the packet has left the transmitter.
@@ -436,27 +544,43 @@ impl Simulation {
             }
             if lost {
                 wire_lost.push(*pkt);
+                wire_lost_at.push(t);
             }
         });
         if !self.wire_lost.is_empty() {
             let lost = std::mem::take(&mut self.wire_lost);
-            for p in &lost {
+            for (p, &t) in lost.iter().zip(&self.wire_lost_at.clone()) {
+                if self.packet_log.is_some() {
+                    self.log_at(t, LogEvent::Drop, DropReason::Wire, link, p);
+                }
                 self.count_drop(p);
             }
             self.wire_lost = lost;
             self.wire_lost.clear();
+            self.wire_lost_at.clear();
         }
     }
 
+    /// Brings every link up to now, counters included.
     fn advance_links(&mut self) {
         for link in 0..self.net.links.len() {
-            self.advance_link(link as LinkId);
+            self.observe_link(link as LinkId);
         }
+    }
+
+    /// Brings `link` up to now, counters included, for a reader of its state.
+    fn observe_link(&mut self, link: LinkId) {
+        self.advance_link(link);
+        self.net.links[link as usize].sync(self.now);
     }
 
     fn on_tx_done(&mut self, link: LinkId, epoch: u32) {
         if self.net.links[link as usize].epoch == epoch {
             self.advance_link(link);
+            let l = &self.net.links[link as usize];
+            if l.queue.decides_at_dequeue() && l.is_idle(self.now) {
+                self.transmit_next(link);
+            }
         }
     }
 
@@ -464,7 +588,13 @@ impl Simulation {
         if self.net.links[link as usize].epoch != epoch {
             return;
         }
-        self.advance_link(link);
+        // The arriving packet is in the link's pipe once its transmission has started; if
+        // that has not been replayed yet, replay. Otherwise the link's replay can wait until
+        // it is next offered a packet (or observed): nothing between here and there reads
+        // it. Captures are written as transmissions end, so a captured link is replayed.
+        if !self.net.links[link as usize].arrival_ready() || self.trace.is_some() {
+            self.advance_link(link);
+        }
         let l = &mut self.net.links[link as usize];
         let (mut pkt, next) = l.deliver();
         // The link is FIFO with one delay: one pending arrival per link, for the earliest
@@ -473,6 +603,7 @@ impl Simulation {
             self.events.schedule(next, Event::Arrive { link, epoch });
         }
         let node = l.to;
+        self.log(LogEvent::Receive, DropReason::None, node, Some(link), &pkt);
         if pkt.dst == node {
             self.deliver(pkt);
             return;
@@ -480,12 +611,14 @@ impl Simulation {
         let n = &mut self.net.nodes[node as usize];
         if n.kind == NodeKind::Host {
             n.stats.no_route += 1;
+            self.log(LogEvent::Drop, DropReason::NoRoute, node, None, &pkt);
             self.count_drop(&pkt);
             return;
         }
         pkt.ttl = pkt.ttl.saturating_sub(1);
         if pkt.ttl == 0 {
             n.stats.ttl_expired += 1;
+            self.log(LogEvent::Drop, DropReason::Ttl, node, None, &pkt);
             self.count_drop(&pkt);
             return;
         }
@@ -504,7 +637,10 @@ impl Simulation {
             self.send_emits_first(mark);
         }
         match passage {
-            Passage::Discard => self.count_drop(&pkt),
+            Passage::Discard => {
+                self.log(LogEvent::Drop, DropReason::Discarded, node, None, &pkt);
+                self.count_drop(&pkt);
+            }
             Passage::Forward => {
                 self.net.nodes[node as usize].stats.forwarded += 1;
                 self.forward(node, pkt);
@@ -515,8 +651,39 @@ impl Simulation {
         }
     }
 
+    /// Logs `event` for `pkt` at `node` (and `link`) now, if the scenario keeps a packet log.
+    #[inline]
+    fn log(&mut self, event: LogEvent, reason: DropReason, node: NodeId, link: Option<LinkId>, pkt: &Packet) {
+        if let Some(log) = &mut self.packet_log {
+            log.log(self.now, event, reason, node, link, pkt);
+        }
+    }
+
+    /// Logs an event of `link`'s queue (at its sending node) at `t`.
+    fn log_at(&mut self, t: SimTime, event: LogEvent, reason: DropReason, link: LinkId, pkt: &Packet) {
+        let from = self.net.links[link as usize].from;
+        if let Some(log) = &mut self.packet_log {
+            log.log(t, event, reason, from, Some(link), pkt);
+        }
+    }
+
+    /// Logs `pkt` joining `link`'s queue now (and its ECN mark, if the queue set one).
+    fn log_enqueue(&mut self, link: LinkId, pkt: &Packet, action: crate::signal::Action) {
+        if self.packet_log.is_some() {
+            self.log_at(self.now, LogEvent::Enqueue, DropReason::None, link, pkt);
+            if action == crate::signal::Action::MarkAndEnqueue {
+                self.log_at(self.now, LogEvent::Mark, DropReason::None, link, pkt);
+            }
+        }
+    }
+
     /// The network lost `pkt`: charged to its flow unless a mechanism claims it as its own.
     fn count_drop(&mut self, pkt: &Packet) {
+        if is_data_segment(pkt) {
+            if let Some(f) = self.flows.get_mut(pkt.flow as usize) {
+                f.in_network.leave(pkt.seq);
+            }
+        }
         for k in 0..self.hooked.loss.len() {
             if self.mechanisms[self.hooked.loss[k] as usize].claims_loss(pkt) {
                 return;
@@ -539,6 +706,9 @@ impl Simulation {
         let now = self.now;
         let fi = pkt.flow;
         let Some(f) = self.flows.get_mut(fi as usize) else { return };
+        if is_data_segment(&pkt) {
+            f.in_network.leave(pkt.seq);
+        }
         let mut out = std::mem::take(&mut self.outbox);
         match (&mut f.transport, pkt.kind) {
             (Transport::Tcp { rx, .. }, Kind::TcpData) => {
@@ -551,7 +721,10 @@ impl Simulation {
                 tx.on_ack(&pkt, now, &mut out);
                 if tx.stats.fast_retransmits > fast_retransmits {
                     let una = tx.snd_una();
-                    if rx.has_received(una, 1) || self.data_in_network(fi, una) {
+                    let received = rx.has_received(una, 1);
+                    #[cfg(debug_assertions)]
+                    debug_assert_eq!(self.data_in_network(fi, una), self.data_in_network_scan(fi, una), "flow {fi}, segment {una:?}");
+                    if received || self.data_in_network(fi, una) {
                         self.flows[fi as usize].net.false_fast_retransmits += 1;
                     }
                 }
@@ -596,9 +769,17 @@ impl Simulation {
                 }
                 f.pending.push_back((at, pkt));
             } else {
-                self.forward(pkt.src, pkt);
+                self.inject(fi, pkt);
             }
         }
+    }
+
+    /// A host of flow `fi` hands `pkt` to the network.
+    fn inject(&mut self, fi: FlowIdx, pkt: Packet) {
+        if is_data_segment(&pkt) {
+            self.flows[fi as usize].in_network.enter(pkt.seq);
+        }
+        self.forward(pkt.src, pkt);
     }
 
     fn on_emit(&mut self, fi: FlowIdx) {
@@ -607,7 +788,7 @@ impl Simulation {
         if let Some(&(next, _)) = f.pending.front() {
             self.events.schedule(next, Event::Emit(fi));
         }
-        self.forward(pkt.src, pkt);
+        self.inject(fi, pkt);
     }
 
     fn on_flow_start(&mut self, fi: FlowIdx) {
@@ -725,7 +906,13 @@ impl Simulation {
         } else {
             l.go_down(now, |p| lost.push(*p));
         }
+        if let Some(log) = &mut self.packet_log {
+            log.withdraw_dequeues(link, now);
+        }
         for p in &lost {
+            if self.packet_log.is_some() {
+                self.log_at(now, LogEvent::Drop, DropReason::Down, link, p);
+            }
             self.count_drop(p);
         }
         let mark = self.effects.emits.len();
@@ -798,9 +985,10 @@ impl Simulation {
         | SeriesTarget::QueueAvg { link }
         | SeriesTarget::MaxP { link }
         | SeriesTarget::DropProb { link }
-        | SeriesTarget::LinkRate { link } = spec.target
+        | SeriesTarget::LinkRate { link }
+        | SeriesTarget::Drops { link } = spec.target
         {
-            self.advance_link(link);
+            self.observe_link(link);
         }
         let spec = &self.series_specs[i as usize];
         let t = self.now.as_secs_f64();
@@ -810,6 +998,13 @@ impl Simulation {
                 Transport::Rdp { tx, .. } => tx.cwnd_packets() as f64,
                 Transport::Udp(_) => f64::NAN,
             },
+            SeriesTarget::Ssthresh { flow } => match self.flows[flow as usize].sender() {
+                // The initial threshold is "arbitrarily high" (RFC 5681): no number to plot.
+                Some(tx) if tx.ssthresh() < 1 << 30 => tx.ssthresh() as f64 / tx.cfg.mss as f64,
+                _ => f64::NAN,
+            },
+            SeriesTarget::Rtt { flow } => self.flows[flow as usize].sender().and_then(|tx| tx.last_rtt).map_or(f64::NAN, |d| d.as_secs_f64() * 1e3),
+            SeriesTarget::Srtt { flow } => self.flows[flow as usize].sender().and_then(|tx| tx.srtt()).map_or(f64::NAN, |d| d.as_secs_f64() * 1e3),
             SeriesTarget::QueueLen { link } => self.net.links[link as usize].queue.len() as f64,
             SeriesTarget::QueueAvg { link } => self.net.links[link as usize].queue.discipline.probe().avg,
             SeriesTarget::MaxP { link } => self.net.links[link as usize].queue.discipline.probe().max_p,
@@ -825,6 +1020,10 @@ impl Simulation {
             SeriesTarget::LinkRate { link } => {
                 let total = self.net.links[link as usize].stats.tx_bytes;
                 self.rate_since_last(i, total, interval)
+            }
+            SeriesTarget::Drops { link } => {
+                let total = self.net.links[link as usize].queue.stats.drops();
+                (total - std::mem::replace(&mut self.series_last[i as usize], total)) as f64
             }
         };
         let spec = &self.series_specs[i as usize];
@@ -844,9 +1043,24 @@ impl Simulation {
         }
     }
 
-    /// Whether a data packet of flow `fi` starting at `seq` is queued or on a link.
+    /// Whether a data packet of flow `fi` starting at `seq` is queued or on a link: one of
+    /// the copies the flow's sender handed to the network and that has not left it, unless
+    /// a lossy link has lost it on the wire by now (losses are replayed lazily).
     fn data_in_network(&self, fi: FlowIdx, seq: crate::tcp::Seq) -> bool {
-        let hit = |p: &Packet| p.flow == fi && matches!(p.kind, Kind::TcpData | Kind::RdpData) && p.seq == seq && p.payload > 0;
+        let copies = self.flows[fi as usize].in_network.copies(seq);
+        if copies == 0 || self.lossy_links.is_empty() {
+            return copies > 0;
+        }
+        let hit = |p: &Packet| p.flow == fi && is_data_segment(p) && p.seq == seq;
+        let lost: usize = self.lossy_links.iter().map(|&l| self.net.links[l as usize].lost_unreplayed(self.now, hit)).sum();
+        copies > lost
+    }
+
+    /// [`data_in_network`](Self::data_in_network) by a scan of every link: what the per-flow
+    /// record must agree with (checked in debug builds).
+    #[cfg(debug_assertions)]
+    fn data_in_network_scan(&self, fi: FlowIdx, seq: crate::tcp::Seq) -> bool {
+        let hit = |p: &Packet| p.flow == fi && is_data_segment(p) && p.seq == seq;
         self.net.links.iter().any(|l| l.holds(self.now, hit))
     }
 
@@ -899,4 +1113,11 @@ impl HookLists {
             }
         }
     }
+}
+
+/// A data segment of a flow's sender (TCP or RDP): what the engine follows through the
+/// network to tell a false fast retransmit.
+#[inline]
+fn is_data_segment(p: &Packet) -> bool {
+    matches!(p.kind, Kind::TcpData | Kind::RdpData) && p.payload > 0
 }

@@ -19,6 +19,9 @@ pub struct Report {
     pub scenario: String,
     /// The seed of every random stream (0 to 2^64-1): the scenario's, or `--seed`.
     pub seed: u64,
+    /// The scenario's `profile`: `rfc` (the RFCs' defaults) or `ns2` (ns-2.35's where they
+    /// differ; `docs/profiles.md`).
+    pub profile: &'static str,
     /// Simulated time of the run.
     pub duration_s: f64,
     /// Statistics exclude everything before this time.
@@ -202,21 +205,28 @@ pub struct QueueReport {
     pub arrivals: u64,
     /// Packets that left the queue for the transmitter.
     pub departures: u64,
-    /// Packets dropped: `drops_overflow + drops_early + drops_forced + drops_link_down`.
+    /// Packets dropped: `drops_overflow + drops_early + drops_forced + drops_dequeue +
+    /// drops_link_down`.
     pub drops: u64,
-    /// Packets dropped because the buffer was full.
+    /// Packets dropped because the buffer was full (FQ-CoDel: dropped from the head of its
+    /// fattest flow queue to make room).
     pub drops_overflow: u64,
-    /// Packets dropped by the discipline's random early decision (RED between the
-    /// thresholds).
+    /// Packets dropped by the discipline's early decision at enqueue (RED between the
+    /// thresholds, PIE, the step marker).
     pub drops_early: u64,
     /// Packets dropped by the discipline's forced decision (RED above the maximum threshold).
     pub drops_forced: u64,
+    /// Packets dropped at dequeue by the discipline's decision on their sojourn time (CoDel,
+    /// FQ-CoDel).
+    pub drops_dequeue: u64,
     /// Packets lost from the buffer because the link went down.
     pub drops_link_down: u64,
     /// Packets ECN-marked instead of an early drop.
     pub marks_early: u64,
     /// Packets ECN-marked instead of a forced drop.
     pub marks_forced: u64,
+    /// Packets ECN-marked at dequeue instead of a drop (CoDel, FQ-CoDel).
+    pub marks_dequeue: u64,
     /// Congestion signals turned into ACK spoofing (`signal = "spoof"`; the packet may also
     /// have been dropped), packets.
     pub spoof_signals: u64,
@@ -224,8 +234,8 @@ pub struct QueueReport {
     pub mean_len_packets: f64,
     /// Time-weighted mean queue length, bytes on the wire.
     pub mean_len_bytes: f64,
-    /// Mean time a departing packet waited in the queue (enqueue to start of transmission;
-    /// serialization and propagation not included).
+    /// Mean time a departing packet waited in the queue, its sojourn time (enqueue to start
+    /// of transmission; serialization and propagation not included).
     pub mean_delay_ms: f64,
     /// Largest queue length during the measurement period.
     pub max_len_packets: u32,
@@ -237,7 +247,7 @@ pub struct QueueReport {
     /// Drops by the queue length when they happened: element `i` counts drops with
     /// `drop_area_bounds[i-1] <= len < drop_area_bounds[i]` (first: below the first bound,
     /// last: at or above the last bound); one longer than `drop_area_bounds`. Counts buffer
-    /// drops (overflow, early, forced), not `drops_link_down`.
+    /// drops (overflow, early, forced, dequeue), not `drops_link_down`.
     pub drop_areas: Vec<u64>,
 }
 
@@ -371,9 +381,11 @@ impl Report {
                 drops_overflow: q.drops_overflow,
                 drops_early: q.drops_early,
                 drops_forced: q.drops_forced,
+                drops_dequeue: q.drops_dequeue,
                 drops_link_down: q.drops_link_down,
                 marks_early: q.marks_early,
                 marks_forced: q.marks_forced,
+                marks_dequeue: q.marks_dequeue,
                 spoof_signals: q.spoof_signals,
                 mean_len_packets: ratio(q.len_area_packets as f64, period_ns),
                 mean_len_bytes: ratio(q.len_area_bytes as f64, period_ns),
@@ -431,6 +443,7 @@ impl Report {
         let mut report = Report {
             scenario: sim.name.clone(),
             seed: sim.seed,
+            profile: sim.profile.name(),
             duration_s: sim.stop_at.as_secs_f64(),
             warmup_s: sim.warmup.as_secs_f64(),
             measured_s: measured,

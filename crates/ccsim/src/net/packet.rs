@@ -127,7 +127,10 @@ impl Endpoints {
     }
 }
 
-/// The sender's congestion state that ACC/TCP and ACC/RDP carry in every data packet.
+/// The sender's congestion state that ACC/TCP and ACC/RDP carry in every data packet: "the endpoint's
+/// current estimate of round trip time, its window size, and slow-start and fast
+/// retransmission state" (Faber, Section 3.1). In an ACC control message the same block is
+/// the state the router tells the sender to take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct AccState {
     /// Congestion window: bytes for TCP, packets for RDP.
@@ -136,7 +139,11 @@ pub struct AccState {
     pub ssthresh: u32,
     /// Smoothed round-trip time, microseconds.
     pub srtt_us: u32,
+    /// In slow start (cwnd below ssthresh); in a control: the sender is to slow-start.
     pub slow_start: bool,
+    /// In fast retransmission / fast recovery (the window carried is then inflated by the
+    /// duplicate ACKs, and the loss that started it is already being answered).
+    pub fast_recovery: bool,
 }
 
 impl AccState {
@@ -144,13 +151,13 @@ impl AccState {
     pub const BYTES: usize = 16;
 
     /// The state block: cwnd, ssthresh, srtt in microseconds (big-endian u32 each), a flags
-    /// byte (bit 0: slow start), three zero bytes.
+    /// byte (bit 0: slow start, bit 1: fast recovery), three zero bytes.
     pub fn to_bytes(&self) -> [u8; AccState::BYTES] {
         let mut b = [0; AccState::BYTES];
         b[0..4].copy_from_slice(&self.cwnd.to_be_bytes());
         b[4..8].copy_from_slice(&self.ssthresh.to_be_bytes());
         b[8..12].copy_from_slice(&self.srtt_us.to_be_bytes());
-        b[12] = self.slow_start as u8;
+        b[12] = self.slow_start as u8 | (self.fast_recovery as u8) << 1;
         b
     }
 
@@ -158,7 +165,7 @@ impl AccState {
     /// the reserved bytes are ignored.
     pub fn from_bytes(b: &[u8; AccState::BYTES]) -> AccState {
         let word = |i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-        AccState { cwnd: word(0), ssthresh: word(4), srtt_us: word(8), slow_start: b[12] & 1 == 1 }
+        AccState { cwnd: word(0), ssthresh: word(4), srtt_us: word(8), slow_start: b[12] & 1 == 1, fast_recovery: b[12] & 2 == 2 }
     }
 }
 
@@ -344,7 +351,7 @@ mod tests {
         assert_eq!((s.kind, s.src, s.dst, s.ttl), (Kind::SpoofedAck, 2, 1, ROUTER_TTL));
         let u = Packet::udp(&ENDS, 200, 64, t);
         assert_eq!((u.size, u.protocol(), u.is_tcp()), (228, Protocol::Udp, false));
-        let state = AccState { cwnd: 5000, ssthresh: 5000, srtt_us: 1, slow_start: false };
+        let state = AccState { cwnd: 5000, ssthresh: 5000, srtt_us: 1, ..AccState::default() };
         let c = Packet::acc_control(7, &d, state, t);
         assert_eq!((c.src, c.dst, c.seq, c.size, c.acc), (7, 1, Seq(1000), 44, Some(state)));
         assert!(!c.is_tcp(), "an ACC control is a UDP datagram");

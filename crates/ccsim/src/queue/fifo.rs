@@ -1,11 +1,26 @@
-//! The egress FIFO of a link: a bounded buffer, its discipline, the router's signalling
+//! The egress queue of a link: a bounded buffer, its discipline, the router's signalling
 //! policy and the queue's statistics.
+//!
+//! The buffer is one FIFO, unless the discipline owns its buffer (FQ-CoDel's flow queues):
+//! then every packet goes to it and it chooses the next to leave. A discipline decides at
+//! enqueue ([`classify`](EgressQueue::classify) then [`commit`](EgressQueue::commit)) and,
+//! if it decides at dequeue, once more for each packet that leaves
+//! ([`next_departure`](EgressQueue::next_departure) then
+//! [`finish_departure`](EgressQueue::finish_departure)); either way the signal policy turns
+//! its verdict into an action, and the counters below say which decision it was.
 
-use super::{Discipline, Occupancy, Verdict};
+//!
+//! The time integrals of the length (packet x ns, byte x ns) are not advanced at every
+//! arrival and departure: the integral of the length is the sum of the time each packet
+//! spends in the buffer, so each packet that leaves it (sent, dropped at dequeue, evicted or
+//! lost with the link) adds its sojourn and [`EgressQueue::settle`] adds the sojourns so far
+//! of the packets still queued: the same numbers, integer for integer, for less work per
+//! packet.
+use super::{Discipline, Head, Occupancy, Verdict};
 use crate::net::packet::{Ecn, Packet};
 use crate::signal::{Action, SignalPolicy};
 use crate::sim::{Rng, SimTime};
-use crate::stats::{counters, TimeIntegral};
+use crate::stats::counters;
 use std::collections::VecDeque;
 
 /// The buffer's hard limit.
@@ -32,6 +47,10 @@ counters! {
         pub drops_link_down: u64,
         pub marks_early: u64,
         pub marks_forced: u64,
+        /// Packets dropped at dequeue by a dequeue-time discipline (CoDel's sojourn time).
+        pub drops_dequeue: u64,
+        /// Packets marked CE at dequeue by a dequeue-time discipline.
+        pub marks_dequeue: u64,
         /// Signals turned into ACK spoofing (the packet may also have been dropped).
         pub spoof_signals: u64,
         /// Sum over departures of the time spent queued, ns.
@@ -45,19 +64,22 @@ counters! {
 
 impl QueueStats {
     pub fn drops(&self) -> u64 {
-        self.drops_overflow + self.drops_early + self.drops_forced + self.drops_link_down
+        self.drops_overflow + self.drops_early + self.drops_forced + self.drops_dequeue + self.drops_link_down
     }
 }
 
+/// A packet in the buffer, with the time it was queued.
 #[derive(Clone, Copy, Debug)]
-struct Queued {
-    pkt: Packet,
-    enqueued_at: SimTime,
+pub struct Queued {
+    pub pkt: Packet,
+    pub enqueued_at: SimTime,
 }
 
 #[derive(Clone, Debug)]
 pub struct EgressQueue {
+    /// The FIFO (empty when the discipline owns the buffer).
     buf: VecDeque<Queued>,
+    packets: u32,
     bytes: u64,
     pub limit: Limit,
     pub discipline: Discipline,
@@ -70,22 +92,27 @@ pub struct EgressQueue {
     /// with `bounds[i-1] <= len < bounds[i]`.
     area_bounds: Vec<u32>,
     pub drop_areas: [u64; MAX_AREAS],
-    len_packets: TimeIntegral,
-    len_bytes: TimeIntegral,
+    /// Sum of the sojourns of the packets that have left the buffer, ns, and the same
+    /// weighted by their sizes, byte x ns.
+    left_area_packets: u128,
+    left_area_bytes: u128,
+    /// Packets the discipline dropped from the buffer to admit an arrival (FQ-CoDel's
+    /// overflow), for the router to account; see [`take_evicted`](Self::take_evicted).
+    evicted: Vec<Packet>,
+    /// When the packet [`next_departure`](Self::next_departure) took out was queued.
+    leaving_since: SimTime,
 }
 
 impl EgressQueue {
     pub fn new(limit: Limit, discipline: Discipline, policy: SignalPolicy, rng: Rng, area_bounds: Vec<u32>) -> EgressQueue {
         assert!(area_bounds.len() < MAX_AREAS);
-        // Start small: a queue allocates only when it reaches a new maximum length, which
-        // stops happening once it has seen its peak; preallocating every buffer's full limit
-        // would cost hundreds of megabytes in networks of thousands of links.
-        let cap = match limit {
-            Limit::Packets(n) => (n as usize).min(64),
-            Limit::Bytes(b) => ((b / 1500) as usize).clamp(1, 64),
-        };
+        // No buffer until the first packet waits: a queue allocates only when it reaches a
+        // new maximum length, which stops happening once it has seen its peak; most queues
+        // of a large network (a host's uplink, the downlinks to hosts) never hold a packet,
+        // since a packet that finds the transmitter free goes straight to it.
         EgressQueue {
-            buf: VecDeque::with_capacity(cap),
+            buf: VecDeque::new(),
+            packets: 0,
             bytes: 0,
             limit,
             discipline,
@@ -95,32 +122,61 @@ impl EgressQueue {
             max_packets: 0,
             area_bounds,
             drop_areas: [0; MAX_AREAS],
-            len_packets: TimeIntegral::default(),
-            len_bytes: TimeIntegral::default(),
+            left_area_packets: 0,
+            left_area_bytes: 0,
+            evicted: Vec::new(),
+            leaving_since: SimTime::ZERO,
         }
     }
 
     pub fn occupancy(&self) -> Occupancy {
-        Occupancy { packets: self.buf.len() as u32, bytes: self.bytes }
+        Occupancy { packets: self.packets, bytes: self.bytes }
     }
     pub fn len(&self) -> usize {
-        self.buf.len()
+        self.packets as usize
     }
     pub fn is_empty(&self) -> bool {
-        self.buf.is_empty()
+        self.packets == 0
     }
     pub fn area_bounds(&self) -> &[u32] {
         &self.area_bounds
     }
+    /// The queued packets: in FIFO order, or flow queue by flow queue.
     pub fn iter(&self) -> impl Iterator<Item = &Packet> {
-        self.buf.iter().map(|q| &q.pkt)
+        let owned = match &self.discipline {
+            Discipline::FqCodel(fq) => Some(fq.iter().map(|q| &q.pkt)),
+            _ => None,
+        };
+        let fifo = owned.is_none().then(|| self.buf.iter().map(|q| &q.pkt));
+        owned.into_iter().flatten().chain(fifo.into_iter().flatten())
+    }
+    /// Whether the link must let the discipline decide at each transmission opportunity
+    /// (then the buffer's order is not fixed at enqueue either).
+    pub fn decides_at_dequeue(&self) -> bool {
+        self.discipline.decides_at_dequeue()
     }
 
+    /// Whether a packet of `size` bytes fits. A discipline that owns its buffer admits
+    /// every packet and makes room itself (FQ-CoDel drops from its fattest flow).
     fn has_room(&self, size: u32) -> bool {
+        if matches!(self.discipline, Discipline::FqCodel(_)) {
+            return true;
+        }
+        self.fits(size)
+    }
+
+    fn fits(&self, size: u32) -> bool {
         match self.limit {
-            Limit::Packets(n) => (self.buf.len() as u32) < n,
+            Limit::Packets(n) => self.packets < n,
             Limit::Bytes(b) => self.bytes + size as u64 <= b,
         }
+    }
+
+    /// The area of the drop histogram for the current length.
+    fn count_drop_area(&mut self) {
+        let len = self.packets;
+        let area = self.area_bounds.iter().take_while(|b| len >= **b).count();
+        self.drop_areas[area] += 1;
     }
 
     /// Asks the discipline and the policy what to do with `pkt`. Updates the discipline's
@@ -129,7 +185,7 @@ impl EgressQueue {
         let occ = self.occupancy();
         let room = self.has_room(pkt.size);
         let mut verdict = self.discipline.as_aqm().on_arrival(occ, pkt.size, now, &mut self.rng);
-        if verdict == Verdict::Admit && !room {
+        if !room && (self.discipline.as_aqm().on_overflow() || verdict == Verdict::Admit) {
             verdict = Verdict::Overflow;
         }
         (verdict, self.policy.act(verdict, pkt, room))
@@ -138,6 +194,18 @@ impl EgressQueue {
     /// Applies `action` (possibly changed by a router extension) to `pkt`. Returns true if
     /// the packet was queued.
     pub fn commit(&mut self, mut pkt: Packet, verdict: Verdict, action: Action, now: SimTime) -> bool {
+        let admitted = self.admit(&mut pkt, verdict, action);
+        if admitted {
+            self.push(pkt, now);
+        }
+        admitted
+    }
+
+    /// The first half of [`commit`](Self::commit): counts the arrival and carries out
+    /// `action` on `pkt` (a drop is counted; a mark sets CE). True if the packet is to be
+    /// queued: follow with [`push`](Self::push), or [`pass`](Self::pass) when the
+    /// transmitter is free and the buffer empty (a discipline that decides at enqueue only).
+    pub fn admit(&mut self, pkt: &mut Packet, verdict: Verdict, action: Action) -> bool {
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += pkt.size as u64;
         if action.spoofs() {
@@ -145,13 +213,11 @@ impl EgressQueue {
         }
         if !action.enqueues() {
             match verdict {
-                Verdict::Early => self.stats.drops_early += 1,
+                Verdict::Early | Verdict::EarlyDrop => self.stats.drops_early += 1,
                 Verdict::Forced => self.stats.drops_forced += 1,
                 Verdict::Overflow | Verdict::Admit => self.stats.drops_overflow += 1,
             }
-            let len = self.buf.len() as u32;
-            let area = self.area_bounds.iter().take_while(|b| len >= **b).count();
-            self.drop_areas[area] += 1;
+            self.count_drop_area();
             return false;
         }
         if action == crate::signal::Action::MarkAndEnqueue {
@@ -161,55 +227,185 @@ impl EgressQueue {
                 _ => self.stats.marks_early += 1,
             }
         }
-        self.account(now);
-        self.bytes += pkt.size as u64;
-        self.buf.push_back(Queued { pkt, enqueued_at: now });
-        self.max_packets = self.max_packets.max(self.buf.len() as u32);
         true
     }
 
-    pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
-        if self.buf.is_empty() {
-            return None; // nothing changes: the time integrals need no update
+    /// Queues an admitted packet: at the tail, or in the discipline's own buffer.
+    pub fn push(&mut self, pkt: Packet, now: SimTime) {
+        self.bytes += pkt.size as u64;
+        self.packets += 1;
+        let q = Queued { pkt, enqueued_at: now };
+        if let Discipline::FqCodel(fq) = &mut self.discipline {
+            fq.enqueue(q);
+            let over = match self.limit {
+                Limit::Packets(n) => self.packets > n,
+                Limit::Bytes(b) => self.bytes > b,
+            };
+            if over {
+                self.evict(now);
+            }
+        } else {
+            self.buf.push_back(q);
         }
-        self.account(now);
+        self.max_packets = self.max_packets.max(self.packets);
+    }
+
+    /// An admitted packet that finds the buffer empty and the transmitter free leaves at
+    /// once: everything is counted as if it had been queued and dequeued at `now` (the
+    /// buffer held it for no time), without moving it through the buffer.
+    pub fn pass(&mut self, pkt: &Packet, now: SimTime) {
+        debug_assert!(self.is_empty() && !self.decides_at_dequeue());
+        self.max_packets = self.max_packets.max(1);
+        self.depart(pkt, now, now);
+    }
+
+    /// A packet queued at `since` leaves the buffer at `now` (sent or not): its sojourn adds
+    /// to the time integrals of the length.
+    #[inline]
+    fn leave(&mut self, size: u32, since: SimTime, now: SimTime) {
+        let sojourn = (now - since).as_nanos() as u128;
+        self.left_area_packets += sojourn;
+        self.left_area_bytes += sojourn * size as u128;
+    }
+
+    /// The buffer is over its limit with a packet just added: the discipline that owns it
+    /// drops to make room, and the drops count as overflow.
+    fn evict(&mut self, now: SimTime) {
+        let Discipline::FqCodel(fq) = &mut self.discipline else { return };
+        let mut out = Vec::new();
+        fq.evict(&mut out);
+        for q in out {
+            self.leave(q.pkt.size, q.enqueued_at, now);
+            self.packets -= 1;
+            self.bytes -= q.pkt.size as u64;
+            self.stats.drops_overflow += 1;
+            self.count_drop_area();
+            self.evicted.push(q.pkt);
+        }
+    }
+
+    /// The packets dropped from the buffer to admit arrivals since the last call, for the
+    /// router to account as drops (only a discipline that owns its buffer evicts).
+    pub fn take_evicted(&mut self) -> Option<std::vec::Drain<'_, Packet>> {
+        (!self.evicted.is_empty()).then(|| self.evicted.drain(..))
+    }
+
+    /// The head packet leaves the FIFO for the transmitter, on a link whose discipline
+    /// decides at enqueue.
+    pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
         let q = self.buf.pop_front()?;
+        self.packets -= 1;
         self.bytes -= q.pkt.size as u64;
-        self.stats.departures += 1;
-        self.stats.departure_bytes += q.pkt.size as u64;
-        self.stats.delay_sum_ns += (now - q.enqueued_at).as_nanos() as u128;
-        let occ = self.occupancy();
-        self.discipline.as_aqm().on_departure(occ, now);
+        self.leave(q.pkt.size, q.enqueued_at, now);
+        self.depart(&q.pkt, q.enqueued_at, now);
         Some(q.pkt)
+    }
+
+    /// Counts the departure of `pkt` for the transmitter, queued at `since`, and tells the
+    /// discipline.
+    #[inline]
+    fn depart(&mut self, pkt: &Packet, since: SimTime, now: SimTime) {
+        self.stats.departures += 1;
+        self.stats.departure_bytes += pkt.size as u64;
+        self.stats.delay_sum_ns += (now - since).as_nanos() as u128;
+        let occ = self.occupancy();
+        self.discipline.as_aqm().on_departure_of(occ, pkt.size, now);
+    }
+
+    /// At a transmission opportunity of a link whose discipline decides at dequeue: takes
+    /// the next packet out of the buffer and returns it with the discipline's verdict and
+    /// the policy's action (`Enqueue`: send it). Follow with
+    /// [`finish_departure`](Self::finish_departure); after a drop, call again.
+    pub fn next_departure(&mut self, now: SimTime) -> Option<(Packet, Verdict, crate::signal::Action)> {
+        let (q, verdict) = match &mut self.discipline {
+            Discipline::FqCodel(fq) => fq.dequeue(now)?,
+            d => {
+                let q = self.buf.pop_front();
+                let left = self.bytes - q.map_or(0, |q| q.pkt.size as u64);
+                let head = q.map(|q| Head { sojourn: now.since(q.enqueued_at), bytes_left: left });
+                let verdict = d.as_aqm().on_dequeue(head, now);
+                (q?, verdict)
+            }
+        };
+        self.packets -= 1;
+        self.bytes -= q.pkt.size as u64;
+        self.leave(q.pkt.size, q.enqueued_at, now);
+        self.leaving_since = q.enqueued_at;
+        Some((q.pkt, verdict, self.policy.act(verdict, &q.pkt, true)))
+    }
+
+    /// Applies `action` (possibly changed by a router extension) to the packet
+    /// [`next_departure`](Self::next_departure) took out. Returns it, marked if asked, if it
+    /// is to be sent; `None` if it was dropped.
+    pub fn finish_departure(&mut self, mut pkt: Packet, verdict: Verdict, action: crate::signal::Action, now: SimTime) -> Option<Packet> {
+        let signalled = verdict != Verdict::Admit;
+        let sent = action.enqueues();
+        match &mut self.discipline {
+            Discipline::FqCodel(fq) => fq.complete(signalled, sent, pkt.size),
+            d if signalled => d.as_aqm().after_dequeue_signal(!sent),
+            _ => {}
+        }
+        if action.spoofs() {
+            self.stats.spoof_signals += 1;
+        }
+        if !sent {
+            self.stats.drops_dequeue += 1;
+            self.count_drop_area();
+            return None;
+        }
+        if action == crate::signal::Action::MarkAndEnqueue {
+            pkt.ecn = Ecn::Ce;
+            self.stats.marks_dequeue += 1;
+        }
+        self.depart(&pkt, self.leaving_since, now);
+        Some(pkt)
     }
 
     /// Empties the buffer (the link went down), calling `lost` for each packet.
     pub fn flush(&mut self, now: SimTime, mut lost: impl FnMut(&Packet)) {
-        self.account(now);
-        for q in self.buf.drain(..) {
-            self.stats.drops_link_down += 1;
-            lost(&q.pkt);
+        let (mut n, mut area_packets, mut area_bytes) = (0, 0u128, 0u128);
+        let mut gone = |q: &Queued| {
+            let sojourn = (now - q.enqueued_at).as_nanos() as u128;
+            n += 1;
+            area_packets += sojourn;
+            area_bytes += sojourn * q.pkt.size as u128;
+            lost(&q.pkt)
+        };
+        if let Discipline::FqCodel(fq) = &mut self.discipline {
+            fq.drain(|q| gone(&q));
         }
+        for q in self.buf.drain(..) {
+            gone(&q);
+        }
+        self.stats.drops_link_down += n;
+        self.left_area_packets += area_packets;
+        self.left_area_bytes += area_bytes;
+        self.packets = 0;
         self.bytes = 0;
         let occ = self.occupancy();
         self.discipline.as_aqm().on_departure(occ, now);
     }
 
-    fn account(&mut self, now: SimTime) {
-        self.len_packets.advance(self.buf.len() as u64, now.as_nanos());
-        self.len_bytes.advance(self.bytes, now.as_nanos());
-        self.stats.len_area_packets = self.len_packets.area;
-        self.stats.len_area_bytes = self.len_bytes.area;
-    }
-
-    /// Brings the time integrals up to `now` (before a snapshot or the final report).
+    /// Brings the time integrals up to `now` (before a snapshot or the final report): the
+    /// sojourns of the packets that left, and those so far of the packets still queued.
     pub fn settle(&mut self, now: SimTime) {
-        self.account(now);
+        let (mut packets, mut bytes) = (self.left_area_packets, self.left_area_bytes);
+        let owned = match &self.discipline {
+            Discipline::FqCodel(fq) => Some(fq.iter()),
+            _ => None,
+        };
+        for q in owned.into_iter().flatten().chain(self.buf.iter()) {
+            let sojourn = (now - q.enqueued_at).as_nanos() as u128;
+            packets += sojourn;
+            bytes += sojourn * q.pkt.size as u128;
+        }
+        self.stats.len_area_packets = packets;
+        self.stats.len_area_bytes = bytes;
     }
 
     /// Starts a measurement period: maxima and drop areas restart from the current state.
     pub fn begin_measurement(&mut self) {
-        self.max_packets = self.buf.len() as u32;
+        self.max_packets = self.packets;
         self.drop_areas = [0; MAX_AREAS];
     }
 }
@@ -433,5 +629,85 @@ mod tests {
         q.begin_measurement();
         assert_eq!((q.max_packets, q.drop_areas[1]), (2, 0), "the maximum restarts from the current length");
         assert_eq!((q.stats.arrivals, q.stats.drops_overflow), (4, 1), "cumulative counters are kept");
+    }
+
+    fn codel(policy: SignalPolicy) -> EgressQueue {
+        let d = Discipline::Codel(crate::queue::Codel::new(crate::queue::CodelParams::default()).unwrap());
+        EgressQueue::new(Limit::Packets(100), d, policy, Rng::from_seed(1), vec![10])
+    }
+
+    /// Takes packets at `now` until one is to be sent, as the link does at a transmission
+    /// opportunity; returns it (None if the queue emptied) and the packets dropped.
+    fn opportunity(q: &mut EgressQueue, now: SimTime) -> (Option<Packet>, Vec<u32>) {
+        let mut dropped = Vec::new();
+        while let Some((p, v, a)) = q.next_departure(now) {
+            match q.finish_departure(p, v, a, now) {
+                Some(sent) => return (Some(sent), dropped),
+                None => dropped.push(p.seq.0),
+            }
+        }
+        (None, dropped)
+    }
+
+    #[test]
+    fn a_dequeue_time_discipline_drops_at_dequeue_and_counts_it_apart() {
+        let mut q = codel(SignalPolicy::Drop);
+        assert!(q.decides_at_dequeue() && !taildrop(Limit::Packets(1), vec![]).decides_at_dequeue());
+        for i in 0..40 {
+            offer(&mut q, data(i, 1000), ms(0));
+        }
+        // 50 ms of sojourn: the first head starts the interval; 100 ms later CoDel drops
+        // the head it finds and sends the next.
+        assert_eq!(opportunity(&mut q, ms(50)), (Some(data(0, 1000)), vec![]));
+        let (sent, dropped) = opportunity(&mut q, ms(150));
+        assert_eq!((sent.map(|p| p.seq.0), dropped), (Some(2), vec![1]));
+        assert_eq!((q.stats.drops_dequeue, q.stats.drops(), q.stats.departures), (1, 1, 2));
+        assert_eq!(q.drop_areas[..2], [0, 1], "dropped with 38 packets left, at or above 10");
+        assert_eq!(q.stats.delay_sum_ns, (50 + 150) * 1_000_000);
+        assert_eq!(q.occupancy(), Occupancy { packets: 37, bytes: 37 * 1040 });
+        // With ECN, an ECN-capable head is marked and sent instead.
+        let mut q = codel(SignalPolicy::Ecn);
+        for i in 0..40 {
+            offer(&mut q, Packet { ecn: Ecn::Ect0, ..data(i, 1000) }, ms(0));
+        }
+        opportunity(&mut q, ms(50));
+        let (sent, dropped) = opportunity(&mut q, ms(150));
+        assert_eq!((sent.map(|p| (p.seq.0, p.ecn)), dropped), (Some((1, Ecn::Ce)), vec![]));
+        assert_eq!((q.stats.marks_dequeue, q.stats.drops()), (1, 0));
+        // An empty queue gives nothing, and tells CoDel.
+        let mut q = codel(SignalPolicy::Drop);
+        assert_eq!(opportunity(&mut q, ms(1)), (None, vec![]));
+    }
+
+    #[test]
+    fn a_discipline_that_owns_its_buffer_admits_then_evicts_from_its_fattest_flow() {
+        let fq = crate::queue::FqCodel::new(crate::queue::FqCodelParams::default()).unwrap();
+        let mut q = EgressQueue::new(Limit::Packets(10), Discipline::FqCodel(fq), SignalPolicy::Drop, Rng::from_seed(1), vec![]);
+        let other = |i: u32| {
+            let ends = Endpoints { flow: 1, sender: 2, receiver: 3, sport: 20_000, dport: 80 };
+            Packet::tcp_data(&ends, Seq(i), 1000, 64, SimTime::ZERO)
+        };
+        for i in 0..8 {
+            assert_eq!(offer(&mut q, data(i, 1000), ms(0)), (Verdict::Admit, Action::Enqueue, true));
+        }
+        offer(&mut q, other(0), ms(0));
+        offer(&mut q, other(1), ms(0));
+        assert!(q.take_evicted().is_none(), "10 packets fit");
+        // The 11th is admitted; flow 0 (8 packets, the fattest) loses its 4 oldest.
+        assert!(offer(&mut q, other(2), ms(0)).2);
+        let evicted: Vec<u32> = q.take_evicted().unwrap().map(|p| p.seq.0).collect();
+        assert_eq!(evicted, vec![0, 1, 2, 3]);
+        assert_eq!((q.stats.drops_overflow, q.len(), q.stats.arrivals), (4, 7, 11));
+        assert_eq!(q.iter().count(), 7);
+        // Both flows are served, the new ones first.
+        let sent: Vec<u32> = (0..7).map(|_| opportunity(&mut q, ms(1)).0.unwrap().flow).collect();
+        assert_eq!(sent.iter().filter(|f| **f == 1).count(), 3);
+        assert!(q.is_empty());
+        // A flush empties the flow queues too.
+        offer(&mut q, data(0, 1000), ms(2));
+        let mut lost = 0;
+        q.flush(ms(3), |_| lost += 1);
+        assert_eq!((lost, q.len(), q.stats.drops_link_down), (1, 0, 1));
+        assert_eq!(opportunity(&mut q, ms(4)), (None, vec![]));
     }
 }

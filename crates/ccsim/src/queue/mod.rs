@@ -7,24 +7,41 @@
 //! `red.h` (`DONT_MARK` / `PROB_MARK` / `HARD_MARK`) and `sch_red.c`.
 //!
 //! Each discipline owns its settings as a scenario writes them (its keys, their defaults,
-//! their bounds) and registers itself in [`REGISTRY`]; [`spec`] says how, and how the
-//! disciplines still to come (step marking, PIE, CoDel, FQ-CoDel) fit.
+//! their bounds) and registers itself in [`REGISTRY`]; [`spec`] says how.
+//!
+//! ## Where a discipline decides
+//!
+//! Most disciplines decide when a packet arrives (Tail Drop, the RED family, PIE, the step
+//! marker): [`Aqm::on_arrival`]. CoDel decides when a packet leaves, from the time it spent
+//! queued ([`Aqm::on_dequeue`], for each head packet in turn until one is sent), and FQ-CoDel
+//! owns its buffer (per-flow queues, [`fq_codel`]) and runs CoDel on each. Either way the
+//! verdict goes through the same signal policy. The link lets a dequeue-time discipline
+//! decide at each transmission opportunity; the others keep the link's schedule fixed at
+//! enqueue, with no event per transmission (see `net::link`).
 
 pub mod adaptive;
+pub mod codel;
 pub mod droptail;
 pub mod fifo;
+pub mod fq_codel;
+pub mod pie;
 pub mod red;
 pub mod rtred;
 pub mod spec;
+pub mod step;
 
 pub use adaptive::{AdaptiveRed, AredVariant};
+pub use codel::{Codel, CodelParams};
 pub use droptail::TailDrop;
 pub use fifo::{EgressQueue, Limit, QueueStats};
+pub use fq_codel::{FqCodel, FqCodelParams};
+pub use pie::{Pie, PieParams};
 pub use red::{Red, RedParams, RedState};
 pub use rtred::Rtred;
 pub use spec::{QueueContext, Registration, SettingError};
+pub use step::StepMarker;
 
-use crate::sim::{Rng, SimTime};
+use crate::sim::{Dur, Rng, SimTime};
 
 /// A discipline's answer for one arriving packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +52,10 @@ pub enum Verdict {
     Early,
     /// A forced signal: the average queue is past the point where every arrival is signalled.
     Forced,
+    /// An early signal that must drop the packet even where the policy would mark it: ns-2's
+    /// RED (`use_mark_p_`) drops rather than marks once `p_b` exceeds `mark_p`, and counts the
+    /// drop as early (see `red.rs`).
+    EarlyDrop,
     /// The buffer is full (decided by the FIFO's hard limit, not by the discipline).
     Overflow,
 }
@@ -45,6 +66,16 @@ pub enum Verdict {
 pub struct Occupancy {
     pub packets: u32,
     pub bytes: u64,
+}
+
+/// The packet at the head of a queue as a dequeue-time discipline sees it: already taken
+/// out of the buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Head {
+    /// Time it spent queued.
+    pub sojourn: Dur,
+    /// Bytes left in the queue behind it.
+    pub bytes_left: u64,
 }
 
 /// A discipline's internal state for sampled series; `NaN` where it has no such notion.
@@ -65,8 +96,34 @@ impl Default for Probe {
 pub trait Aqm {
     /// Called for every arriving packet before it is queued.
     fn on_arrival(&mut self, occ: Occupancy, pkt_bytes: u32, now: SimTime, rng: &mut Rng) -> Verdict;
-    /// Called after every departure with the occupancy left behind.
+    /// Called after every departure with the occupancy left behind, and when the buffer is
+    /// emptied because the link went down.
     fn on_departure(&mut self, _occ: Occupancy, _now: SimTime) {}
+    /// Called after every departure with the size of the packet that left as well (for a
+    /// discipline that measures the departure rate); by default [`on_departure`](Self::on_departure).
+    fn on_departure_of(&mut self, occ: Occupancy, _departed_bytes: u32, now: SimTime) {
+        self.on_departure(occ, now);
+    }
+    /// Whether the discipline decides at dequeue ([`on_dequeue`](Self::on_dequeue)); the
+    /// link then asks it at each transmission opportunity.
+    fn decides_at_dequeue(&self) -> bool {
+        false
+    }
+    /// A dequeue-time discipline's verdict on the packet just taken from the head of the
+    /// queue (`None`: the queue is empty). After a signal the queue reports what became of
+    /// the packet ([`after_dequeue_signal`](Self::after_dequeue_signal)); after a drop it
+    /// asks again for the next head, within the same transmission opportunity.
+    fn on_dequeue(&mut self, _head: Option<Head>, _now: SimTime) -> Verdict {
+        Verdict::Admit
+    }
+    /// The packet given a signal at dequeue was dropped (`true`) or marked and sent.
+    fn after_dequeue_signal(&mut self, _dropped: bool) {}
+    /// Called when an arriving packet finds no room and is dropped, after `on_arrival`.
+    /// Returns true if the drop is to be counted as an overflow whatever the verdict was
+    /// (ns-2's RED: a full buffer makes every drop "forced"); the action is a drop either way.
+    fn on_overflow(&mut self) -> bool {
+        false
+    }
     /// Internal state for series and tests.
     fn probe(&self) -> Probe {
         Probe::default()
@@ -89,9 +146,23 @@ macro_rules! disciplines {
                     $(Discipline::$variant(d) => d,)*
                 }
             }
-            pub fn probe(&self) -> Probe {
+            pub fn as_aqm_ref(&self) -> &dyn Aqm {
                 match self {
-                    $(Discipline::$variant(d) => d.probe(),)*
+                    $(Discipline::$variant(d) => d,)*
+                }
+            }
+            pub fn probe(&self) -> Probe {
+                self.as_aqm_ref().probe()
+            }
+            /// Whether the link must let the discipline decide at each transmission
+            /// opportunity (CoDel, FQ-CoDel).
+            pub fn decides_at_dequeue(&self) -> bool {
+                self.as_aqm_ref().decides_at_dequeue()
+            }
+            /// The registration this discipline was built from (its name, its keys).
+            pub fn registration(&self) -> &'static spec::Registration {
+                match self {
+                    $(Discipline::$variant(_) => &$registration,)*
                 }
             }
         }
@@ -106,4 +177,8 @@ disciplines! {
     Red(Red) = red::REGISTRATION,
     AdaptiveRed(AdaptiveRed) = adaptive::REGISTRATION,
     Rtred(Rtred) = rtred::REGISTRATION,
+    Step(StepMarker) = step::REGISTRATION,
+    Pie(Pie) = pie::REGISTRATION,
+    Codel(Codel) = codel::REGISTRATION,
+    FqCodel(FqCodel) = fq_codel::REGISTRATION,
 }

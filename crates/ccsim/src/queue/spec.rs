@@ -34,29 +34,25 @@
 //! a `pub const REGISTRATION`, plus one line in the `disciplines!` list of `queue/mod.rs`
 //! (which declares the [`Discipline`] variant and registers it), and its rows in
 //! `docs/scenario-format.md` (a test checks that every key is documented there, with its
-//! true default). The disciplines planned next fit as follows.
+//! true default). How the disciplines that are not RED-like fit:
 //!
-//! - **Step marking** (DCTCP's `K`): an `Aqm` whose `on_arrival` says `Early` when the
-//!   instantaneous queue is at least `K`; with `signal = "ecn"` that is a mark.
-//! - **PIE** (RFC 8033): decides at enqueue like RED. Its drop probability is updated every
-//!   `t_update` from the queueing delay, which it estimates from the departure rate (or reads
-//!   from time stamps); `on_departure` would then need the departed packet's size and
-//!   sojourn time as arguments. The periodic update can run lazily on the next arrival, as
-//!   Adaptive RED's interval does, so PIE needs no timer of its own.
-//! - **CoDel** (RFC 8289) decides at *dequeue*, from the sojourn time of the packet at the
-//!   head. That needs a dequeue-side hook on `Aqm`, `on_dequeue(pkt, sojourn, occ, now) ->
-//!   Verdict`, called by `EgressQueue::dequeue` for each head packet until one is admitted;
-//!   the signal policy turns its verdict into a drop or a CE mark as at enqueue (a spoof at
-//!   dequeue is not meaningful). Packets dropped at dequeue must reach the router extensions
-//!   that watch drops (ACC), so `dequeue` would report them through a callback, as `flush`
-//!   does.
-//! - **FQ-CoDel** (RFC 8290) owns its buffer: per-flow queues served by deficit round robin,
-//!   CoDel on each. The buffer of an egress queue is today a single FIFO inside
-//!   [`EgressQueue`](super::EgressQueue); a discipline that owns its buffer would make that
-//!   buffer a second choice beside the discipline (a `Buffer` enum: one FIFO, or flow queues
-//!   hashed by the packet's addresses and ports), chosen by the same registration, whose
-//!   `build` would then return both. The counters, drop areas and time integrals of
-//!   `EgressQueue` stay as they are: they see only total occupancy.
+//! - **Step marking** (DCTCP's `K`, `step.rs`): an `Aqm` whose `on_arrival` says `Early`
+//!   when the instantaneous queue is at least `K`; with `signal = "ecn"` that is a mark.
+//! - **PIE** (`pie.rs`) decides at enqueue like RED. It estimates the queueing delay from
+//!   the departure rate, so it reads each departed packet's size
+//!   ([`on_departure_of`](super::Aqm::on_departure_of)); its update every `t_update` runs
+//!   lazily on the next arrival or departure, so it needs no timer.
+//! - **CoDel** (`codel.rs`) decides at *dequeue*, from the sojourn time of the packet at
+//!   the head: [`on_dequeue`](super::Aqm::on_dequeue) for each head packet until one is
+//!   sent, called by [`EgressQueue::next_departure`](super::EgressQueue::next_departure) at
+//!   each transmission opportunity of the link. The signal policy turns its verdict into a
+//!   drop, a CE mark or a spoof as at enqueue; packets dropped at dequeue reach the router
+//!   extensions that watch drops (ACC) as drops at enqueue do.
+//! - **FQ-CoDel** (`fq_codel.rs`) owns its buffer: the egress queue hands it every packet
+//!   and asks it for the next to send (per-flow queues served by deficit round robin,
+//!   CoDel on each); on overflow it drops from its fattest flow, and the queue reports those
+//!   packets to the router ([`EgressQueue::take_evicted`](super::EgressQueue::take_evicted)).
+//!   The counters, drop areas and time integrals of `EgressQueue` see only total occupancy.
 
 use super::{Discipline, Limit};
 use crate::scenario::profile::Profile;
@@ -278,7 +274,7 @@ mod tests {
     #[test]
     fn every_registered_discipline_builds_from_its_keys() {
         let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default() };
-        let given = table("min_th = 5\nmax_th = 15\nrisk_th = 20");
+        let given = table("min_th = 5\nmax_th = 15\nrisk_th = 20\nk = 20");
         for reg in super::super::REGISTRY {
             let keys = (reg.keys)();
             let mine: Table = given.iter().filter(|(k, _)| keys.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
@@ -326,7 +322,13 @@ mod tests {
         let e = err("droptail", "limt = 5");
         assert_eq!(e.message, "unknown field `limt`: discipline \"droptail\" takes none of its own, and every queue takes `limit`, `signal`");
         let e = err("fifo9", "");
-        assert_eq!(e, SettingError::new("discipline", "unknown discipline \"fifo9\" (expected \"droptail\", \"red\", \"ared\" or \"rtred\")"));
+        assert_eq!(
+            e,
+            SettingError::new(
+                "discipline",
+                "unknown discipline \"fifo9\" (expected \"droptail\", \"red\", \"ared\", \"rtred\", \"step\", \"pie\", \"codel\" or \"fq_codel\")"
+            )
+        );
     }
 
     #[test]

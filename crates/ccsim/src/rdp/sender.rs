@@ -264,7 +264,13 @@ impl RdpSender {
 
     fn event(&self, now: SimTime) -> Event {
         let flight = (self.flight() * self.unit() as u64).min(u32::MAX as u64) as u32;
-        Event { now, flight, dupacks: self.dupacks, backoffs: self.rto.backoffs() }
+        // What limits sending besides cwnd: the outstanding segments the receiver allows
+        // (none said yet before the SYN exchange).
+        let rwnd = match self.snd_max {
+            0 => u32::MAX,
+            n => (n as u64 * self.unit() as u64).min(u32::MAX as u64) as u32,
+        };
+        Event { now, flight, dupacks: self.dupacks, backoffs: self.rto.backoffs(), rwnd }
     }
 
     // ---- the EACK scoreboard ----
@@ -680,6 +686,7 @@ impl RdpSender {
             ssthresh: self.ssthresh_packets(),
             srtt_us: self.rto.srtt().map_or(0, |d| (d.as_nanos() / 1000) as u32),
             slow_start: self.cc.cwnd() < self.cc.ssthresh(),
+            fast_recovery: self.in_recovery,
         });
         let f = Fields { flags: flags::ACK, seq: self.seq_at(off), ack: self.rcv_cur, var: VarArea::NONE, acc };
         out.push(Packet::rdp(Kind::RdpData, &self.ends, f, len, self.cfg.ttl, now));
@@ -928,7 +935,7 @@ mod tests {
     /// A control from a router that dropped segment `off`, asking for `pkts` packets.
     fn control(s: &RdpSender, off: u64, pkts: u32) -> Packet {
         let dropped = Packet::rdp(Kind::RdpData, &ends(), Fields { seq: s.iss + 1 + off as u32, ..Fields::default() }, SEG, 64, SimTime::ZERO);
-        let state = AccState { cwnd: pkts, ssthresh: pkts, srtt_us: 100_000, slow_start: false };
+        let state = AccState { cwnd: pkts, ssthresh: pkts, srtt_us: 100_000, slow_start: false, fast_recovery: false };
         Packet::acc_control(9, &dropped, state, SimTime::ZERO)
     }
 

@@ -76,23 +76,22 @@ fn transfer(data_bytes: Option<u64>, limit: Dur, mut channel: Channel, acc: bool
         for p in out.drain(..) {
             channel.send(now, through_the_wire(&p), &mut q);
         }
-        let next_packet = q.peek_time();
+        // Timers first at a common instant: a packet is taken only if it is due before the
+        // next timer (and before the end).
         let next_timer = [tx.deadline(), rx.deadline()].into_iter().flatten().min();
-        now = match (next_packet, next_timer) {
-            (Some(p), Some(t)) => p.min(t),
-            (Some(p), None) => p,
-            (None, Some(t)) => t,
-            (None, None) => break,
+        let before = next_timer.map_or(end, |t| end.min(SimTime(t.0.saturating_sub(1))));
+        let Some((at, pkt)) = q.pop_until(before) else {
+            match next_timer {
+                Some(t) if t <= end => {
+                    now = t;
+                    tx.on_timer(now, &mut out);
+                    rx.on_timer(now);
+                    continue;
+                }
+                _ => break,
+            }
         };
-        if now > end {
-            break;
-        }
-        if next_timer == Some(now) {
-            tx.on_timer(now, &mut out);
-            rx.on_timer(now);
-            continue;
-        }
-        let (_, pkt) = q.pop_until(now).expect("a packet is due");
+        now = at;
         if pkt.kind == Kind::RdpData {
             let d = rx.on_segment(&pkt, now, &mut out);
             for i in 0..d.segments {

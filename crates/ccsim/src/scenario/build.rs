@@ -3,7 +3,7 @@
 
 pub use super::error::{fail, BuildError};
 use super::expand_names;
-use super::profile::Profile;
+use super::profile::{self, Profile};
 use super::schema::{DelayedAck, FlowSpec, LinkSpec, PcapSpec, QueueSpec, Scenario, SeriesSpecToml};
 use crate::app::{Period, UdpPattern, UdpSource};
 use crate::engine::{Flow, Simulation, Transport};
@@ -14,7 +14,10 @@ use crate::router::{BuildContext, Mechanism};
 use crate::signal::SignalPolicy;
 use crate::sim::{Dur, Rng, SimTime};
 use crate::stats::{SeriesSpec, SeriesTarget};
-use crate::tcp::{CcConfig, Endpoints, NewRenoConfig, PartialAckTimer, ReceiverConfig, Recovery, RenoConfig, SenderConfig, TcpReceiver, TcpSender};
+use crate::tcp::{
+    CcConfig, Endpoints, FullAck, NewRenoConfig, PartialAckTimer, ReceiverConfig, Recovery, RenoConfig, RttArithmetic, SenderConfig, SsthreshFrom, TcpReceiver,
+    TcpSender,
+};
 use crate::trace::{PcapFormat, Tracer};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -139,6 +142,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result
     let cx = BuildContext { scenario: sc, net: &net, seed, node_ids: &ids, link_ids: &link_ids, link_queues: &link_queues };
     let mechanisms = Mechanism::build_all(&cx)?;
     let trace = make_tracer(&sc.pcap, &net, &ids, &link_ids, out_dir)?;
+    let packet_log = super::packet_log::build(sc.packet_log.as_ref(), &net, &ids, &link_ids, &groups, flows.len())?;
     let name = sc.name.clone().unwrap_or_else(|| "scenario".into());
     let warmup = SimTime::from_secs_f64(sc.warmup.0);
     let mut sim = Simulation::new(name, seed, net, flows, stop, warmup, series, link_events);
@@ -146,6 +150,8 @@ pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result
         sim.add_mechanism(m);
     }
     sim.trace = trace;
+    sim.profile = sc.profile;
+    sim.packet_log = packet_log;
     Ok(sim)
 }
 
@@ -213,6 +219,20 @@ fn make_tracer(
         paths.push(path);
     }
     Ok(Some(Box::new(tracer)))
+}
+
+/// The flows `sel` names: one flow (`g[k]`) or a whole group (`g`); `path` for errors.
+pub(super) fn select_flows(sel: &str, path: &str, groups: &HashMap<String, (usize, usize)>) -> Result<std::ops::Range<usize>, BuildError> {
+    let (group, one) = match sel.split_once('[') {
+        Some((g, rest)) => (g, Some(rest.trim_end_matches(']').parse::<usize>().map_err(|_| (path.to_string(), format!("bad flow index in {sel:?}")))?)),
+        None => (sel, None),
+    };
+    let &(a, b) = groups.get(group).ok_or_else(|| (path.to_string(), format!("unknown flow group {group:?}")))?;
+    match one {
+        Some(k) if k < b - a => Ok(a + k..a + k + 1),
+        Some(k) => fail(path, format!("group {group:?} has {} flows, no index {k}", b - a)),
+        None => Ok(a..b),
+    }
 }
 
 /// Pairs two expanded name lists: element-wise if equally long, or one against many.
@@ -351,7 +371,7 @@ fn add_flows(
             let mut start_rng = Rng::stream(seed, &format!("start/{group}/{k}"));
             let start = SimTime::ZERO + spec.start.map_or(Dur::ZERO, |s| s.draw(&mut start_rng));
             let transport = match transport {
-                "tcp" => tcp_transport(spec, path, ends, ttl, profile)?,
+                "tcp" => tcp_transport(spec, path, ends, ttl, profile, Rng::stream(seed, &format!("tick/{group}/{k}")))?,
                 "udp" => udp_transport(spec, path, ends, ttl, Rng::stream(seed, &format!("udp/{group}/{k}")))?,
                 "rdp" => rdp_transport(spec, path, ends, ttl)?,
                 other => return fail(format!("{path}.transport"), format!("unknown transport {other:?} (expected \"tcp\", \"udp\" or \"rdp\")")),
@@ -364,17 +384,43 @@ fn add_flows(
     Ok(())
 }
 
-/// The TCP sender and receiver of one flow; defaults as `profile` has them.
-fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile: Profile) -> Result<Transport, BuildError> {
-    let _ = profile; // ns-2 profile defaults: see scenario::profile
+/// The TCP sender and receiver of one flow; defaults as `profile` has them
+/// (`scenario::profile` lists them). `tick_rng` draws the phase of ns-2's RTT clock.
+fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile: Profile, mut tick_rng: Rng) -> Result<Transport, BuildError> {
     only_table(spec, path, "tcp")?;
     let t = spec.tcp.clone().unwrap_or_default();
     let data_bytes = reliable_app(spec, path, "TCP")?;
     let tp = format!("{path}.tcp");
+    let d = profile::TcpDefaults::of(profile);
+    let choose = |field: &str, given: Option<&str>, default: &'static str, names: &[&'static str]| -> Result<&'static str, BuildError> {
+        let name = given.unwrap_or(default);
+        names.iter().find(|n| **n == name).copied().ok_or_else(|| {
+            let quoted: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+            (format!("{tp}.{field}"), format!("unknown value {name:?} (expected {})", quoted.join(" or ")))
+        })
+    };
+    let ssthresh_from = match choose("ssthresh_from", t.ssthresh_from.as_deref(), d.ssthresh_from, &["flight", "window"])? {
+        "window" => SsthreshFrom::Window,
+        _ => SsthreshFrom::Flight,
+    };
+    let exact_increase = choose("ca_increase", t.ca_increase.as_deref(), d.ca_increase, &["floor", "exact"])? == "exact";
+    let reno = RenoConfig { ssthresh_from, exact_increase, ..RenoConfig::default() };
     // A variant is a loss recovery paired with a congestion controller (tcp/cc/mod.rs).
-    let (recovery, cc) = match t.variant.as_deref().unwrap_or("newreno") {
-        "newreno" => (Recovery::NewReno, CcConfig::NewReno(NewRenoConfig::default())),
-        "reno" => (Recovery::Reno, CcConfig::Reno(RenoConfig::default())),
+    let variant = t.variant.as_deref().unwrap_or("newreno");
+    let (recovery, cc) = match variant {
+        "newreno" => {
+            let full_ack = match choose("full_ack", t.full_ack.as_deref(), d.full_ack, &["min-flight", "ssthresh"])? {
+                "ssthresh" => FullAck::Ssthresh,
+                _ => FullAck::MinFlight,
+            };
+            (Recovery::NewReno, CcConfig::NewReno(NewRenoConfig { reno, full_ack }))
+        }
+        "reno" => {
+            if t.full_ack.is_some() {
+                return fail(format!("{tp}.full_ack"), "only for `variant = \"newreno\"` (Reno leaves recovery with cwnd = ssthresh)");
+            }
+            (Recovery::Reno, CcConfig::Reno(reno))
+        }
         other => return fail(format!("{tp}.variant"), format!("unknown variant {other:?} (expected \"reno\" or \"newreno\")")),
     };
     let mut cfg = SenderConfig { recovery, cc, data_bytes, ttl, ..SenderConfig::default() };
@@ -384,26 +430,35 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile:
         }
         cfg.mss = mss;
     }
-    if let Some(w) = t.init_cwnd {
-        if w == 0 {
-            return fail(format!("{tp}.init_cwnd"), "must be at least 1 segment");
-        }
-        cfg.init_cwnd = w;
+    cfg.init_cwnd = t.init_cwnd.unwrap_or(d.init_cwnd);
+    if cfg.init_cwnd == 0 {
+        return fail(format!("{tp}.init_cwnd"), "must be at least 1 segment");
     }
     if let Some(r) = t.min_rto {
         cfg.min_rto = r.dur();
     }
-    if let Some(r) = t.initial_rto {
-        if r.0 <= 0.0 {
-            return fail(format!("{tp}.initial_rto"), "must be positive");
-        }
-        cfg.initial_rto = r.dur();
-    }
+    cfg.initial_rto = match t.initial_rto {
+        Some(r) if r.0 <= 0.0 => return fail(format!("{tp}.initial_rto"), "must be positive"),
+        Some(r) => r.dur(),
+        None => d.initial_rto,
+    };
+    cfg.clock_granularity = match t.clock_granularity {
+        Some(g) if g.0 <= 0.0 => return fail(format!("{tp}.clock_granularity"), "must be positive"),
+        Some(g) => g.dur(),
+        None => d.clock_granularity,
+    };
+    cfg.rtt_arithmetic = match choose("rtt_arithmetic", t.rtt_arithmetic.as_deref(), d.rtt_arithmetic, &["rfc6298", "ns2"])? {
+        "ns2" => RttArithmetic::Ns2Ticks { phase: Dur((tick_rng.uniform() * cfg.clock_granularity.as_nanos() as f64) as u64) },
+        _ => RttArithmetic::Rfc6298,
+    };
     cfg.partial_ack_timer = match t.partial_ack_timer.as_deref().unwrap_or("impatient") {
         "impatient" => PartialAckTimer::Impatient,
         "slow-but-steady" => PartialAckTimer::SlowButSteady,
         other => return fail(format!("{tp}.partial_ack_timer"), format!("unknown timer rule {other:?} (expected \"impatient\" or \"slow-but-steady\")")),
     };
+    cfg.reno_recover_check = t.reno_recover_check.unwrap_or(d.reno_recover_check);
+    cfg.limited_transmit = t.limited_transmit.unwrap_or(d.limited_transmit);
+    cfg.fast_retransmit_resets_timer = t.fast_retransmit_resets_timer.unwrap_or(d.fast_retransmit_resets_timer);
     cfg.ecn = t.ecn.unwrap_or(false);
     cfg.acc = t.acc.unwrap_or(false);
     cfg.isn = t.isn.unwrap_or(0);
@@ -540,28 +595,28 @@ fn add_series(
     }
     let interval_ns = s.interval.dur().as_nanos();
     let mut push = |name: String, target: SeriesTarget| out.push(SeriesSpec { name, target, interval_ns, max_points: s.max_points });
-    let flow_kind = matches!(s.kind.as_str(), "cwnd" | "goodput");
-    let link_kind = matches!(s.kind.as_str(), "queue" | "queue_avg" | "max_p" | "drop_prob" | "link_rate");
+    let flow_kind = matches!(s.kind.as_str(), "cwnd" | "ssthresh" | "rtt" | "srtt" | "goodput");
+    let link_kind = matches!(s.kind.as_str(), "queue" | "queue_avg" | "max_p" | "drop_prob" | "link_rate" | "drops");
     if flow_kind {
         let Some(sel) = &s.flow else { return fail(format!("{path}.flow"), format!("required for kind {:?}", s.kind)) };
-        let (group, one) = match sel.split_once('[') {
-            Some((g, rest)) => {
-                (g, Some(rest.trim_end_matches(']').parse::<usize>().map_err(|_| (format!("{path}.flow"), format!("bad flow index in {sel:?}")))?))
-            }
-            None => (sel.as_str(), None),
-        };
-        let &(a, b) = groups.get(group).ok_or_else(|| (format!("{path}.flow"), format!("unknown flow group {group:?}")))?;
-        let range = match one {
-            Some(k) if k < b - a => a + k..a + k + 1,
-            Some(k) => return fail(format!("{path}.flow"), format!("group {group:?} has {} flows, no index {k}", b - a)),
-            None => a..b,
-        };
+        let range = select_flows(sel, &format!("{path}.flow"), groups)?;
         for fi in range {
-            if s.kind == "cwnd" && matches!(flows[fi].transport, Transport::Udp(_)) {
-                return fail(format!("{path}.flow"), format!("{} is a UDP flow, which has no window", flows[fi].name()));
+            let needs = match s.kind.as_str() {
+                "goodput" => None,
+                "cwnd" => matches!(flows[fi].transport, Transport::Udp(_)).then_some("a UDP flow, which has no window"),
+                _ => (!matches!(flows[fi].transport, Transport::Tcp { .. })).then_some("not a TCP flow"),
+            };
+            if let Some(why) = needs {
+                return fail(format!("{path}.flow"), format!("{} is {why}", flows[fi].name()));
             }
             let flow = fi as u32;
-            let target = if s.kind == "cwnd" { SeriesTarget::Cwnd { flow } } else { SeriesTarget::Goodput { flow } };
+            let target = match s.kind.as_str() {
+                "cwnd" => SeriesTarget::Cwnd { flow },
+                "ssthresh" => SeriesTarget::Ssthresh { flow },
+                "rtt" => SeriesTarget::Rtt { flow },
+                "srtt" => SeriesTarget::Srtt { flow },
+                _ => SeriesTarget::Goodput { flow },
+            };
             push(format!("{} {}", s.kind, flows[fi].name()), target);
         }
     } else if link_kind {
@@ -572,13 +627,14 @@ fn add_series(
             "queue_avg" => SeriesTarget::QueueAvg { link },
             "max_p" => SeriesTarget::MaxP { link },
             "drop_prob" => SeriesTarget::DropProb { link },
+            "drops" => SeriesTarget::Drops { link },
             _ => SeriesTarget::LinkRate { link },
         };
         push(format!("{} {name}", s.kind), target);
     } else {
         return fail(
             format!("{path}.kind"),
-            format!("unknown series kind {:?} (expected cwnd, goodput, queue, queue_avg, max_p, drop_prob or link_rate)", s.kind),
+            format!("unknown series kind {:?} (expected cwnd, ssthresh, rtt, srtt, goodput, queue, queue_avg, max_p, drop_prob, link_rate or drops)", s.kind),
         );
     }
     Ok(())

@@ -4,8 +4,10 @@
 //! the file and the field path.
 
 pub mod build;
+pub mod describe;
 pub mod error;
 pub mod overrides;
+mod packet_log;
 pub mod profile;
 pub mod schema;
 pub mod units;
@@ -46,6 +48,13 @@ pub fn load(text: &str, origin: &str, overrides: &[String], seed: Option<u64>) -
 /// [`load`] with relative `[[pcap]]` file names taken from `out_dir` (the current directory
 /// if None). Building creates the capture files.
 pub fn load_in(text: &str, origin: &str, overrides: &[String], seed: Option<u64>, out_dir: Option<&Path>) -> Result<Simulation, ScenarioError> {
+    let scenario = parse(text, origin, overrides)?;
+    build::build(&scenario, seed, out_dir).map_err(|(path, message)| ScenarioError { origin: origin.to_string(), path, message })
+}
+
+/// Parses `text` (from `origin`) and applies `overrides`, without checking more than the
+/// file's structure and types.
+pub fn parse(text: &str, origin: &str, overrides: &[String]) -> Result<schema::Scenario, ScenarioError> {
     let err = |path: &str, message: String| ScenarioError { origin: origin.to_string(), path: path.to_string(), message };
     let table: toml::Table =
         text.parse().map_err(|e: toml::de::Error| err("", format!("not valid TOML: {}", e.message().trim().replace('\n', "; "))).with_span(text, e.span()))?;
@@ -53,12 +62,11 @@ pub fn load_in(text: &str, origin: &str, overrides: &[String], seed: Option<u64>
     for o in overrides {
         overrides::apply(&mut root, o).map_err(|m| err("", m))?;
     }
-    let scenario: schema::Scenario = serde_path_to_error::deserialize(root).map_err(|e| {
+    serde_path_to_error::deserialize(root).map_err(|e| {
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
         err(&path, e.into_inner().message().trim().replace('\n', "; "))
-    })?;
-    build::build(&scenario, seed, out_dir).map_err(|(path, message)| err(&path, message))
+    })
 }
 
 impl ScenarioError {

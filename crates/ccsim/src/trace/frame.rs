@@ -218,11 +218,11 @@ mod tests {
 
         let mut c = pkt(Kind::AccControl);
         c.size = 28 + 16;
-        c.acc = Some(AccState { cwnd: 0x0102_0304, ssthresh: 9, srtt_us: 1, slow_start: true });
+        c.acc = Some(AccState { cwnd: 0x0102_0304, ssthresh: 9, srtt_us: 1, slow_start: true, fast_recovery: true });
         let b = bytes(&c);
         assert_eq!(b[1], DSCP_ACC_CONTROL << 2 | 3);
         assert_eq!(&b[22..24], &ACC_PORT.to_be_bytes());
-        assert_eq!(&b[28..41], &[1, 2, 3, 4, 0, 0, 0, 9, 0, 0, 0, 1, 1]);
+        assert_eq!(&b[28..41], &[1, 2, 3, 4, 0, 0, 0, 9, 0, 0, 0, 1, 3], "flags: slow start (bit 0) and fast recovery (bit 1)");
         assert_eq!(fold(sum(&b[..20])), 0xffff);
         assert!(l4_ok(&b));
 

@@ -18,6 +18,15 @@ pub fn run(text: &str) -> (Simulation, Report) {
     (sim, report)
 }
 
+/// Runs `text` with `--set`-style overrides.
+pub fn run_with(text: &str, overrides: &[&str]) -> (Simulation, Report) {
+    let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
+    let mut sim = ccsim::scenario::load(text, "<test>", &o, None).unwrap_or_else(|e| panic!("{e}"));
+    sim.run();
+    let report = Report::new(&mut sim);
+    (sim, report)
+}
+
 pub fn scenario_file(name: &str) -> String {
     let path = format!("{}/../../scenarios/{name}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))

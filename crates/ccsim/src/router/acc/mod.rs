@@ -341,7 +341,7 @@ mod tests {
     fn data(seq: u32, cwnd_segs: u32, srtt_ms: u32) -> Packet {
         let ends = Endpoints { flow: 0, sender: 0, receiver: 3, sport: 1, dport: 2 };
         let mut p = Packet::tcp_data(&ends, Seq(seq), MSS, 64, SimTime::ZERO);
-        p.acc = Some(AccState { cwnd: cwnd_segs * MSS, ssthresh: u32::MAX, srtt_us: srtt_ms * 1000, slow_start: false });
+        p.acc = Some(AccState { cwnd: cwnd_segs * MSS, ssthresh: u32::MAX, srtt_us: srtt_ms * 1000, ..AccState::default() });
         p
     }
 
@@ -442,7 +442,7 @@ mod tests {
     /// An RDP data segment of flow 0 carrying a window of `cwnd` packets.
     fn rdp_data(seq: u32, cwnd: u32, srtt_ms: u32) -> Packet {
         let ends = Endpoints { flow: 0, sender: 0, receiver: 3, sport: 1, dport: 2 };
-        let acc = Some(AccState { cwnd, ssthresh: 1000, srtt_us: srtt_ms * 1000, slow_start: false });
+        let acc = Some(AccState { cwnd, ssthresh: 1000, srtt_us: srtt_ms * 1000, slow_start: false, fast_recovery: false });
         let f = crate::rdp::Fields { flags: crate::rdp::flags::ACK, seq: Seq(seq), acc, ..Default::default() };
         Packet::rdp(Kind::RdpData, &ends, f, MSS, 64, SimTime::ZERO)
     }

@@ -92,20 +92,22 @@
 //!   avoidance counting ACKs and adding one packet once the count reaches cwnd (1/cwnd per
 //!   ACK, the fraction held until whole). `cwnd()` reports packets times the MSS it was
 //!   built with, so a byte-counting sender needs nothing else.
-//! - **An ns-2 profile**: the initial window of 2 is `SenderConfig::init_cwnd`; ssthresh
-//!   from cwnd/2 instead of FlightSize/2 after a timeout is an option of [`RenoConfig`] that
-//!   `Reno::on_timeout` reads (the controller knows cwnd; `Event::flight` is RFC 5681's
-//!   FlightSize); Reno's guard against a second fast retransmit in one window (ns-2's
-//!   `bug_fix_`) is loss recovery, an option of the sender's Reno recovery next to NewReno's
-//!   `recover` check.
+//! - **The ns-2 profile** (`scenario::profile`, `docs/profiles.md`): the initial window of 2
+//!   is `SenderConfig::init_cwnd`; what a reduction halves (RFC 5681's FlightSize, or ns-2's
+//!   `window()`, `min(cwnd, rwnd)`, counted in whole segments and at every timeout) is
+//!   [`RenoConfig::ssthresh_from`], which reads `Event::rwnd`; NewReno's window on leaving
+//!   recovery is [`NewRenoConfig::full_ack`]; Reno's guard against a second fast retransmit
+//!   in one window (ns-2's `bugFix_`) is loss recovery, `SenderConfig::reno_recover_check`,
+//!   next to NewReno's `recover` check, and so is Limited Transmit
+//!   (`SenderConfig::limited_transmit`, ns-2's `singledup_`).
 
 pub mod newreno;
 pub mod packet_reno;
 pub mod reno;
 
-pub use newreno::{NewReno, NewRenoConfig};
+pub use newreno::{FullAck, NewReno, NewRenoConfig};
 pub use packet_reno::{PacketReno, PacketRenoConfig};
-pub use reno::{Reno, RenoConfig};
+pub use reno::{Reno, RenoConfig, SsthreshFrom};
 
 use crate::sim::{Dur, SimTime};
 
@@ -151,6 +153,9 @@ pub struct Event {
     /// timeout of a segment (RFC 5681 3.1: ssthresh is set only "if the segment has not yet
     /// been resent by way of the retransmission timer").
     pub backoffs: u32,
+    /// The receiver's advertised window, bytes: what limits sending besides `cwnd` (ns-2
+    /// halves `min(cwnd, rwnd)`, its `window()`, where RFC 5681 halves the FlightSize).
+    pub rwnd: u32,
 }
 
 /// The window arithmetic of a congestion-control algorithm. Windows are in bytes.
@@ -309,7 +314,7 @@ pub(crate) mod testing {
     /// An event with `flight` bytes outstanding after `dupacks` duplicates, on a timer not
     /// yet backed off.
     pub fn event(flight: u32, dupacks: u32) -> Event {
-        Event { now: SimTime::ZERO, flight, dupacks, backoffs: 0 }
+        Event { now: SimTime::ZERO, flight, dupacks, backoffs: 0, rwnd: u32::MAX }
     }
 }
 

@@ -1,0 +1,336 @@
+// Today's queue disciplines on the DUMBBELL, for ns-3 (written against Debian's
+// libns3-dev, ns-3.37): the ns-3 side of scripts/validate_ns3.py.
+//
+//   aqm --disc=fifo|codel|fq_codel|pie|step [--n=10] [--rate=100Mbps] [--time=30]
+//       [--warmup=5] [--seed=1] [--tcp=newreno|cubic|dctcp] [--limit=1000] [--k=65]
+//       [--ecn=0|1] [--sack=1|0]
+//
+// N TCP bulk flows, each from its own sender S_i to its own receiver D_i:
+//
+//   S_i --1Gb/s,1ms-- R1 ==RATE,20ms, DISC== R2 --1Gb/s,1ms-- D_i
+//
+// The discipline sits on R1's bottleneck device, whose own queue holds 1 packet, so the
+// queue disc is the real queue; every other device has a 10000-packet FIFO that never
+// drops. The disciplines are set to the RFCs' defaults as ccsim implements them:
+//   fifo      FifoQueueDisc, LIMIT packets
+//   codel     CoDelQueueDisc: target 5 ms, interval 100 ms, LIMIT packets
+//   fq_codel  FqCoDelQueueDisc: 1024 flows, quantum 1514 (RFC 8290; ns-3 would take the
+//             device MTU, 1500), target 5 ms, interval 100 ms, LIMIT packets, ECN as --ecn
+//   pie       PieQueueDisc: target 15 ms, tupdate 15 ms, alpha 0.125, beta 1.25, the
+//             departure-rate estimator (RFC 8033 Section 5.2; ns-3's default is timestamps)
+//             and a 150 ms burst allowance (the RFC's; ns-3's default is 15 ms), LIMIT
+//             packets
+//   step      RedQueueDisc with MinTh = MaxTh = K, QW = 1 (the instantaneous queue), ECN
+//             marks (DCTCP's step marker), LIMIT packets
+// 1000-byte segments, no timestamps, no delayed ACKs, initial window 1, min RTO 200 ms,
+// receive buffers that never limit; start times uniform in [0, 1] s. SACK is on by default:
+// ns-3.37's loss recovery without SACK degrades badly under bursts of drops (see
+// benchmarks/ns3/dumbbell.cc), while ccsim's NewReno recovers as RFC 6582 says.
+//
+// Prints key=value lines:
+//   goodput_bps       in-order payload bits at the sinks after the warm-up / measured time
+//   mean_delay_ms     mean sojourn time in the bottleneck queue disc of the packets that
+//                     left it after the warm-up
+//   mean_len_packets  mean of the queue disc's length sampled every 1 ms after the warm-up
+//   drops, marks      at the bottleneck queue disc after the warm-up
+//   jain              Jain's index of the flows' goodputs
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+double g_sojournSum = 0; // seconds
+uint64_t g_sojournCount = 0;
+double g_lenSum = 0;
+uint64_t g_lenCount = 0;
+bool g_measuring = false;
+
+void
+OnSojourn(Time t)
+{
+    if (g_measuring)
+    {
+        g_sojournSum += t.GetSeconds();
+        ++g_sojournCount;
+    }
+}
+
+void
+SampleLength(Ptr<QueueDisc> qd)
+{
+    if (g_measuring)
+    {
+        g_lenSum += qd->GetNPackets();
+        ++g_lenCount;
+    }
+    Simulator::Schedule(MilliSeconds(1), &SampleLength, qd);
+}
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    std::string disc = "fifo";
+    uint32_t nFlows = 10;
+    std::string rate = "100Mbps";
+    double simTime = 30;
+    double warmup = 5;
+    uint32_t seed = 1;
+    std::string tcp = "newreno";
+    uint32_t limit = 1000;
+    uint32_t k = 65;
+    bool ecn = false;
+    bool sack = true;
+    CommandLine cmd;
+    cmd.AddValue("disc", "fifo, codel, fq_codel, pie or step", disc);
+    cmd.AddValue("n", "flows", nFlows);
+    cmd.AddValue("rate", "bottleneck rate", rate);
+    cmd.AddValue("time", "simulated seconds", simTime);
+    cmd.AddValue("warmup", "seconds before measurement", warmup);
+    cmd.AddValue("seed", "RNG seed (>= 1)", seed);
+    cmd.AddValue("tcp", "newreno, cubic or dctcp", tcp);
+    cmd.AddValue("limit", "bottleneck buffer, packets", limit);
+    cmd.AddValue("k", "step marker threshold, packets", k);
+    cmd.AddValue("ecn", "ECN-capable senders", ecn);
+    cmd.AddValue("sack", "SACK", sack);
+    cmd.Parse(argc, argv);
+
+    const uint32_t payload = 1000;
+    const uint32_t bigBuffer = 64 * 1024 * 1024;
+    const uint16_t port = 5000;
+    RngSeedManager::SetSeed(seed);
+    RngSeedManager::SetRun(1);
+
+    TypeId tcpType = TcpNewReno::GetTypeId();
+    if (tcp == "cubic")
+    {
+        tcpType = TcpCubic::GetTypeId();
+    }
+    else if (tcp == "dctcp")
+    {
+        tcpType = TcpDctcp::GetTypeId();
+        ecn = true;
+    }
+    else if (tcp != "newreno")
+    {
+        std::fprintf(stderr, "unknown --tcp=%s\n", tcp.c_str());
+        return 2;
+    }
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(tcpType));
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(payload));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(1));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(bigBuffer));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(bigBuffer));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(sack));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(MilliSeconds(200)));
+    if (ecn)
+    {
+        Config::SetDefault("ns3::TcpSocketBase::UseEcn", StringValue("On"));
+    }
+    Config::SetDefault("ns3::Ipv4::WeakEsModel", BooleanValue(false));
+
+    NodeContainer routers;
+    routers.Create(2);
+    Ptr<Node> r1 = routers.Get(0);
+    Ptr<Node> r2 = routers.Get(1);
+    NodeContainer senders;
+    senders.Create(nFlows);
+    NodeContainer receivers;
+    receivers.Create(nFlows);
+    InternetStackHelper stack;
+    stack.Install(routers);
+    stack.Install(senders);
+    stack.Install(receivers);
+
+    PointToPointHelper bottleneck;
+    bottleneck.SetDeviceAttribute("DataRate", StringValue(rate));
+    bottleneck.SetChannelAttribute("Delay", StringValue("20ms"));
+    bottleneck.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
+    NetDeviceContainer bnDevs = bottleneck.Install(r1, r2);
+
+    PointToPointHelper access;
+    access.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
+    access.SetChannelAttribute("Delay", StringValue("1ms"));
+    access.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("10000p"));
+
+    const QueueSizeValue maxSize(QueueSize(std::to_string(limit) + "p"));
+    TrafficControlHelper tch;
+    if (disc == "fifo")
+    {
+        tch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", maxSize);
+    }
+    else if (disc == "codel")
+    {
+        tch.SetRootQueueDisc("ns3::CoDelQueueDisc",
+                             "MaxSize", maxSize,
+                             "Target", StringValue("5ms"),
+                             "Interval", StringValue("100ms"),
+                             "UseEcn", BooleanValue(ecn));
+    }
+    else if (disc == "fq_codel")
+    {
+        tch.SetRootQueueDisc("ns3::FqCoDelQueueDisc",
+                             "MaxSize", maxSize,
+                             "Flows", UintegerValue(1024),
+                             "Target", StringValue("5ms"),
+                             "Interval", StringValue("100ms"),
+                             "UseEcn", BooleanValue(ecn));
+    }
+    else if (disc == "pie")
+    {
+        tch.SetRootQueueDisc("ns3::PieQueueDisc",
+                             "MaxSize", maxSize,
+                             "QueueDelayReference", TimeValue(MilliSeconds(15)),
+                             "Tupdate", TimeValue(MilliSeconds(15)),
+                             "A", DoubleValue(0.125),
+                             "B", DoubleValue(1.25),
+                             "UseDequeueRateEstimator", BooleanValue(true),
+                             "MaxBurstAllowance", TimeValue(MilliSeconds(150)),
+                             "UseEcn", BooleanValue(ecn));
+    }
+    else if (disc == "step")
+    {
+        tch.SetRootQueueDisc("ns3::RedQueueDisc",
+                             "MaxSize", maxSize,
+                             "MinTh", DoubleValue(k),
+                             "MaxTh", DoubleValue(k),
+                             "QW", DoubleValue(1.0),
+                             "UseEcn", BooleanValue(true),
+                             "UseHardDrop", BooleanValue(false),
+                             "Gentle", BooleanValue(false),
+                             "MeanPktSize", UintegerValue(payload + 40));
+    }
+    else
+    {
+        std::fprintf(stderr, "unknown --disc=%s\n", disc.c_str());
+        return 2;
+    }
+    QueueDiscContainer qds = tch.Install(bnDevs.Get(0));
+    Ptr<QueueDisc> qd = qds.Get(0);
+    if (disc == "fq_codel")
+    {
+        DynamicCast<FqCoDelQueueDisc>(qd)->SetQuantum(1514);
+    }
+    TrafficControlHelper fifoTch;
+    fifoTch.SetRootQueueDisc("ns3::FifoQueueDisc", "MaxSize", QueueSizeValue(QueueSize("10000p")));
+    fifoTch.Install(bnDevs.Get(1));
+
+    Ipv4AddressHelper addr;
+    addr.SetBase("10.3.0.0", "255.255.255.252");
+    Ipv4InterfaceContainer bnIf = addr.Assign(bnDevs);
+
+    TrafficControlHelper noTch;
+    std::vector<Ipv4Address> rxAddr(nFlows);
+    Ipv4StaticRoutingHelper srh;
+    Ipv4AddressHelper sAddr;
+    sAddr.SetBase("10.1.0.0", "255.255.255.252");
+    Ipv4AddressHelper dAddr;
+    dAddr.SetBase("10.2.0.0", "255.255.255.252");
+    for (uint32_t i = 0; i < nFlows; ++i)
+    {
+        NetDeviceContainer sd = access.Install(senders.Get(i), r1);
+        NetDeviceContainer dd = access.Install(r2, receivers.Get(i));
+        Ipv4InterfaceContainer sIf = sAddr.Assign(sd);
+        sAddr.NewNetwork();
+        Ipv4InterfaceContainer dIf = dAddr.Assign(dd);
+        dAddr.NewNetwork();
+        noTch.Uninstall(sd);
+        noTch.Uninstall(dd);
+        rxAddr[i] = dIf.GetAddress(1);
+        srh.GetStaticRouting(senders.Get(i)->GetObject<Ipv4>())
+            ->SetDefaultRoute(sIf.GetAddress(1), 1);
+        srh.GetStaticRouting(receivers.Get(i)->GetObject<Ipv4>())
+            ->SetDefaultRoute(dIf.GetAddress(0), 1);
+    }
+    {
+        Ptr<Ipv4> ip1 = r1->GetObject<Ipv4>();
+        Ptr<Ipv4> ip2 = r2->GetObject<Ipv4>();
+        uint32_t if1 = ip1->GetInterfaceForDevice(bnDevs.Get(0));
+        uint32_t if2 = ip2->GetInterfaceForDevice(bnDevs.Get(1));
+        srh.GetStaticRouting(ip1)->AddNetworkRouteTo(Ipv4Address("10.2.0.0"),
+                                                     Ipv4Mask("255.255.0.0"),
+                                                     bnIf.GetAddress(1),
+                                                     if1);
+        srh.GetStaticRouting(ip2)->AddNetworkRouteTo(Ipv4Address("10.1.0.0"),
+                                                     Ipv4Mask("255.255.0.0"),
+                                                     bnIf.GetAddress(0),
+                                                     if2);
+    }
+
+    Ptr<UniformRandomVariable> startVar = CreateObject<UniformRandomVariable>();
+    startVar->SetAttribute("Min", DoubleValue(0.0));
+    startVar->SetAttribute("Max", DoubleValue(1.0));
+    startVar->SetStream(1);
+    std::vector<Ptr<PacketSink>> sinks(nFlows);
+    for (uint32_t i = 0; i < nFlows; ++i)
+    {
+        PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
+                                    InetSocketAddress(Ipv4Address::GetAny(), port));
+        ApplicationContainer sa = sinkHelper.Install(receivers.Get(i));
+        sa.Start(Seconds(0.0));
+        sinks[i] = DynamicCast<PacketSink>(sa.Get(0));
+        BulkSendHelper bulk("ns3::TcpSocketFactory", InetSocketAddress(rxAddr[i], port));
+        bulk.SetAttribute("MaxBytes", UintegerValue(0));
+        bulk.SetAttribute("SendSize", UintegerValue(64 * 1024));
+        ApplicationContainer ba = bulk.Install(senders.Get(i));
+        ba.Start(Seconds(startVar->GetValue()));
+    }
+
+    qd->TraceConnectWithoutContext("SojournTime", MakeCallback(&OnSojourn));
+    Simulator::Schedule(Seconds(0), &SampleLength, qd);
+    std::vector<uint64_t> rxAtWarmup(nFlows, 0);
+    QueueDisc::Stats statsAtWarmup;
+    Simulator::Schedule(Seconds(warmup), [&]() {
+        g_measuring = true;
+        for (uint32_t i = 0; i < nFlows; ++i)
+        {
+            rxAtWarmup[i] = sinks[i]->GetTotalRx();
+        }
+        statsAtWarmup = qd->GetStats();
+    });
+    Simulator::Stop(Seconds(simTime));
+    Simulator::Run();
+
+    const double measured = simTime - warmup;
+    double sum = 0;
+    double sumSq = 0;
+    uint64_t rx = 0;
+    for (uint32_t i = 0; i < nFlows; ++i)
+    {
+        const double g = (sinks[i]->GetTotalRx() - rxAtWarmup[i]) * 8.0 / measured;
+        rx += sinks[i]->GetTotalRx() - rxAtWarmup[i];
+        sum += g;
+        sumSq += g * g;
+    }
+    const QueueDisc::Stats& st = qd->GetStats();
+    std::printf("simulator=ns3\n");
+    std::printf("disc=%s\n", disc.c_str());
+    std::printf("n_flows=%u\n", nFlows);
+    std::printf("goodput_bps=%.0f\n", rx * 8.0 / measured);
+    std::printf("mean_delay_ms=%.4f\n", g_sojournCount ? 1e3 * g_sojournSum / g_sojournCount : 0.0);
+    std::printf("mean_len_packets=%.3f\n", g_lenCount ? g_lenSum / g_lenCount : 0.0);
+    std::printf("drops=%llu\n",
+                (unsigned long long)(st.nTotalDroppedPackets - statsAtWarmup.nTotalDroppedPackets));
+    std::printf("marks=%llu\n",
+                (unsigned long long)(st.nTotalMarkedPackets - statsAtWarmup.nTotalMarkedPackets));
+    std::printf("jain=%.5f\n", sumSq > 0 ? sum * sum / (nFlows * sumSq) : 0.0);
+    std::fflush(stdout);
+    Simulator::Destroy();
+    return 0;
+}
