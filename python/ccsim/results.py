@@ -165,13 +165,16 @@ class Results:
 
     def to_parquet(self, directory: str | os.PathLike[str]) -> Path:
         """Writes flows, queues, links, nodes and series (long format: name, t, value) as
-        Parquet files, and summary.json, into `directory` (created if needed)."""
+        Parquet files, and summary.json, into `directory` (created if needed). Each file is
+        written whole or not at all, summary.json last."""
+        from ._files import atomic_write, atomic_write_text
+
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         for name in TABLES:
-            self._table(name).write_parquet(out / f"{name}.parquet")
-        self.series_long().write_parquet(out / "series.parquet")
-        (out / "summary.json").write_text(self.to_json() + "\n", encoding="utf-8")
+            atomic_write(out / f"{name}.parquet", self._table(name).write_parquet)
+        atomic_write(out / "series.parquet", self.series_long().write_parquet)
+        atomic_write_text(out / "summary.json", self.to_json() + "\n")
         return out
 
     def to_pandas(self) -> dict[str, Any]:

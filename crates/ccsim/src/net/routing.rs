@@ -74,6 +74,20 @@ impl Routes {
         Routes { dst_column, columns, table }
     }
 
+    /// The most bytes [`Routes::compute`] holds at once for `nodes` nodes and `links` links,
+    /// toward `columns` destinations that share `trees` shortest-path trees (a host with one
+    /// upstream router shares its router's): the table, one column per destination, and the
+    /// cached trees. Beside `compute` so that the scenario's memory estimate follows the
+    /// tables' layout.
+    pub fn peak_bytes(nodes: u64, links: u64, columns: u64, trees: u64) -> u64 {
+        let id = std::mem::size_of::<LinkId>() as u64;
+        let table = nodes * columns * id;
+        let incoming = nodes * std::mem::size_of::<Vec<LinkId>>() as u64 + links * id;
+        let cache = nodes * std::mem::size_of::<Option<Vec<LinkId>>>() as u64 + trees * nodes * id;
+        let work = nodes * (8 + 4) + links * 16;
+        table + incoming + cache + work
+    }
+
     /// The link `node` forwards packets for `dst` on, or None if `dst` is unreachable.
     pub fn next_hop(&self, node: NodeId, dst: NodeId) -> Option<LinkId> {
         let col = *self.dst_column.get(dst as usize)?;

@@ -95,15 +95,30 @@ pub struct EgressQueue {
 }
 
 impl EgressQueue {
+    /// The buffer a new queue of `limit` allocates, in packets (see [`EgressQueue::new`]).
+    fn initial_capacity(limit: Limit) -> usize {
+        match limit {
+            Limit::Packets(n) => (n as usize).min(64),
+            Limit::Bytes(b) => ((b / 1500) as usize).clamp(1, 64),
+        }
+    }
+
+    /// Bytes a new queue of `limit` holds (for the scenario's memory estimate).
+    pub fn footprint(limit: Limit) -> u64 {
+        (std::mem::size_of::<EgressQueue>() + Self::initial_capacity(limit) * std::mem::size_of::<Queued>()) as u64
+    }
+
+    /// Bytes each queued packet takes.
+    pub fn bytes_per_packet() -> u64 {
+        std::mem::size_of::<Queued>() as u64
+    }
+
     pub fn new(limit: Limit, discipline: Discipline, policy: SignalPolicy, rng: Rng, area_bounds: Vec<u32>) -> EgressQueue {
         assert!(area_bounds.len() < MAX_AREAS);
         // Start small: a queue allocates only when it reaches a new maximum length, which
         // stops happening once it has seen its peak; preallocating every buffer's full limit
         // would cost hundreds of megabytes in networks of thousands of links.
-        let cap = match limit {
-            Limit::Packets(n) => (n as usize).min(64),
-            Limit::Bytes(b) => ((b / 1500) as usize).clamp(1, 64),
-        };
+        let cap = Self::initial_capacity(limit);
         EgressQueue {
             buf: VecDeque::with_capacity(cap),
             packets: 0,
