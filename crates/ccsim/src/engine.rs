@@ -331,6 +331,18 @@ impl Simulation {
         self.mechanisms.push(m);
     }
 
+    /// Schedules `ev` at `at`, as tests of the run loop need.
+    #[cfg(test)]
+    pub(crate) fn schedule_for_test(&mut self, at: SimTime, ev: Event) {
+        self.events.schedule(at, ev);
+    }
+
+    /// Sets the watchdog's limit of events at one instant, as tests of it need.
+    #[cfg(test)]
+    pub(crate) fn set_watchdog_limit(&mut self, events: u64) {
+        self.watchdog.limit = events;
+    }
+
     /// The simulation's mechanism of type `T`, if the scenario uses it.
     pub fn mechanism<T: Registered>(&self) -> Option<&T> {
         self.mechanisms.iter().find_map(T::find)

@@ -49,12 +49,15 @@ type Share = (String, f64);
 /// The field with the largest share, and the total.
 fn total(shares: &[Share]) -> (f64, &str) {
     let sum = shares.iter().map(|s| s.1).sum();
-    let top = shares.iter().max_by(|a, b| a.1.total_cmp(&b.1)).map_or("", |s| s.0.as_str());
+    // The first of equal shares: the field the user wrote first.
+    let top = shares.iter().fold(None::<&Share>, |best, s| if best.is_none_or(|b| s.1 > b.1) { Some(s) } else { best }).map_or("", |s| s.0.as_str());
     (sum, top)
 }
 
 fn bytes_text(b: f64) -> String {
-    if b >= 1e9 {
+    if b >= 1e12 {
+        format!("{:.1} TB", b / 1e12)
+    } else if b >= 1e9 {
         format!("{:.1} GB", b / 1e9)
     } else {
         format!("{:.0} MB", (b / 1e6).max(1.0))
@@ -142,7 +145,10 @@ fn check_memory_shares(shares: &[Share], limits: &Limits) -> Result<(), BuildErr
         },
     };
     if need > limit as f64 {
-        return fail(top, format!("this scenario needs about {} of memory (limit {}: {why}); use --force to run anyway", bytes_text(need), bytes_text(limit as f64)));
+        return fail(
+            top,
+            format!("this scenario needs about {} of memory (limit {}: {why}); use --force to run anyway", bytes_text(need), bytes_text(limit as f64)),
+        );
     }
     Ok(())
 }

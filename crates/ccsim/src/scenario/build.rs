@@ -1,12 +1,12 @@
 //! Checks a parsed scenario and wires the network, flows, failures and series.
 //! Errors are `(field path, message)`; `load` adds the file name.
 
+use super::budget::{self, Limits};
 pub use super::error::{fail, BuildError};
 use super::expand_names;
 use super::profile::Profile;
-use super::budget::{self, Limits};
-use super::units::num;
 use super::schema::{DelayedAck, FlowSpec, LinkSpec, PcapSpec, QueueSpec, Scenario, SeriesSpecToml};
+use super::units::num;
 use crate::app::{Period, UdpPattern, UdpSource};
 use crate::engine::{Flow, Origins, Simulation, Transport};
 use crate::net::{Link, LinkId, Network, Node, NodeId, NodeKind, NodeStats, Routes};

@@ -54,7 +54,14 @@ pub fn load_in(text: &str, origin: &str, overrides: &[String], seed: Option<u64>
 
 /// [`load_in`] with the resource limits `limits` (see [`budget`]): a scenario that needs more
 /// memory or events than they allow is refused before it is built.
-pub fn load_with(text: &str, origin: &str, overrides: &[String], seed: Option<u64>, out_dir: Option<&Path>, limits: &Limits) -> Result<Simulation, ScenarioError> {
+pub fn load_with(
+    text: &str,
+    origin: &str,
+    overrides: &[String],
+    seed: Option<u64>,
+    out_dir: Option<&Path>,
+    limits: &Limits,
+) -> Result<Simulation, ScenarioError> {
     let err = |path: &str, message: String| ScenarioError { origin: origin.to_string(), path: path.to_string(), message };
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| syntax_error(origin, text, &e))?;
     let mut root = toml::Value::Table(table);
@@ -155,7 +162,10 @@ mod tests {
         assert_eq!(expand_names("R0").unwrap(), vec!["R0"]);
         assert!(expand_names("S{3..1}").is_err());
         assert!(expand_names("S{1..").is_err());
-        assert_eq!(expand_names("A{1..4294967296}").unwrap_err(), "\"A{1..4294967296}\": 4294967296 is out of range (a range's bounds are from 0 to 4294967295)");
+        assert_eq!(
+            expand_names("A{1..4294967296}").unwrap_err(),
+            "\"A{1..4294967296}\": 4294967296 is out of range (a range's bounds are from 0 to 4294967295)"
+        );
         assert_eq!(expand_names("A{1..x}").unwrap_err(), "\"A{1..x}\": \"x\" is not a whole number");
         assert_eq!(expand_names("A{1..2000000}").unwrap_err(), "\"A{1..2000000}\": a range holds at most 1000000 names, this one 2000000");
         for name in ["S{1..3}", "R0", "S{1..", "S{3..1}", "x{0..999999}"] {
@@ -167,7 +177,10 @@ mod tests {
     fn syntax_errors_say_what_was_found_where() {
         let msg = |text: &str| load(text, "t.toml", &[], None).err().unwrap().to_string();
         assert_eq!(msg("duration = \"1s\"\nname ="), "t.toml: line 2: not valid TOML at column 7: the file ends in the middle of a key or value");
-        assert_eq!(msg("duration = \"1s\" # a\u{1}b\n"), "t.toml: line 1: not valid TOML at column 20: found a control character (U+0001): expected newline, `#`");
+        assert_eq!(
+            msg("duration = \"1s\" # a\u{1}b\n"),
+            "t.toml: line 1: not valid TOML at column 20: found a control character (U+0001): expected newline, `#`"
+        );
         assert_eq!(msg("a = 1\na = 2"), "t.toml: line 2: not valid TOML at column 1: found 'a': duplicate key `a` in document root");
     }
 }

@@ -155,10 +155,9 @@ fn set(at: &mut Value, keys: &[&str], i: usize, value: Option<&Value>) -> Result
         Value::Array(a) => {
             let idx = match key.parse::<usize>() {
                 Ok(n) => n,
-                Err(_) => a
-                    .iter()
-                    .position(|e| e.get("name").and_then(Value::as_str) == Some(key))
-                    .ok_or_else(|| format!("no element named {key:?} in {here}"))?,
+                Err(_) => {
+                    a.iter().position(|e| e.get("name").and_then(Value::as_str) == Some(key)).ok_or_else(|| format!("no element named {key:?} in {here}"))?
+                }
             };
             let len = a.len();
             if idx >= len {

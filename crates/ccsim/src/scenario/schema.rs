@@ -147,7 +147,10 @@ fn seed<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
         }
         fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<u64, E> {
             let t = v.trim();
-            t.parse::<u64>().ok().filter(|_| t.chars().all(|c| c.is_ascii_digit())).ok_or_else(|| E::custom(format!("must be an integer from 0 to {}, got {v:?}", u64::MAX)))
+            t.parse::<u64>()
+                .ok()
+                .filter(|_| t.chars().all(|c| c.is_ascii_digit()))
+                .ok_or_else(|| E::custom(format!("must be an integer from 0 to {}, got {v:?}", u64::MAX)))
         }
     }
     d.deserialize_any(Seed)
