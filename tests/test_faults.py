@@ -133,7 +133,9 @@ def _interrupt(args, cwd, after_s):
     (exit status, seconds from the signal to the exit, stderr)."""
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
-    p = subprocess.Popen([sys.executable, "-m", "ccsim", *map(str, args)], cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "ccsim", *map(str, args)], cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     time.sleep(after_s)
     assert p.poll() is None, f"finished before the interrupt: {p.stderr.read()}"
     p.send_signal(signal.SIGINT)
@@ -205,8 +207,16 @@ KINDS = {
     "memory: 40000-host star": (STAR.format(n=40000, src="H{1..40000}"), [], "flows[0]: this scenario needs about"),
     "memory: 999999-host star": (STAR.format(n=999999, src="H1"), [], "links[0]: this scenario needs about"),
     "memory: 1e8 flows": (None, ["flows.bulk.count=100000000"], "flows[0].count: this scenario needs about"),
-    "time: UDP gap of 0 ns": (None, ["flows.bulk.transport=udp", 'flows.bulk.udp={ rate = "1e18", packet_size = 1 }', "flows.bulk.tcp=", "duration=1us", "warmup=0"], "flows[0].udp.rate: rate"),
-    "time: links at 1e308": (None, ["links.*.rate=1e308", "links.*.delay=0", "duration=1us", "warmup=0"], "links[0].rate: rate 1e308 is out of range"),
+    "time: UDP gap of 0 ns": (
+        None,
+        ["flows.bulk.transport=udp", 'flows.bulk.udp={ rate = "1e18", packet_size = 1 }', "flows.bulk.tcp=", "duration=1us", "warmup=0"],
+        "flows[0].udp.rate: rate",
+    ),
+    "time: links at 1e308": (
+        None,
+        ["links.*.rate=1e308", "links.*.delay=0", "duration=1us", "warmup=0"],
+        "links[0].rate: rate 1e308 is out of range",
+    ),
     "work: duration 1e308 s": (None, ["duration=1e308s"], 'duration: duration "1e308s" is out of range'),
     "work: duration 1e8 s": (None, ["duration=1e8s"], "duration: this scenario needs about"),
     "message: infinite duration": (None, ["duration=inf"], "duration: duration inf is out of range"),
