@@ -76,6 +76,25 @@ pub fn load_with(
     build::build_with(&scenario, seed, out_dir, limits).map_err(|(path, message)| err(&path, message))
 }
 
+/// The memory (bytes) the scenario in `text` with `overrides` is estimated to need, as the
+/// resource guard computes it before building (see [`budget`]).
+pub fn estimate_memory(text: &str, origin: &str, overrides: &[String]) -> Result<f64, ScenarioError> {
+    let err = |path: &str, message: String| ScenarioError { origin: origin.to_string(), path: path.to_string(), message };
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| syntax_error(origin, text, &e))?;
+    let mut root = toml::Value::Table(table);
+    for o in overrides {
+        overrides::apply(&mut root, o).map_err(|(path, m)| err(&path, m))?;
+    }
+    let sc: schema::Scenario = serde_path_to_error::deserialize(root).map_err(|e| err(&e.path().to_string(), error::plain_words(e.into_inner().message())))?;
+    let mut ids = std::collections::HashMap::new();
+    for name in sc.hosts.iter().chain(&sc.routers).flat_map(|p| expand_names(p).unwrap_or_default()) {
+        let n = ids.len() as u32;
+        ids.entry(name).or_insert(n);
+    }
+    let shares = budget::memory(&sc, &ids).map_err(|(path, m)| err(&path, m))?;
+    Ok(shares.iter().map(|s| s.1).sum())
+}
+
 /// A TOML syntax error as one line: `line L`, the column, what was found there, and what
 /// the parser expected (when it says).
 fn syntax_error(origin: &str, text: &str, e: &toml::de::Error) -> ScenarioError {
