@@ -3,7 +3,8 @@
 # with libFuzzer's working corpus in corpus-work/ (not checked in):
 #   bash fuzz/run.sh scenario [RUNS]
 # Needs a nightly toolchain (rustup toolchain install nightly) and cargo-fuzz
-# (cargo install cargo-fuzz). Crash reproducers land in artifacts/TARGET/.
+# (cargo install cargo-fuzz). Crash reproducers land in artifacts/TARGET/. No sanitizer:
+# the crate has no unsafe code, and overflow checks stay on (-a).
 set -euo pipefail
 cd "$(dirname "$0")"
 target=$1
@@ -13,4 +14,4 @@ args=(-runs="$runs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1)
 case $target in
     scenario | overrides) args+=(-dict=dict/scenario.dict -max_len=4096) ;;
 esac
-exec cargo +nightly fuzz run -O -a "$target" "corpus-work/$target" "corpus/$target" -- "${args[@]}"
+exec cargo +nightly fuzz run -O -a -s none "$target" "corpus-work/$target" "corpus/$target" -- "${args[@]}"

@@ -49,6 +49,15 @@ fn error_of(text: &str, overrides: &[&str]) -> String {
     }
 }
 
+/// The message with its estimate's number left out ("about N GB"): estimates follow the
+/// sizes of the data structures, which change.
+fn vague(message: &str) -> String {
+    match message.split_once("needs about ") {
+        Some((head, tail)) => format!("{head}needs about N{}", &tail[tail.find(' ').unwrap_or(0)..]),
+        None => message.to_string(),
+    }
+}
+
 #[test]
 fn each_kind_of_bad_input_gives_one_line_naming_the_field() {
     let udp_onoff = |on: &str, off: &str| format!("flows.f.udp={{ rate = \"1Mbps\", on = {on}, off = {off} }}");
@@ -94,7 +103,7 @@ fn each_kind_of_bad_input_gives_one_line_naming_the_field() {
     for (text, overrides, expected) in &cases {
         let got = error_of(text, overrides);
         assert!(!got.contains('\n'), "not one line: {got}");
-        if got != *expected {
+        if vague(&got) != vague(expected) {
             wrong.push(format!("{:?}\n  expected: {expected}\n  got:      {got}", overrides.iter().take(3).collect::<Vec<_>>()));
         }
     }

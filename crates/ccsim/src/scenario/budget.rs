@@ -171,7 +171,7 @@ pub fn memory(sc: &Scenario, ids: &HashMap<String, NodeId>) -> Result<Vec<Share>
     for (i, l) in sc.links.iter().enumerate() {
         let (count, name_len) = link_count(l);
         let limit = queue_limit(l);
-        let per = Link::footprint(name_len, limit) as f64 + (size_of::<(String, u32)>() + name_len + 32 + per_table) as f64;
+        let per = Link::footprint(name_len, limit) as f64 + (size_of::<(String, u32)>() + name_len + 32 + per_table) as f64 + discipline_bytes(l);
         shares.push((format!("links[{i}]"), count * per));
         n_links += count;
         let packets = match limit {
@@ -249,6 +249,20 @@ fn link_count(l: &LinkSpec) -> (f64, usize) {
         (None, Some(a), Some(b)) => (pairs(a, b), a.len() + b.len() + 2),
         _ => (0.0, 0),
     }
+}
+
+/// Bytes a link's discipline takes from the start beyond its struct (FQ-CoDel's flow
+/// queues), the larger of its two directions.
+fn discipline_bytes(l: &LinkSpec) -> f64 {
+    [l.queue.as_ref(), l.queue_reverse.as_ref()]
+        .into_iter()
+        .flatten()
+        .filter(|q| q.discipline.as_deref().and_then(crate::queue::spec::find).is_some_and(|r| r.name == "fq_codel"))
+        .map(|q| {
+            let flows = q.settings.get("flows").and_then(toml::Value::as_integer).map_or(crate::queue::fq_codel::FLOWS as i64, |n| n.clamp(0, u32::MAX as i64));
+            crate::queue::fq_codel::FqCodel::footprint(flows as u32) as f64
+        })
+        .fold(0.0, f64::max)
 }
 
 fn queue_limit(l: &LinkSpec) -> Limit {
