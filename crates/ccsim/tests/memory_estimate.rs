@@ -76,3 +76,21 @@ fn measured_peaks_are_within_twice_the_estimate() {
     }
     println!("{}", report.join("\n"));
 }
+
+/// The event estimate, as the refusal states it, against the events of the run.
+#[test]
+fn event_estimates_are_within_twice_the_events_run() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let o = ["duration=10s".to_string(), "warmup=0".to_string()];
+    for name in ["dumbbell", "dumbbell_red_ecn", "acc_dumbbell", "ackspoof_net1", "das_fig2", "rtred_s1"] {
+        let text = std::fs::read_to_string(dir.join(format!("{name}.toml"))).unwrap();
+        let tiny = ccsim::scenario::Limits { max_events: Some(1), ..Default::default() };
+        let refused = ccsim::scenario::load_with(&text, name, &o, None, None, &tiny).err().expect("refused").message;
+        let estimate: f64 =
+            refused.split("about ").nth(1).and_then(|t| t.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("{refused}"));
+        let mut sim = ccsim::scenario::load(&text, name, &o, None).unwrap();
+        sim.run();
+        let ratio = estimate / sim.events_processed as f64;
+        assert!((0.5..=2.0).contains(&ratio), "{name}: estimate {estimate}, {} events run", sim.events_processed);
+    }
+}
