@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from types import ModuleType
 
+from .._files import atomic_write_text
 from .common import Options
 from .report import Report, html_page
 
@@ -59,12 +60,12 @@ def reproduce_all(opt: Options, papers: list[str] | None = None) -> Path:
     for p, rep, _ in done:
         body = rep.markdown(level=2).replace("](", f"]({p}/")
         md += [f'<a id="{p}"></a>', "", body, ""]
-    (opt.out / "report.md").write_text("\n".join(md))
+    atomic_write_text(opt.out / "report.md", "\n".join(md))
     toc = "".join(f"<li><a href='#{p}'>{rep.title}</a></li>" for p, rep, _ in done)
     about_html = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in about)
     body = f"<h1>ccsim: reproductions of the papers</h1><h2>Contents</h2><ul>{toc}</ul><h2>About this run</h2><table>{about_html}</table>"
     body += "".join(rep.html_body(level=2) for _, rep, _ in done)
-    (opt.out / "report.html").write_text(html_page("ccsim reproductions", body))
+    atomic_write_text(opt.out / "report.html", html_page("ccsim reproductions", body))
     verdicts = {p: [{"claim": c.text, "verdict": c.verdict, "evidence": c.evidence} for c in rep.claims] for p, rep, _ in done}
-    (opt.out / "verdicts.json").write_text(json.dumps(verdicts, indent=2))
+    atomic_write_text(opt.out / "verdicts.json", json.dumps(verdicts, indent=2))
     return opt.out / "report.md"

@@ -129,9 +129,11 @@ class Report:
 
     def write(self) -> Path:
         """Writes report.md and report.html into `out`; returns the Markdown path."""
+        from .._files import atomic_write_text
+
         md = self.out / "report.md"
-        md.write_text(self.markdown())
-        (self.out / "report.html").write_text(html_page(self.title, self.html_body()))
+        atomic_write_text(md, self.markdown())
+        atomic_write_text(self.out / "report.html", html_page(self.title, self.html_body()))
         return md
 
 
