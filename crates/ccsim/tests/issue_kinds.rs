@@ -76,6 +76,15 @@ fn each_kind_of_bad_input_gives_one_line_naming_the_field() {
         (BASE.into(), vec!["flows.f.to=\"B{1..1000000}\"", "hosts=[\"A\", \"B{1..1000000}\"]", "flows.f.count=4295"], "bad.toml: flows: the scenario has 4295000000 flows, more than 4294967294 (flow indices are 32-bit)"),
         (star(40_000, true), vec![], "bad.toml: flows[0]: this scenario needs about 8.1 GB of memory (limit 4.0 GB: the limit given); use --force to run anyway"),
         (star(999_999, false), vec![], "bad.toml: links[0]: this scenario needs about 18.0 GB of memory (limit 4.0 GB: the limit given); use --force to run anyway"),
+        (
+            "duration = \"1s\"\nhosts = [\"A\", \"B\"]\nrouters = [\"R{1..40}\"]\n[ack_spoofing]\ntable_size = 16777216\n\
+             [[links]]\nbetween = [\"A\", \"R1\"]\nrate = \"10Mbps\"\ndelay = \"1ms\"\n\
+             [[links]]\nbetween = [\"R{1..39}\", \"R{2..40}\"]\nrate = \"10Mbps\"\ndelay = \"1ms\"\nqueue = { discipline = \"red\", min_th = 5, max_th = 15, signal = \"spoof\" }\n\
+             [[links]]\nbetween = [\"R40\", \"B\"]\nrate = \"10Mbps\"\ndelay = \"1ms\"\n[[flows]]\nfrom = \"A\"\nto = \"B\"\n"
+                .into(),
+            vec![],
+            "bad.toml: ack_spoofing.table_size: this scenario needs about 80.5 GB of memory (limit 4.0 GB: the limit given); use --force to run anyway",
+        ),
         // Time that never advances.
         (BASE.into(), vec!["flows.f.transport=udp", "flows.f.udp={ rate = \"1e18\", packet_size = 1 }", "duration=1us"], "bad.toml: flows[0].udp.rate: rate \"1e18\" is out of range: a rate is from 1 bit/s to 1 Tbit/s"),
         (BASE.into(), vec!["links.*.rate=1e308", "links.*.delay=0", "duration=1us"], "bad.toml: links[0].rate: rate 1e308 is out of range: a rate is from 1 bit/s to 1 Tbit/s"),

@@ -109,7 +109,8 @@ fn pairs(a: &str, b: &str) -> f64 {
     names(a).max(names(b))
 }
 
-/// Refuses a scenario whose nodes alone are more than the limit, before they are made.
+/// Refuses a scenario whose nodes alone are more than the limit, or that has more nodes,
+/// links or flows than their indices can number, before any is made.
 pub fn check_nodes(sc: &Scenario, limits: &Limits) -> Result<(), BuildError> {
     let mut shares = Vec::new();
     let mut count = 0.0;
@@ -122,6 +123,14 @@ pub fn check_nodes(sc: &Scenario, limits: &Limits) -> Result<(), BuildError> {
     if count >= NodeId::MAX as f64 {
         let (_, top) = total(&shares);
         return fail(top, format!("the scenario has {} nodes, more than {} (node indices are 32-bit)", num(count), NodeId::MAX - 1));
+    }
+    let links: f64 = sc.links.iter().map(|l| link_count(l).0).sum();
+    if links >= u32::MAX as f64 {
+        return fail("links", format!("the scenario has {} links, more than {} (link indices are 32-bit)", num(links), u32::MAX - 1));
+    }
+    let flows: f64 = sc.flows.iter().map(|f| pairs(&f.from, &f.to) * f.count as f64).sum();
+    if flows >= u32::MAX as f64 {
+        return fail("flows", format!("the scenario has {} flows, more than {} (flow indices are 32-bit)", num(flows), u32::MAX - 1));
     }
     check_memory_shares(&shares, limits)
 }
@@ -183,6 +192,18 @@ pub fn memory(sc: &Scenario, ids: &HashMap<String, NodeId>) -> Result<Vec<Share>
             let key = if matches!(limit, Limit::Bytes(_)) { "limit_bytes" } else { "limit" };
             largest_limit = (packets, format!("links[{i}].queue.{key}"));
         }
+    }
+    // ACK spoofers: one per router with a spoofing queue, each with its flow table.
+    let spoofing: f64 = sc
+        .links
+        .iter()
+        .filter(|l| [&l.queue, &l.queue_reverse].iter().any(|q| q.as_ref().is_some_and(|q| q.signal.as_deref() == Some("spoof"))))
+        .map(|l| link_count(l).0)
+        .sum();
+    if spoofing > 0.0 {
+        let routers: f64 = sc.routers.iter().map(|p| names(p)).sum();
+        let size = sc.ack_spoofing.as_ref().and_then(|a| a.table_size).unwrap_or(1024).min(1 << 24) as usize;
+        shares.push(("ack_spoofing.table_size".into(), spoofing.min(routers) * crate::router::SpoofConfig::footprint(size) as f64));
     }
     if n_links >= u32::MAX as f64 {
         return fail("links", format!("the scenario has {} links, more than {} (link indices are 32-bit)", num(n_links), u32::MAX - 1));
