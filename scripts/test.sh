@@ -12,6 +12,20 @@ if ! command -v tshark >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && 
     fi
 fi
 
+# Debian's Chromium runs the viewer's browser test (tests/test_viewer.py), jq the docs'
+# examples that use it (tests/test_docs.py), and ns-2 (command `ns`, package ns2) the short
+# cross-validation against ns-2.35 (tests/test_validation_ns2.py); without them those are
+# skipped with a reason. Each entry is COMMAND:PACKAGE.
+for entry in chromium:chromium jq:jq ns:ns2; do
+    tool=${entry%%:*}
+    package=${entry#*:}
+    if ! command -v "$tool" >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+        if ! { DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$package"; } >/dev/null 2>&1; then
+            echo "note: $package could not be installed; the tests that need it will be skipped"
+        fi
+    fi
+done
+
 python3 -m pip install --quiet --disable-pip-version-check ".[test,dask]"
 
 # The tree stays formatted and lint-clean.

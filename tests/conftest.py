@@ -30,3 +30,24 @@ def ccsim_cli(*args, cwd=None, input=None):
         env=env,
         timeout=300,
     )
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _temporary_files_under_pytest(tmp_path_factory):
+    """Temporary files of the code under test (`ccsim.sweep` without `out` makes a
+    `ccsim-sweep-*` folder) go under pytest's own temporary directory, which pytest prunes,
+    instead of piling up in the system's; subprocesses get the same TMPDIR."""
+    import tempfile
+
+    base = tmp_path_factory.mktemp("tmp")
+    old_dir, old_env = tempfile.tempdir, os.environ.get("TMPDIR")
+    tempfile.tempdir = str(base)
+    os.environ["TMPDIR"] = str(base)
+    try:
+        yield base
+    finally:
+        tempfile.tempdir = old_dir
+        if old_env is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = old_env

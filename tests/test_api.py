@@ -224,10 +224,20 @@ def test_low_level_simulation():
         sim.run_until(float("nan"))
 
 
+def test_summary_json_is_the_report_without_its_tables():
+    sim = ccsim.Simulation(DUMBBELL.read_text(), "dumbbell.toml", SHORT, 3)
+    sim.run_until(math.inf)
+    full, summary = json.loads(sim.report_json()), json.loads(sim.summary_json(["R1->R2"]))
+    assert (summary["flows"], summary["links"], summary["nodes"]) == ([], [], [])
+    assert summary["queues"] == [q for q in full["queues"] if q["link"] == "R1->R2"]
+    assert summary["totals"] == full["totals"]
+    assert json.loads(sim.summary_json())["queues"] == []
+
+
 def test_to_parquet_round_trip(res, tmp_path):
     out = res.to_parquet(tmp_path / "out")
     names = {p.name for p in out.iterdir()}
-    assert names == {"flows.parquet", "queues.parquet", "links.parquet", "nodes.parquet", "series.parquet", "summary.json"}
+    assert names == {"flows.parquet", "queues.parquet", "links.parquet", "nodes.parquet", "series.parquet", "summary.json", "scenario.json"}
     assert pl.read_parquet(out / "flows.parquet").equals(res.flows)
     assert pl.read_parquet(out / "queues.parquet").equals(res.queues)
     assert pl.read_parquet(out / "series.parquet").equals(res.series_long())

@@ -19,6 +19,8 @@ KEYS = {
     "bottleneck_drops",
     "bottleneck_early_drops",
     "bottleneck_forced_drops",
+    "bottleneck_mbps",
+    "mean_queue_packets",
     "setup_s",
     "run_s",
     "events_processed",
@@ -47,6 +49,19 @@ def test_bench_dumbbell_prints_the_keys():
     assert drops == int(kv["bottleneck_early_drops"]) + int(kv["bottleneck_forced_drops"])
     assert int(kv["events_processed"]) > delivered
     assert float(kv["setup_s"]) >= 0 and float(kv["run_s"]) > 0
+    assert int(kv["bottleneck_mbps"]) == 100
+    assert 0 < float(kv["mean_queue_packets"]) < 200, "RED's limit"
+
+
+def test_bench_dumbbell_scales_the_bottleneck_and_its_buffer():
+    p = ccsim_cli("bench", "dumbbell", 20, 2, 1, "--bottleneck", 300)
+    assert p.returncode == 0, p.stderr
+    kv = key_values(p.stdout)
+    assert int(kv["bottleneck_mbps"]) == 300
+    assert int(kv["delivered_packets"]) < 2 * 300e6 / 8 / 1040
+    assert 0 < float(kv["mean_queue_packets"]) < 600, "RED's limit, 3 x 200"
+    bad = ccsim_cli("bench", "dumbbell", 20, 2, 1, "--bottleneck", 150)
+    assert bad.returncode == 2 and "multiple of 100" in bad.stderr
 
 
 def test_bench_dumbbell_is_deterministic():

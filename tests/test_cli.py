@@ -2,6 +2,9 @@
 
 import importlib.metadata
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
@@ -192,3 +195,65 @@ def test_main_returns_status(capsys):
     assert main(["run", str(DUMBBELL), *SHORT_ARGS, "--quiet"]) == 0
     assert main(["run", "no-such-file.toml"]) == 2
     assert capsys.readouterr().err == "error: no-such-file.toml: no such file\n"
+
+
+def test_progress_line_on_a_terminal_after_two_seconds():
+    """On a terminal, a run longer than about 2 s shows simulated time, events/s and an ETA
+    on stderr (and clears it at the end)."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+    import time
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a terminal has a size
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    started = time.perf_counter()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ccsim", "run", str(DUMBBELL), "--set", "duration=4000s", "--set", "warmup=0s"],
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        env=env,
+    )
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the child closed the terminal
+            break
+        if not chunk:
+            break
+        seen += chunk
+    out, _ = proc.communicate(timeout=300)
+    os.close(master)
+    wall = time.perf_counter() - started
+    assert proc.returncode == 0 and b"dumbbell: seed 1" in out
+    if wall < 3.0:
+        pytest.skip(f"the run took {wall:.1f} s: too fast on this machine for the progress line")
+    text = seen.decode(errors="replace")
+    assert "s simulated" in text and "events/s" in text and "ETA" in text, text
+
+
+def test_commands_name_their_shared_options_alike():
+    """--out DIR, --workers N, --scheduler ADDRESS, --seed N, --set KEY.PATH=VALUE: one
+    placeholder per option across every command's --help."""
+    import argparse
+
+    from ccsim.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    seen: dict[str, set] = {}
+    for name, p in sub.choices.items():
+        for a in p._actions:
+            for opt in a.option_strings:
+                if opt.startswith("--") and a.metavar is not None:
+                    seen.setdefault(opt, set()).add((a.metavar, name))
+    # --out is a directory, except for the commands that write one file (an image, a page).
+    seen["--out"] = {(m, c) for m, c in seen["--out"] if (m, c) not in {("FILE", "plot"), ("FILE", "view")}}
+    for opt in ("--out", "--workers", "--scheduler", "--seed", "--set"):
+        metavars = {m for m, _ in seen.get(opt, ())}
+        assert len(metavars) <= 1, f"{opt}: {sorted(seen[opt])}"

@@ -1,5 +1,6 @@
-"""The paper reproductions: scenario files agree with the experiment builders, and the quick
-reproductions run end to end and write their reports."""
+"""The paper reproductions: scenario files agree with the experiment builders, the quick
+reproductions run end to end and write reports that read at a glance, and every paper's
+claims can hold and fail on synthetic numbers."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 import tomllib
 
 from ccsim.experiments import Options, acc, ackspoof, das, reproduce, rtred
+from ccsim.experiments import verdicts as v
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 
@@ -76,26 +78,41 @@ def test_ackspoof_sweep_points_give_the_builders_scenarios(args):
 def test_quick_reproduction_writes_a_report_with_verdicts(paper, tmp_path):
     rep, _ = reproduce(paper, Options(out=tmp_path, quick=True, workers=2, progress=False))
     md = (tmp_path / "report.md").read_text()
-    assert rep.title in md and "Verdicts" in md and "Assumed values" in md
+    assert rep.title in md and "Assumed values" in md and "docs/scenarios.md" in md
+    # At a glance: citation, profile, the verdict table first, the too-few-runs mark.
+    head = md[: md.index("## Verdicts")]
+    assert rep.citation and rep.citation in head and "**Profile: ns2**" in head and "Mode: quick" in head
+    assert md.index("## Verdicts") < min(md.index(f"## {h}") for h in ("Assumed values", "How each verdict was reached"))
+    assert "| claim of the paper | verdict | ours | paper |" in md
+    assert "shared/" not in md and "SCENARIOS.md" not in md
     html = (tmp_path / "report.html").read_text()
-    assert html.startswith("<!DOCTYPE html>") and "data:image/png;base64," in html
-    assert rep.claims and all(c.verdict in ("holds", "does not hold", "partly holds") for c in rep.claims)
+    assert html.startswith("<!DOCTYPE html>") and "data:image/png;base64," in html and "<h2>Verdicts</h2>" in html
+    assert rep.claims and all(c.verdict in v.OUTCOMES and c.ours and c.profile == "ns2" for c in rep.claims)
     for fig in rep.figures:
         assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     if paper == "rtred":
-        table = json.loads((tmp_path / "summary.json").read_text())["table_ii"]
+        summary = json.loads((tmp_path / "summary.json").read_text())
+        assert summary["profile"] == "ns2" and set(summary["profiles"]) == {"ns2", "rfc"}
+        table = summary["profiles"]["ns2"]["table_ii"]
         assert set(table) == {f"{s}/{st}" for s in rtred.SCENARIOS for st in rtred.STRATEGIES}
         assert table["S1/RED"]["paper"]["lost"] == 710
-        assert table["S2/RTRED"]["lost"]["n"] == 3
+        assert table["S2/RTRED"]["lost"]["n"] == 5
+        assert {f.name for f in rep.figures} >= {"table_ii.png", "drop_areas.png", "series_s1.png"}
+    if paper == "das":
+        assert "Fig. 6(c)" in md and "pseudocode" in md
+        assert "decrement the TTL at every router hop" in md
+        up_to = next(c for c in rep.claims if "up to 30.4%" in c.text)
+        assert up_to.verdict == v.FAILS and up_to.ours.startswith("at most ")  # the label follows the number beside it
     if paper == "acc":
-        assert len(rep.claims) >= 5 and len(rep.figures) == 3
-        fig4 = json.loads((tmp_path / "summary.json").read_text())["fig4"]
+        assert "go-back-N" in md
+        assert len(rep.claims) >= 10 and len(rep.figures) == 3
+        fig4 = json.loads((tmp_path / "summary.json").read_text())["profiles"]["ns2"]["fig4"]
         assert set(fig4) == {str(d) for d in acc.QUICK_DELAYS}
         for entry in fig4.values():
-            assert set(acc.CURVES) <= set(entry)
-            assert all(entry[c]["kbps"]["n"] == 2 and entry[c]["kbps"]["mean"] > 0 for c in acc.CURVES)
+            assert all(entry[c]["kbps"]["n"] == 5 and entry[c]["kbps"]["mean"] > 0 for c in acc.CURVES)
     if paper == "ackspoof":
-        summary = json.loads((tmp_path / "summary.json").read_text())
+        assert "CSIM18" in md and v.FEW in md and "too few runs" in md
+        summary = json.loads((tmp_path / "summary.json").read_text())["profiles"]["ns2"]
         assert set(summary["fig4"]) == set(ackspoof.AQMS)
         assert set(summary["fig4"]["RED"]) == {"40", "120", "200"}
         assert summary["fig4"]["RED/Spoofing"]["120"]["loss_rate"]["n"] == 3
@@ -103,3 +120,141 @@ def test_quick_reproduction_writes_a_report_with_verdicts(paper, tmp_path):
         assert summary["fig4"]["Tail Drop"]["120"]["spoofs_per_s"]["mean"] == 0
         assert {f.name for f in rep.figures} == {"fig4.png", "fig4_nojitter.png", "fig5.png", "fig6.png", "fig8.png"}
         assert len(rep.claims) >= 10
+        # Three runs decide nothing: every sampled claim is inconclusive in quick mode.
+        assert all(c.verdict == v.INCONCLUSIVE for c in rep.claims)
+
+
+@pytest.mark.parametrize("paper", [rtred, das, ackspoof, acc], ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+def test_reports_cite_a_section_of_docs_scenarios(paper):
+    doc = (SCENARIOS.parent / "docs" / "scenarios.md").read_text()
+    assert f"\n## {paper.SECTION}\n" in doc
+    assert paper.CITATION and paper.SIMULATOR
+
+
+def test_cli_reproduce_prints_the_verdict_table(tmp_path):
+    from conftest import ccsim_cli
+
+    p = ccsim_cli("reproduce", "acc", "--quick", "--quiet", "--out", tmp_path)
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert out.splitlines()[0].split() == ["paper", "claim", "of", "the", "paper", "verdict", "ours", "paper's"]
+    assert "ACC/TCP gives more throughput than TCP with" in out and "profile ns2" in out
+    assert f"report: {tmp_path / 'acc' / 'report.md'}" in out
+
+
+# ---- the claims on synthetic numbers: each can hold and fail, and its label follows them ----
+
+
+def reps(values, noise=0.01):
+    """{replication: value} for ten replications around each value (deterministic spread)."""
+    return {r: values * (1 + noise * ((r % 5) - 2)) for r in range(10)}
+
+
+def outcome(claims, fragment):
+    return next(c for c in claims if fragment in c.text).verdict
+
+
+def test_rtred_claims_can_hold_and_fail():
+    def per(factor):
+        out = {}
+        for s in rtred.SCENARIOS:
+            for st in rtred.STRATEGIES:
+                f = factor if st == "RTRED" else 1.0
+                out[f"{s}/{st}"] = {
+                    r: {"lost": 700 * f * (1 + 0.01 * (r % 3)), "avg_queue": 20 / f, "propagated": 18000 * f, "unfair_timeout": 100 * f + r}
+                    for r in range(10)
+                }
+        return out
+
+    good, bad = rtred.claims(per(0.9), "ns2"), rtred.claims(per(1.1), "ns2")
+    for fragment in ("fewer packets than RED", "higher average queue", "propagate fewer", "unfair and timeout"):
+        assert outcome(good, fragment) == v.HOLDS
+        assert outcome(bad, fragment) == v.FAILS
+
+
+def test_das_claims_can_hold_and_fail():
+    def runs(top):
+        out = {}
+        for k in range(10):
+            base = 15000.0
+            out[(False, k)] = {"kbps": base, "false_fast_retransmits": 1}
+            out[(True, k)] = {"kbps": base * (1 + top / 100 * (k == 3)), "false_fast_retransmits": 0}
+        return out
+
+    assert outcome(das.fig2_claims(runs(30.0), "ns2"), "up to 30.4%") == v.HOLDS
+    assert outcome(das.fig2_claims(runs(6.4), "ns2"), "up to 30.4%") == v.FAILS
+    assert outcome(das.fig2_claims(runs(6.4), "ns2"), "false fast retransmits") == v.HOLDS
+
+    def good(gain):
+        return {(n, d): reps(1e6 * (1 + (gain / n if d else 0))) for n in (1, 10) for d in (False, True)}
+
+    assert outcome(das.sharp_claims(good(0.1), "ns2"), "every n") == v.HOLDS
+    assert outcome(das.sharp_claims(good(0.1), "ns2"), "decreases") == v.HOLDS
+    assert outcome(das.sharp_claims(good(-0.1), "ns2"), "every n") == v.FAILS
+    assert outcome(das.sharp_claims(good(-0.1), "ns2"), "decreases") == v.FAILS
+
+
+def test_acc_claims_can_hold_and_fail():
+    delays = [10, 100, 800]
+
+    def per(acc_gain_low, acc_gain_high, floor_low):
+        out = {}
+        for d in delays:
+            for c in acc.CURVES:
+                k = 400.0 - 0.25 * d
+                if c == "acc":
+                    k *= 1 + (acc_gain_low if d < 140 else acc_gain_high)
+                if c == "acc+floor":
+                    k *= 1 + (floor_low if d < 140 else acc_gain_high)
+                out[(d, c)] = {
+                    r: {"kbps": x, "closes_per_s": 0.1, "close_segments": 5.0, "rtt_ms": 2 * (20 + d)} for r, x in reps(k).items()
+                }
+        return out
+
+    paper_like = acc.claims(per(-0.1, 0.2, 0.0), delays, "ns2")
+    assert outcome(paper_like, "about 20%") == v.HOLDS
+    assert outcome(paper_like, "worse than TCP at low") == v.HOLDS
+    assert outcome(paper_like, "RTT floor") == v.HOLDS
+    ours_like = acc.claims(per(0.06, 0.02, 0.0), delays, "ns2")
+    assert outcome(ours_like, "about 20%") == v.FAILS
+    assert outcome(ours_like, "worse than TCP at low") == v.FAILS
+    floor = next(c for c in ours_like if "RTT floor" in c.text)
+    assert floor.verdict == v.FAILS and "ACC vs RED" in floor.ours  # no low-RTT penalty to remove, and it says so
+
+
+def test_ackspoof_claims_can_hold_and_fail():
+    buffers, max_ps = [40, 120], [0.01, 0.05, 0.10]
+
+    def data(spoof_loss, ratio):
+        fig4 = {}
+        for a in ackspoof.AQMS:
+            for b in buffers:
+                loss = {"Tail Drop": 150.0, "RED": 100.0, "RED/ECN": 10.0, "RED/Spoofing": spoof_loss}[a]
+                queue = {"Tail Drop": 60.0, "RED": 40.0, "RED/ECN": 15.0, "RED/Spoofing": 16.0}[a]
+                fig4[(a, b)] = {r: {"loss_rate": x, "avg_queue": queue, "goodput": 93.0} for r, x in reps(loss).items()}
+        sens = {
+            (a, p): {r: {"loss_rate": 1.0, "avg_queue": 20.0, "goodput": 90.0 + (p == 0.05)} for r in range(10)}
+            for a in ("RED/ECN", "RED/Spoofing")
+            for p in max_ps
+        }
+        stab = {
+            a: {
+                r: {
+                    "stability": 0.1 if "/" in a else 0.2,
+                    "convergence": 1.0 if "/" in a else 0.5,
+                    "window_ratio": ratio * (1 + 0.01 * (r % 3)),
+                }
+                for r in range(10)
+            }
+            for a in ackspoof.AQMS
+        }
+        return fig4, sens, stab
+
+    good = ackspoof.claims(*data(11.0, 3.4), buffers, max_ps, "ns2")
+    bad = ackspoof.claims(*data(90.0, 1.6), buffers, max_ps, "ns2")
+    for fragment in ("at least 30% fewer packets", "close to RED/ECN's", "3.5 times"):
+        assert outcome(good, fragment) == v.HOLDS, fragment
+        assert outcome(bad, fragment) == v.FAILS, fragment
+    assert outcome(good, "optimal max_p area") == v.HOLDS
+    assert outcome(good, "more stably") == v.HOLDS
+    assert outcome(good, "converge to the fair share") == v.HOLDS

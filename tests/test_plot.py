@@ -43,19 +43,85 @@ def run_dir(tmp_path_factory):
 def test_metric_vs_param_figure(sweep_dir, tmp_path):
     fig = ccsim.plot.metric_vs_param(sweep_dir, x="links.1.queue.limit", y="totals.goodput_bps", by="links.1.rate", out=tmp_path / "g.png")
     ax = fig.axes[0]
-    assert ax.get_xlabel() == "links.1.queue.limit" and "95% CI" in ax.get_ylabel()
+    assert ax.get_xlabel() == "links.1.queue.limit"
+    assert ax.get_ylabel().startswith("goodput (Mb/s)") and "95% CI" in ax.get_ylabel()
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["8Mbps", "10Mbps"]
     assert len(ax.lines) >= 2
     line = ax.lines[0]
     assert list(line.get_xdata()) == [20, 50, 100]
     agg = ccsim.SweepResult.load(sweep_dir).aggregate("totals.goodput_bps", by=["links.1.rate", "links.1.queue.limit"])
     expected = agg.filter(agg["links.1.rate"] == "8Mbps")["totals.goodput_bps.mean"].to_list()
-    assert list(line.get_ydata()) == pytest.approx(expected)
+    assert list(line.get_ydata()) == pytest.approx([v / 1e6 for v in expected])
     assert is_png(tmp_path / "g.png")
     ccsim.plot.metric_vs_param(ccsim.SweepResult.load(sweep_dir).runs, x="links.1.rate", y="totals.queue_drops", out=tmp_path / "d.svg")
     assert is_svg(tmp_path / "d.svg")
     with pytest.raises(ValueError, match="unknown image format"):
         ccsim.plot.metric_vs_param(sweep_dir, x="links.1.rate", y="totals.queue_drops", out=tmp_path / "d.gif")
+
+
+def test_metric_vs_param_places_unit_strings_by_value(sweep_dir):
+    fig = ccsim.plot.metric_vs_param(sweep_dir, x="links.1.rate", y="totals.goodput_bps")
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "links.1.rate (Mb/s)"
+    assert list(ax.lines[0].get_xdata()) == [8.0, 10.0]
+
+
+def test_metric_vs_param_warns_about_points_without_x(tmp_path):
+    out = tmp_path / "sw"
+    ccsim.sweep(
+        DUMBBELL,
+        points=[{"links.1.rate": "5Mbps"}, {"links.1.rate": "20Mbps"}, {"links.1.rate": "10Mbps"}, {"links.1.queue.limit": 30}],
+        grid={"duration": ["1s"]},
+        out=out,
+        workers=1,
+        progress=False,
+    )
+    with pytest.warns(UserWarning, match=r"1 run\(s\) of the sweep have no value for 'links.1.rate'"):
+        fig = ccsim.plot.metric_vs_param(out, x="links.1.rate", y="totals.goodput_bps")
+    assert list(fig.axes[0].lines[0].get_xdata()) == [5.0, 10.0, 20.0]
+    p = ccsim_cli("plot", out, "--x", "links.1.rate", "--y", "totals.goodput_bps", "--out", tmp_path / "g.png")
+    assert p.returncode == 0, p.stderr
+    assert "warning: 1 run(s) of the sweep have no value for 'links.1.rate'" in p.stderr
+
+
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        ("5Mbps", (5e6, "rate")),
+        ("1.5 Mb/s", (1.5e6, "rate")),
+        ("64kbps", (64e3, "rate")),
+        ("1Gbit/s", (1e9, "rate")),
+        ("20ms", (0.02, "time")),
+        ("500us", (5e-4, "time")),
+        ("1min", (60.0, "time")),
+        ("100", None),
+        (7, None),
+        ("reno", None),
+    ],
+)
+def test_parse_quantity(value, expected):
+    got = ccsim.plot.parse_quantity(value)
+    assert got == (pytest.approx(expected[0]), expected[1]) if expected else got is None
+
+
+def test_metric_labels_name_the_quantity_and_its_unit():
+    assert ccsim.plot.metric_label("totals.goodput_bps", [9.2e6]) == ("goodput (Mb/s)", 1e6)
+    assert ccsim.plot.metric_label("totals.goodput_bps", [640e3]) == ("goodput (kb/s)", 1e3)
+    assert ccsim.plot.metric_label("flows.mean_rtt_ms") == ("mean rtt (ms)", 1.0)
+    assert ccsim.plot.metric_label("queues.mean_len_packets") == ("mean len (packets)", 1.0)
+    assert ccsim.plot.metric_label("flows.acc_closes_per_s") == ("acc closes per second", 1.0)
+    assert ccsim.plot.metric_label("totals.jain_fairness") == ("jain fairness", 1.0)
+
+
+def test_intervals_past_a_bound_are_not_drawn_and_runs_are():
+    from ccsim.plot import FigureSpec, Panel, Series, render
+
+    s = Series("a", [1, 2], [1.0, 5.0], err=[3.0, 1.0], runs=[[0.1, 1.9], [4.0, 6.0]])
+    fig = render(FigureSpec([Panel([s], bounds=(0, None))]))
+    ax = fig.axes[0]
+    bars = [c for c in ax.containers]
+    assert len(bars) == 1 and len(bars[0].lines[2][0].get_segments()) == 1  # only x = 2: 1 - 3 < 0
+    assert len(ax.collections[-1].get_offsets()) == 4  # every run as a dot
 
 
 def test_time_series_figure(run_dir, tmp_path):
@@ -74,6 +140,18 @@ def test_time_series_figure(run_dir, tmp_path):
     with pytest.raises(ValueError, match=r"no series 'cwnd' \(the run has: queue R1->R2\)"):
         ccsim.plot.time_series(run_dir, "cwnd")
     assert res.summary["scenario"] == "dumbbell"
+
+
+def test_stacked_time_series_label_every_x_axis():
+    import polars as pl
+
+    frame = pl.DataFrame({"name": ["queue L"] * 3 + ["cwnd f[0]"] * 3, "t": [0.0, 1.0, 2.0] * 2, "value": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]})
+    fig = ccsim.plot.time_series(frame, ["queue", "cwnd"])
+    fig.canvas.draw()
+    assert len(fig.axes) == 2
+    for ax in fig.axes:
+        assert ax.get_xlabel() == "time (s)"
+        assert all(t.get_visible() for t in ax.get_xticklabels())
 
 
 def test_cli_plot_sweep_png_and_svg(sweep_dir, tmp_path):

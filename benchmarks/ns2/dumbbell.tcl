@@ -1,6 +1,6 @@
 # DUMBBELL-N for ns-2 (tested with ns-2.35 as packaged by Debian).
 #
-#   ns dumbbell.tcl N SIMTIME SEED
+#   ns dumbbell.tcl N SIMTIME SEED [BOTTLENECK_MBPS]
 #
 # N TCP NewReno bulk (FTP) flows, each from its own sender host S_i to its
 # own receiver host D_i, across routers R1 -> R2:
@@ -9,7 +9,9 @@
 #
 # RED on R1->R2 (packet mode, min_th 30, max_th 90, 1/max_p 10,
 # w_q 0.002, limit 200, not gentle, no ECN); every other queue is a
-# 10000-packet DropTail.  1000-byte segments (1040 bytes on the wire),
+# 10000-packet DropTail.  BOTTLENECK_MBPS (default 100, a multiple of 100)
+# makes R1->R2 k = BOTTLENECK_MBPS/100 times faster with a buffer to match:
+# limit and thresholds times k, w_q divided by k.  1000-byte segments (1040 bytes on the wire),
 # no delayed ACKs, initial window 1, start times uniform in [0,1] s.
 #
 # At the end it prints one key=value per line (see benchmarks/README.md):
@@ -22,14 +24,24 @@
 #   bottleneck_drops=...    all drops (early+forced+overflow) at R1->R2
 #   bottleneck_early_drops=...   RED early (probabilistic) drops
 #   bottleneck_forced_drops=...  drops above max_th or at the limit
+#   mean_queue_packets=...  time-weighted mean length of the R1->R2 queue
+#                           (a queue monitor's packet integrator; the packet
+#                           being transmitted is not in the queue)
 
-if {$argc != 3} {
-    puts stderr "usage: ns dumbbell.tcl N SIMTIME SEED"
+if {$argc != 3 && $argc != 4} {
+    puts stderr "usage: ns dumbbell.tcl N SIMTIME SEED \[BOTTLENECK_MBPS\]"
     exit 2
 }
 set N       [lindex $argv 0]
 set simtime [lindex $argv 1]
 set seed    [lindex $argv 2]
+set mbps    100
+if {$argc == 4} { set mbps [lindex $argv 3] }
+if {$mbps < 100 || $mbps % 100 != 0} {
+    puts stderr "BOTTLENECK_MBPS must be a multiple of 100"
+    exit 2
+}
+set k [expr {$mbps / 100}]
 if {$seed < 1} {
     # ns-2 treats seed 0 as "pick one from the clock"
     puts stderr "SEED must be >= 1"
@@ -53,10 +65,10 @@ Queue set limit_ 10000               ;# DropTail everywhere else: never drops
 
 Queue/RED set bytes_           false
 Queue/RED set queue_in_bytes_  false
-Queue/RED set thresh_          30
-Queue/RED set maxthresh_       90
+Queue/RED set thresh_          [expr {30 * $k}]
+Queue/RED set maxthresh_       [expr {90 * $k}]
 Queue/RED set linterm_         10    ;# max_p = 1/10
-Queue/RED set q_weight_        0.002
+Queue/RED set q_weight_        [expr {0.002 / $k}]
 Queue/RED set gentle_          false
 Queue/RED set setbit_          false ;# drop, do not mark
 Queue/RED set mean_pktsize_    [expr {$payload + $hdr}]
@@ -84,9 +96,9 @@ $startVar set max_ 1.0
 set r1 [$ns node]
 set r2 [$ns node]
 
-$ns simplex-link $r1 $r2 100Mb 20ms RED
-$ns simplex-link $r2 $r1 100Mb 20ms DropTail
-$ns queue-limit $r1 $r2 200
+$ns simplex-link $r1 $r2 ${mbps}Mb 20ms RED
+$ns simplex-link $r2 $r1 ${mbps}Mb 20ms DropTail
+$ns queue-limit $r1 $r2 [expr {200 * $k}]
 [$r1 get-module Manual] add-route-to-adj-node -default $r2
 [$r2 get-module Manual] add-route-to-adj-node -default $r1
 
@@ -101,6 +113,9 @@ set edsnoop [new SnoopQueue/EDrop]
 $edsnoop set-monitor $qmon
 $redq early-drop-target $edsnoop
 $edsnoop target [$ns set nullAgent_]
+# The monitor's packet count over time, for the mean queue length.
+set pint [new Integrator]
+$qmon set-pkts-integrator $pint
 
 set tcps  {}
 set sinks {}
@@ -129,7 +144,7 @@ for {set i 0} {$i < $N} {incr i} {
 
 # ---- results --------------------------------------------------------------------
 proc finish {} {
-    global ns tcps sinks qmon simtime N payload hdr
+    global ns tcps sinks qmon pint simtime N payload hdr mbps
     # TCPSink's bytes_ counts the in-order bytes handed up, using each
     # packet's full size: 1040 per data segment, plus 40 for the SYN
     # (ns-2's one-way TCP sends seqno 0 as a 40-byte SYN when syn_ is
@@ -146,8 +161,12 @@ proc finish {} {
     set goodput [expr {$delivered * $payload * 8.0 / $simtime}]
     set drops  [$qmon set pdrops_]
     set edrops [$qmon set epdrops_]
+    # Close the integral at the end of the run (its last segment is still open).
+    $pint newpoint [$ns now] [$pint set lasty_]
+    set meanq [expr {[$pint set sum_] / [$ns now]}]
     puts "simulator=ns2"
     puts "n_flows=$N"
+    puts "bottleneck_mbps=$mbps"
     puts "sim_time_s=[$ns now]"
     puts "delivered_packets=$delivered"
     puts "acked_packets=$acked"
@@ -155,6 +174,7 @@ proc finish {} {
     puts "bottleneck_drops=$drops"
     puts "bottleneck_early_drops=$edrops"
     puts "bottleneck_forced_drops=[expr {$drops - $edrops}]"
+    puts [format "mean_queue_packets=%.2f" $meanq]
     exit 0
 }
 $ns at $simtime "finish"

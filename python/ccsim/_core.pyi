@@ -1,5 +1,7 @@
 """Type stubs of the compiled module (crates/ccsim-py)."""
 
+from typing import Any
+
 class ScenarioError(ValueError):
     origin: str
     path: str
@@ -25,10 +27,15 @@ class Simulation:
     @property
     def events_processed(self) -> int: ...
     def report_json(self) -> str: ...
+    def summary_json(self, queues: list[str] = ...) -> str: ...
     def finish_traces(self) -> None: ...
+    def packet_log(self) -> dict[str, Any] | None: ...
     @property
     def pcap_files(self) -> list[str]: ...
 
 def version() -> str: ...
+def describe(text: str, origin: str = "<string>", overrides: list[str] = ..., seed: int | None = None) -> str:
+    """The scenario as the builder expands it, as a JSON string."""
+
 def report_schema() -> str:
     """The JSON Schema (draft 2020-12) of the report, as a JSON string."""

@@ -74,8 +74,8 @@ def describe(s: dict[str, Any]) -> str:
         rows = []
         for name, fs in groups.items():
             g = [f["goodput_bps"] for f in fs]
-            tcp = [f for f in fs if f["transport"] == "tcp"]
-            rtts = [f["mean_rtt_ms"] for f in tcp if f["mean_rtt_ms"]]
+            reliable = [f for f in fs if f["transport"] in ("tcp", "rdp")]
+            rtts = [f["mean_rtt_ms"] for f in reliable if f["mean_rtt_ms"]]
             rows.append(
                 [
                     name,
@@ -85,8 +85,8 @@ def describe(s: dict[str, Any]) -> str:
                     rate(sum(g) / len(g)),
                     f"{rate(min(g))} .. {rate(max(g))}",
                     f"{sum(rtts) / len(rtts):.1f} ms" if rtts else "-",
-                    count(sum(f["retransmitted_packets"] for f in tcp)) if tcp else "-",
-                    count(sum(f["timeouts"] for f in tcp)) if tcp else "-",
+                    count(sum(f["retransmitted_packets"] for f in reliable)) if reliable else "-",
+                    count(sum(f["timeouts"] for f in reliable)) if reliable else "-",
                 ]
             )
         lines.append("")

@@ -16,6 +16,7 @@ EPILOG = """\
 examples:
   ccsim run scenarios/dumbbell.toml
   ccsim run scenarios/dumbbell.toml --set duration=10s --set flows.bulk.count=2 --seed 7
+      (count is per sender-receiver pair: 2 flows from each S to its D, 20 in all)
   ccsim run scenarios/dumbbell.toml --json | jq .totals
   ccsim run scenarios/dumbbell.toml --out results/ --quiet
   ccsim sweep scenarios/sweep_dumbbell.toml
@@ -25,7 +26,8 @@ examples:
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The CLI's parser; with `command`, only that command's (when it names one)."""
     parser = Parser(
         prog="ccsim",
         description="Packet-level simulator for TCP congestion control.",
@@ -34,13 +36,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ccsim {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
-    for module in discover():
+    for module in discover(command):
         module.register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     func = getattr(args, "func", None)
     if func is None:

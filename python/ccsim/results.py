@@ -69,12 +69,19 @@ class Results:
       `acc`, `spoofers`: one row per ACC router, per router with an ACK spoofer.
     - `series`: sampled time series, name -> DataFrame with columns `t` (s) and `value`.
     - `totals`: the run's totals as a dict.
+    - `packets`: the per-packet event log (`ccsim.packet_log`), None when the scenario keeps
+      none; `packets_not_kept`: the events past its `max_events`.
     """
 
-    def __init__(self, summary: dict[str, Any]):
+    def __init__(self, summary: dict[str, Any], packets: pl.DataFrame | None = None, packets_not_kept: int = 0):
         self.summary = summary
         self._tables: dict[str, pl.DataFrame] = {}
         self._series: dict[str, pl.DataFrame] | None = None
+        self.packets = packets
+        self.packets_not_kept = packets_not_kept
+        #: (text, origin, overrides, seed) of the scenario, when `ccsim.run` made these
+        #: results: `to_parquet` then also writes the expanded scenario (`scenario.json`).
+        self.source: tuple[str, str, list[str], int | None] | None = None
 
     @classmethod
     def from_json(cls, text: str) -> Results:
@@ -82,8 +89,15 @@ class Results:
 
     @classmethod
     def load(cls, directory: str | os.PathLike[str]) -> Results:
-        """Results saved by `to_parquet` (or `ccsim run --out`), from their summary.json."""
-        return cls.from_json((Path(directory) / "summary.json").read_text(encoding="utf-8"))
+        """Results saved by `to_parquet` (or `ccsim run --out`), from their summary.json
+        (and packets.parquet, when there is one)."""
+        res = cls.from_json((Path(directory) / "summary.json").read_text(encoding="utf-8"))
+        packets = Path(directory) / "packets.parquet"
+        if packets.exists():
+            import polars as pl
+
+            res.packets = pl.read_parquet(packets)
+        return res
 
     # --- scalars ----------------------------------------------------------------------------
 
@@ -165,8 +179,10 @@ class Results:
 
     def to_parquet(self, directory: str | os.PathLike[str]) -> Path:
         """Writes flows, queues, links, nodes and series (long format: name, t, value) as
-        Parquet files, and summary.json, into `directory` (created if needed). Each file is
-        written whole or not at all, summary.json last."""
+        Parquet files, the packet log as packets.parquet if there is one, the expanded
+        scenario as scenario.json (`ccsim show --json`) for results of `ccsim.run`, and
+        summary.json, into `directory` (created if needed). Each file is written whole or not
+        at all, summary.json last."""
         from ._files import atomic_write, atomic_write_text
 
         out = Path(directory)
@@ -174,6 +190,13 @@ class Results:
         for name in TABLES:
             atomic_write(out / f"{name}.parquet", self._table(name).write_parquet)
         atomic_write(out / "series.parquet", self.series_long().write_parquet)
+        if self.packets is not None:
+            atomic_write(out / "packets.parquet", self.packets.write_parquet)
+        if self.source is not None:
+            from ._core import describe
+
+            text, origin, overrides, seed = self.source
+            atomic_write_text(out / "scenario.json", describe(text, origin, overrides, seed) + "\n")
         atomic_write_text(out / "summary.json", self.to_json() + "\n")
         return out
 

@@ -85,7 +85,15 @@ def run_text(
     summary = json.loads(sim.report_json())
     summary["wall_time_s"] = wall
     summary["events_per_second"] = summary["events_processed"] / wall if wall > 0 else 0.0
-    return Results(summary)
+    log = sim.packet_log()
+    if log is None:
+        res = Results(summary)
+    else:
+        from . import packet_log
+
+        res = Results(summary, packets=packet_log.frame(log), packets_not_kept=log["not_kept"])
+    res.source = (text, origin, overrides, seed)
+    return res
 
 
 def advance(sim: Simulation, progress: Progress = None) -> None:
@@ -101,9 +109,11 @@ def advance(sim: Simulation, progress: Progress = None) -> None:
             if callback is not None:
                 callback(sim.now, stop)
             elif show:
-                if bar is None and (progress is True or time.perf_counter() - started >= PROGRESS_DELAY_S):
+                elapsed = time.perf_counter() - started
+                if bar is None and (progress is True or elapsed >= PROGRESS_DELAY_S):
                     bar = _bar(stop, sim.now, started)
                 if bar is not None:
+                    bar.set_postfix_str(f"{_rate(sim.events_processed / elapsed if elapsed > 0 else 0.0)} events/s", refresh=False)
                     bar.update(sim.now - bar.n)
     finally:
         if bar is not None:
@@ -117,6 +127,13 @@ def _stderr_is_terminal() -> bool:
         return False
 
 
+def _rate(x: float) -> str:
+    for k, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if x >= k:
+            return f"{x / k:.3g} {unit}"
+    return f"{x:.3g}"
+
+
 def _bar(stop: float, now: float, started: float):
     from tqdm import tqdm
 
@@ -127,7 +144,7 @@ def _bar(stop: float, now: float, started: float):
         desc="simulating",
         leave=False,
         dynamic_ncols=True,
-        bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.4g}/{total:.4g} s [{elapsed}<{remaining}]",
+        bar_format="{desc}: {percentage:3.0f}%|{bar}| {n:.4g}/{total:.4g} s simulated{postfix} [{elapsed}, ETA {remaining}]",
     )
     # Count elapsed time from the start of the run, not from when the bar appeared.
     bar.start_t -= time.perf_counter() - started

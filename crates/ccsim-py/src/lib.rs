@@ -141,10 +141,49 @@ impl Simulation {
         self.sim.trace.as_ref().map_or_else(Vec::new, |t| t.files().map(|p| p.display().to_string()).collect())
     }
 
+    /// The per-packet event log up to now, or None when the scenario keeps none: a dict
+    /// with `records` (bytes: `record_bytes`-byte little-endian structs, laid out as
+    /// `ccsim::trace::packet_log` documents), `not_kept` (events past `max_events`), and the
+    /// names the records' indices refer to: `nodes`, `links`, `flows`, `events`,
+    /// `drop_reasons`, `packet_kinds`.
+    fn packet_log<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, pyo3::types::PyDict>>> {
+        use ccsim::trace::packet_log as pl;
+        let Some(log) = self.sim.packet_log.as_ref() else { return Ok(None) };
+        let d = pyo3::types::PyDict::new(py);
+        let bytes = py.detach(|| log.to_bytes(self.sim.now));
+        d.set_item("records", pyo3::types::PyBytes::new(py, &bytes))?;
+        d.set_item("record_bytes", pl::RECORD_BYTES)?;
+        d.set_item("not_kept", log.not_kept)?;
+        d.set_item("nodes", self.sim.net.nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>())?;
+        d.set_item("links", self.sim.net.links.iter().map(|l| l.name.as_str()).collect::<Vec<_>>())?;
+        d.set_item("flows", self.sim.flows.iter().map(|f| f.name()).collect::<Vec<_>>())?;
+        d.set_item("events", pl::EVENTS.to_vec())?;
+        d.set_item("drop_reasons", pl::DROP_REASONS.to_vec())?;
+        d.set_item("packet_kinds", pl::PACKET_KINDS.to_vec())?;
+        Ok(Some(d))
+    }
+
     /// The report (measured from the end of the warm-up to now) as a JSON string.
     fn report_json(&mut self, py: Python<'_>) -> String {
         let sim = &mut self.sim;
         py.detach(move || Report::new(sim).to_json())
+    }
+
+    /// The report without its tables that grow with the network (flows, links, nodes),
+    /// and with the rows of the queues named in `queues` only, as a JSON string: the totals
+    /// and a few queues of a run of a hundred thousand flows, without writing and parsing a
+    /// report of hundreds of megabytes.
+    #[pyo3(signature = (queues = Vec::new()))]
+    fn summary_json(&mut self, py: Python<'_>, queues: Vec<String>) -> String {
+        let sim = &mut self.sim;
+        py.detach(move || {
+            let mut r = Report::new(sim);
+            r.flows.clear();
+            r.links.clear();
+            r.nodes.clear();
+            r.queues.retain(|q| queues.contains(&q.link));
+            r.to_json()
+        })
     }
 
     fn __repr__(&self) -> String {
@@ -162,6 +201,16 @@ fn report_schema() -> String {
     serde_json::to_string(&schema).expect("a schema always serializes")
 }
 
+/// The scenario as the builder expands it, without running it (`ccsim show`), as a JSON
+/// string: nodes, links and their queues, flows with their routes, the settings in force
+/// and the profile (see `ccsim::scenario::describe`). Raises `ScenarioError` as
+/// `Simulation` does.
+#[pyfunction]
+#[pyo3(signature = (text, origin = "<string>", overrides = Vec::new(), seed = None))]
+fn describe(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>, seed: Option<u64>) -> PyResult<String> {
+    ccsim::scenario::describe::describe(text, origin, &overrides, seed).map(|v| v.to_string()).map_err(|e| scenario_error(py, e))
+}
+
 /// Version of the simulation core.
 #[pyfunction]
 fn version() -> &'static str {
@@ -174,5 +223,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(report_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(describe, m)?)?;
     Ok(())
 }

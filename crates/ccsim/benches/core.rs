@@ -23,7 +23,7 @@ const BATCH: usize = 1024;
 fn event_queue(c: &mut Criterion) {
     let mut g = c.benchmark_group("event_queue");
     g.throughput(Throughput::Elements(BATCH as u64));
-    for size in [256usize, 4096] {
+    for size in [256usize, 4096, 262_144] {
         // A queue holding `size` events spread over 50 ms; each step pops the earliest and
         // schedules a successor a pseudo-random 0-50 ms later, as link and timer events do.
         let mut q: EventQueue<(u32, u32)> = EventQueue::default();

@@ -72,6 +72,7 @@ fn packet(kind: Kind, src: u32, dst: u32, sport: u16, dport: u16, ack: u32) -> P
         size: TCP_IP_HEADER,
         sent_at: SimTime::ZERO,
         acc: None,
+        rdp_var: Default::default(),
         tunnel: 0,
     }
 }

@@ -1,23 +1,34 @@
 //! The DUMBBELL-N speed benchmark (benchmarks/README.md) straight from Rust, for profiling
-//! without Python: `cargo run --release --example dumbbell N [SIMTIME] [SEED] [--json FILE]`.
+//! without Python:
+//! `cargo run --release --example dumbbell N [SIMTIME] [SEED] [--bottleneck MBPS] [--json FILE]`.
 //! Builds the same scenario as `ccsim bench dumbbell` (python/ccsim/bench.py, ns-2's
 //! behaviours) and prints the same key=value lines.
 
 #[path = "../tests/common/dumbbell.rs"]
 mod dumbbell;
-use dumbbell::dumbbell_toml;
+use dumbbell::dumbbell_toml_at;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let json = args.iter().position(|a| a == "--json").and_then(|i| args.get(i + 1).cloned());
-    let pos: Vec<&String> = args.iter().take_while(|a| *a != "--json").collect();
-    let n: u32 = pos.first().and_then(|s| s.parse().ok()).unwrap_or_else(|| {
-        eprintln!("usage: dumbbell N [SIMTIME] [SEED] [--json FILE]");
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut option = |name: &str| -> Option<String> {
+        let i = args.iter().position(|a| a == name)?;
+        let value = args.get(i + 1).cloned();
+        args.drain(i..(i + 2).min(args.len()));
+        value
+    };
+    let json = option("--json");
+    let mbps: u32 = option("--bottleneck").map_or(100, |s| s.parse().unwrap_or(0));
+    let usage = || -> ! {
+        eprintln!("usage: dumbbell N [SIMTIME] [SEED] [--bottleneck MBPS (a multiple of 100)] [--json FILE]");
         std::process::exit(2)
-    });
-    let sim_time: f64 = pos.get(1).and_then(|s| s.parse().ok()).unwrap_or(60.0);
-    let seed: u64 = pos.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
-    let text = dumbbell_toml(n, sim_time, seed, 0.0);
+    };
+    if mbps < 100 || !mbps.is_multiple_of(100) {
+        usage();
+    }
+    let n: u32 = args.first().and_then(|s| s.parse().ok()).unwrap_or_else(|| usage());
+    let sim_time: f64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(60.0);
+    let seed: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let text = dumbbell_toml_at(n, sim_time, seed, 0.0, mbps);
     let t0 = std::time::Instant::now();
     let mut sim = ccsim::scenario::load(&text, "dumbbell", &[], None).unwrap_or_else(|e| {
         eprintln!("error: {e}");
@@ -32,12 +43,14 @@ fn main() {
     let (setup, run) = ((t1 - t0).as_secs_f64(), (t2 - t1).as_secs_f64());
     println!("simulator=ccsim");
     println!("n_flows={n}");
+    println!("bottleneck_mbps={mbps}");
     println!("sim_time_s={}", r.duration_s);
     println!("delivered_packets={}", delivered / 1000);
     println!("goodput_bps={}", delivered as f64 * 8.0 / r.duration_s);
     println!("bottleneck_drops={}", q.drops);
     println!("bottleneck_early_drops={}", q.drops_early);
     println!("bottleneck_forced_drops={}", q.drops_forced + q.drops_overflow);
+    println!("mean_queue_packets={:.2}", q.mean_len_packets);
     println!("setup_s={setup:.4}");
     println!("run_s={run:.4}");
     println!("events_processed={}", r.events_processed);

@@ -1,5 +1,5 @@
 //! The run loop: events, packet forwarding between nodes, and the glue between the network
-//! and the end-host state machines (TCP, UDP). Router mechanisms (`crate::router`) are
+//! and the end-host state machines (TCP, RDP, UDP). Router mechanisms (`crate::router`) are
 //! called through their hooks; this module names none of them.
 //!
 //! A watchdog stops a run whose simulated time stops advancing (see [`Stall`]): more
@@ -8,18 +8,25 @@
 //! the simulator should allow one (every transmission, gap and period takes at least 1 ns),
 //! so the watchdog is the guard, not the mechanism.
 //!
-//! Timers of the TCP state machines are polled, not cancelled: a sender exposes its
+//! Timers of the TCP and RDP state machines are polled, not cancelled: a sender exposes its
 //! retransmission deadline and the engine keeps at most one pending event per deadline it has
-//! already scheduled, so restarting the timer on every ACK costs no heap operation.
+//! already scheduled, so restarting the timer on every ACK costs no heap operation. An RDP
+//! sender's one timer (SYN, retransmission, CLOSE-WAIT) rides on `Event::Rto`, its
+//! receiver's (CLOSE-WAIT) on `Event::DelAck`.
 
 use crate::app::{UdpSource, UdpStats};
 use crate::net::{Kind, LinkId, LinkStats, Network, NodeId, NodeKind, NodeStats, Packet};
 use crate::queue::QueueStats;
+use crate::rdp::{RdpReceiver, RdpSender};
 use crate::router::{Cx, Effects, Hooks, Mechanism, Passage, Registered, RouterMechanism, Timer};
 use crate::sim::{Dur, EventQueue, Rng, SimTime};
 use crate::stats::{counters, Series, SeriesSpec, SeriesTarget};
 use crate::tcp::{ReceiverStats, SenderStats, TcpReceiver, TcpSender};
+use crate::trace::packet_log::{DropReason, Event as LogEvent, PacketLog};
 use std::collections::VecDeque;
+
+mod in_network;
+use in_network::InNetwork;
 
 pub type FlowIdx = u32;
 
@@ -75,8 +82,16 @@ counters! {
 
 #[derive(Clone, Debug)]
 pub enum Transport {
-    Tcp { tx: Box<TcpSender>, rx: Box<TcpReceiver> },
+    Tcp {
+        tx: Box<TcpSender>,
+        rx: Box<TcpReceiver>,
+    },
     Udp(Box<UdpSource>),
+    /// RDP (`crate::rdp`): the sender's and the receiver's state machines.
+    Rdp {
+        tx: Box<RdpSender>,
+        rx: Box<RdpReceiver>,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -95,6 +110,8 @@ pub struct Flow {
     pub jitter: Dur,
     jitter_rng: Rng,
     pending: VecDeque<(SimTime, Packet)>,
+    /// The flow's data segments on links (see `in_network`).
+    in_network: InNetwork,
     rto_scheduled: Option<SimTime>,
     delack_scheduled: Option<SimTime>,
     stopped: bool,
@@ -125,6 +142,7 @@ impl Flow {
             jitter,
             jitter_rng,
             pending: VecDeque::new(),
+            in_network: InNetwork::default(),
             rto_scheduled: None,
             delack_scheduled: None,
             stopped: false,
@@ -228,6 +246,8 @@ pub struct Snapshot {
 pub struct Simulation {
     pub name: String,
     pub seed: u64,
+    /// The scenario's profile, for the report (the builder applied its defaults).
+    pub profile: crate::scenario::profile::Profile,
     pub now: SimTime,
     pub stop_at: SimTime,
     pub warmup: SimTime,
@@ -247,6 +267,8 @@ pub struct Simulation {
     effects: Effects,
     /// Packet captures of chosen links (None: no `[[pcap]]` in the scenario).
     pub trace: Option<Box<crate::trace::Tracer>>,
+    /// The per-packet event log (None: no `[packet_log]` in the scenario).
+    pub packet_log: Option<Box<PacketLog>>,
     events: EventQueue<Event>,
     outbox: Vec<Packet>,
     /// Packets a link's replay found lost on the wire, to count as drops.
@@ -256,6 +278,11 @@ pub struct Simulation {
     watchdog: Watchdog,
     /// Set when the watchdog stopped the run; the run cannot go on.
     pub stalled: Option<Stall>,
+    /// When each of `wire_lost` was lost (for the packet log).
+    wire_lost_at: Vec<SimTime>,
+    /// Links with random loss: the only ones where a packet can be lost on the wire before
+    /// its loss is replayed.
+    lossy_links: Vec<LinkId>,
 }
 
 impl Simulation {
@@ -281,6 +308,7 @@ impl Simulation {
         let mut sim = Simulation {
             name,
             seed,
+            profile: Default::default(),
             now: SimTime::ZERO,
             stop_at,
             warmup,
@@ -295,15 +323,19 @@ impl Simulation {
             hooked: HookLists::default(),
             effects: Effects::default(),
             trace: None,
+            packet_log: None,
             events: EventQueue::default(),
             outbox: Vec::with_capacity(64),
             wire_lost: Vec::new(),
             origins: Origins::default(),
             watchdog: Watchdog::default(),
             stalled: None,
+            wire_lost_at: Vec::new(),
+            lossy_links: Vec::new(),
         };
         let parts = (sim.flows.len() + sim.net.links.len() + sim.series_specs.len()) as u64;
         sim.watchdog.limit = WATCHDOG_EVENTS + 8 * parts;
+        sim.lossy_links = (0..sim.net.links.len() as LinkId).filter(|&l| sim.net.links[l as usize].loss > 0.0).collect();
         sim.baseline = sim.snapshot();
         for (i, f) in sim.flows.iter().enumerate() {
             sim.events.schedule(f.start, Event::FlowStart(i as FlowIdx));
@@ -359,6 +391,12 @@ impl Simulation {
     /// count or the watchdog. Callers that must stay responsive (to Ctrl-C, a progress bar)
     /// run in such slices.
     pub fn run_until_at_most(&mut self, t: SimTime, max_events: u64) -> bool {
+        if let Some(trace) = &self.trace {
+            // Captures record each packet as its transmission ends.
+            for (i, l) in self.net.links.iter_mut().enumerate() {
+                l.replay_ends = trace.records(i as LinkId);
+            }
+        }
         let limit = t.min(self.stop_at);
         let mut left = max_events;
         let mut reached = false;
@@ -512,6 +550,7 @@ impl Simulation {
         }
         let Some(link) = link else {
             self.net.nodes[node as usize].stats.no_route += 1;
+            self.log(LogEvent::Drop, DropReason::NoRoute, node, None, &pkt);
             self.count_drop(&pkt);
             return;
         };
@@ -523,6 +562,8 @@ impl Simulation {
         let l = &mut self.net.links[link as usize];
         if !l.up {
             l.stats.lost_down += 1;
+            let from = l.from;
+            self.log(LogEvent::Drop, DropReason::Down, from, Some(link), &pkt);
             self.count_drop(&pkt);
             return;
         }
@@ -537,17 +578,25 @@ impl Simulation {
             self.schedule_timers(i);
         }
         let l = &mut self.net.links[link as usize];
+        let mut admitted = pkt;
         if l.queue.decides_at_dequeue() {
-            if !l.queue.commit(pkt, verdict, action, now) {
-                self.queue_drop(link, &pkt);
+            if l.queue.commit(pkt, verdict, action, now) {
+                self.log_enqueue(link, &pkt, action);
+            } else {
+                self.queue_drop(link, &pkt, DropReason::of(verdict));
             }
             self.account_evicted(link);
             if self.net.links[link as usize].is_idle(now) {
                 self.transmit_next(link);
             }
-        } else if l.queue.commit(pkt, verdict, action, now) {
-            let s = l.schedule(pkt.size, now);
+        } else if l.queue.admit(&mut admitted, verdict, action) {
+            let s = l.accept(admitted, now);
             let epoch = l.epoch;
+            if self.packet_log.is_some() {
+                self.log_enqueue(link, &pkt, action);
+                // The packet's departure is known now (see `trace::packet_log`).
+                self.log_at(s.tx_start, LogEvent::Dequeue, DropReason::None, link, &pkt);
+            }
             if let Some(at) = s.arrival {
                 self.events.schedule(at, Event::Arrive { link, epoch });
             }
@@ -555,7 +604,7 @@ impl Simulation {
                 self.events.schedule(s.tx_end, Event::TxDone { link, epoch });
             }
         } else {
-            self.queue_drop(link, &pkt);
+            self.queue_drop(link, &pkt, DropReason::of(verdict));
         }
         if self.effects.emits.len() > mark {
             self.send_emits(mark);
@@ -564,7 +613,10 @@ impl Simulation {
 
     /// `link`'s queue dropped `pkt`: charged to its flow, and seen by the mechanisms that
     /// watch queue drops (their emits are left to the caller to send).
-    fn queue_drop(&mut self, link: LinkId, pkt: &Packet) {
+    fn queue_drop(&mut self, link: LinkId, pkt: &Packet, reason: DropReason) {
+        if self.packet_log.is_some() {
+            self.log_at(self.now, LogEvent::Drop, reason, link, pkt);
+        }
         self.count_drop(pkt);
         for k in 0..self.hooked.queue_drop.len() {
             let i = self.hooked.queue_drop[k];
@@ -579,7 +631,7 @@ impl Simulation {
         let mut lost = std::mem::take(&mut self.wire_lost);
         lost.extend(evicted);
         for p in &lost {
-            self.queue_drop(link, p);
+            self.queue_drop(link, p, DropReason::Overflow);
         }
         lost.clear();
         self.wire_lost = lost;
@@ -602,10 +654,17 @@ impl Simulation {
             }
             let l = &mut self.net.links[link as usize];
             let Some(pkt) = l.queue.finish_departure(pkt, verdict, action, now) else {
-                self.queue_drop(link, &pkt);
+                self.queue_drop(link, &pkt, DropReason::Dequeue);
                 continue;
             };
-            let s = l.start(pkt, now);
+            if self.packet_log.is_some() {
+                if action == crate::signal::Action::MarkAndEnqueue {
+                    self.log_at(now, LogEvent::Mark, DropReason::None, link, &pkt);
+                }
+                self.log_at(now, LogEvent::Dequeue, DropReason::None, link, &pkt);
+            }
+            let l = &mut self.net.links[link as usize];
+            let s = l.start_now(pkt, now);
             let epoch = l.epoch;
             if let Some(at) = s.arrival {
                 self.events.schedule(at, Event::Arrive { link, epoch });
@@ -623,7 +682,7 @@ impl Simulation {
     #[inline]
     fn advance_link(&mut self, link: LinkId) {
         let now = self.now;
-        let (trace, wire_lost) = (&mut self.trace, &mut self.wire_lost);
+        let (trace, wire_lost, wire_lost_at) = (&mut self.trace, &mut self.wire_lost, &mut self.wire_lost_at);
         self.net.links[link as usize].advance(now, |t, pkt, lost| {
             if let Some(tr) = trace {
                 // The capture point: the packet has left the transmitter.
@@ -631,22 +690,34 @@ impl Simulation {
             }
             if lost {
                 wire_lost.push(*pkt);
+                wire_lost_at.push(t);
             }
         });
         if !self.wire_lost.is_empty() {
             let lost = std::mem::take(&mut self.wire_lost);
-            for p in &lost {
+            for (p, &t) in lost.iter().zip(&self.wire_lost_at.clone()) {
+                if self.packet_log.is_some() {
+                    self.log_at(t, LogEvent::Drop, DropReason::Wire, link, p);
+                }
                 self.count_drop(p);
             }
             self.wire_lost = lost;
             self.wire_lost.clear();
+            self.wire_lost_at.clear();
         }
     }
 
+    /// Brings every link up to now, counters included.
     fn advance_links(&mut self) {
         for link in 0..self.net.links.len() {
-            self.advance_link(link as LinkId);
+            self.observe_link(link as LinkId);
         }
+    }
+
+    /// Brings `link` up to now, counters included, for a reader of its state.
+    fn observe_link(&mut self, link: LinkId) {
+        self.advance_link(link);
+        self.net.links[link as usize].sync(self.now);
     }
 
     fn on_tx_done(&mut self, link: LinkId, epoch: u32) {
@@ -663,7 +734,13 @@ impl Simulation {
         if self.net.links[link as usize].epoch != epoch {
             return;
         }
-        self.advance_link(link);
+        // The arriving packet is in the link's pipe once its transmission has started; if
+        // that has not been replayed yet, replay. Otherwise the link's replay can wait until
+        // it is next offered a packet (or observed): nothing between here and there reads
+        // it. Captures are written as transmissions end, so a captured link is replayed.
+        if !self.net.links[link as usize].arrival_ready() || self.trace.is_some() {
+            self.advance_link(link);
+        }
         let l = &mut self.net.links[link as usize];
         let (mut pkt, next) = l.deliver();
         // The link is FIFO with one delay: one pending arrival per link, for the earliest
@@ -672,6 +749,7 @@ impl Simulation {
             self.events.schedule(next, Event::Arrive { link, epoch });
         }
         let node = l.to;
+        self.log(LogEvent::Receive, DropReason::None, node, Some(link), &pkt);
         if pkt.dst == node {
             self.deliver(pkt);
             return;
@@ -679,12 +757,14 @@ impl Simulation {
         let n = &mut self.net.nodes[node as usize];
         if n.kind == NodeKind::Host {
             n.stats.no_route += 1;
+            self.log(LogEvent::Drop, DropReason::NoRoute, node, None, &pkt);
             self.count_drop(&pkt);
             return;
         }
         pkt.ttl = pkt.ttl.saturating_sub(1);
         if pkt.ttl == 0 {
             n.stats.ttl_expired += 1;
+            self.log(LogEvent::Drop, DropReason::Ttl, node, None, &pkt);
             self.count_drop(&pkt);
             return;
         }
@@ -703,7 +783,10 @@ impl Simulation {
             self.send_emits_first(mark);
         }
         match passage {
-            Passage::Discard => self.count_drop(&pkt),
+            Passage::Discard => {
+                self.log(LogEvent::Drop, DropReason::Discarded, node, None, &pkt);
+                self.count_drop(&pkt);
+            }
             Passage::Forward => {
                 self.net.nodes[node as usize].stats.forwarded += 1;
                 self.forward(node, pkt);
@@ -714,8 +797,39 @@ impl Simulation {
         }
     }
 
+    /// Logs `event` for `pkt` at `node` (and `link`) now, if the scenario keeps a packet log.
+    #[inline]
+    fn log(&mut self, event: LogEvent, reason: DropReason, node: NodeId, link: Option<LinkId>, pkt: &Packet) {
+        if let Some(log) = &mut self.packet_log {
+            log.log(self.now, event, reason, node, link, pkt);
+        }
+    }
+
+    /// Logs an event of `link`'s queue (at its sending node) at `t`.
+    fn log_at(&mut self, t: SimTime, event: LogEvent, reason: DropReason, link: LinkId, pkt: &Packet) {
+        let from = self.net.links[link as usize].from;
+        if let Some(log) = &mut self.packet_log {
+            log.log(t, event, reason, from, Some(link), pkt);
+        }
+    }
+
+    /// Logs `pkt` joining `link`'s queue now (and its ECN mark, if the queue set one).
+    fn log_enqueue(&mut self, link: LinkId, pkt: &Packet, action: crate::signal::Action) {
+        if self.packet_log.is_some() {
+            self.log_at(self.now, LogEvent::Enqueue, DropReason::None, link, pkt);
+            if action == crate::signal::Action::MarkAndEnqueue {
+                self.log_at(self.now, LogEvent::Mark, DropReason::None, link, pkt);
+            }
+        }
+    }
+
     /// The network lost `pkt`: charged to its flow unless a mechanism claims it as its own.
     fn count_drop(&mut self, pkt: &Packet) {
+        if is_data_segment(pkt) {
+            if let Some(f) = self.flows.get_mut(pkt.flow as usize) {
+                f.in_network.leave(pkt.seq);
+            }
+        }
         for k in 0..self.hooked.loss.len() {
             if self.mechanisms[self.hooked.loss[k] as usize].claims_loss(pkt) {
                 return;
@@ -738,6 +852,9 @@ impl Simulation {
         let now = self.now;
         let fi = pkt.flow;
         let Some(f) = self.flows.get_mut(fi as usize) else { return };
+        if is_data_segment(&pkt) {
+            f.in_network.leave(pkt.seq);
+        }
         let mut out = std::mem::take(&mut self.outbox);
         match (&mut f.transport, pkt.kind) {
             (Transport::Tcp { rx, .. }, Kind::TcpData) => {
@@ -750,7 +867,10 @@ impl Simulation {
                 tx.on_ack(&pkt, now, &mut out);
                 if tx.stats.fast_retransmits > fast_retransmits {
                     let una = tx.snd_una();
-                    if rx.has_received(una, 1) || self.data_in_network(fi, una) {
+                    let received = rx.has_received(una, 1);
+                    #[cfg(debug_assertions)]
+                    debug_assert_eq!(self.data_in_network(fi, una), self.data_in_network_scan(fi, una), "flow {fi}, segment {una:?}");
+                    if received || self.data_in_network(fi, una) {
                         self.flows[fi as usize].net.false_fast_retransmits += 1;
                     }
                 }
@@ -759,6 +879,24 @@ impl Simulation {
             }
             (Transport::Tcp { tx, .. }, Kind::AccControl) if !f.stopped => tx.on_acc_control(&pkt, now),
             (Transport::Udp(src), Kind::Udp) => src.receive(&pkt),
+            (Transport::Rdp { rx, .. }, Kind::RdpData) => {
+                rx.on_segment(&pkt, now, &mut out);
+                self.arm_delack(fi);
+                self.send_all(fi, &mut out, false);
+            }
+            (Transport::Rdp { tx, rx }, Kind::RdpAck) if !f.stopped => {
+                let fast_retransmits = tx.stats.fast_retransmits;
+                tx.on_segment(&pkt, now, &mut out);
+                if tx.stats.fast_retransmits > fast_retransmits {
+                    let una = tx.snd_una();
+                    if rx.has_received(una) || self.data_in_network(fi, una) {
+                        self.flows[fi as usize].net.false_fast_retransmits += 1;
+                    }
+                }
+                self.arm_rto(fi);
+                self.send_all(fi, &mut out, true);
+            }
+            (Transport::Rdp { tx, .. }, Kind::AccControl) if !f.stopped => tx.on_acc_control(&pkt, now),
             _ => {}
         }
         self.outbox = out;
@@ -777,9 +915,17 @@ impl Simulation {
                 }
                 f.pending.push_back((at, pkt));
             } else {
-                self.forward(pkt.src, pkt);
+                self.inject(fi, pkt);
             }
         }
+    }
+
+    /// A host of flow `fi` hands `pkt` to the network.
+    fn inject(&mut self, fi: FlowIdx, pkt: Packet) {
+        if is_data_segment(&pkt) {
+            self.flows[fi as usize].in_network.enter(pkt.seq);
+        }
+        self.forward(pkt.src, pkt);
     }
 
     fn on_emit(&mut self, fi: FlowIdx) {
@@ -788,7 +934,7 @@ impl Simulation {
         if let Some(&(next, _)) = f.pending.front() {
             self.events.schedule(next, Event::Emit(fi));
         }
-        self.forward(pkt.src, pkt);
+        self.inject(fi, pkt);
     }
 
     fn on_flow_start(&mut self, fi: FlowIdx) {
@@ -803,6 +949,11 @@ impl Simulation {
             Transport::Udp(src) => {
                 let first = src.start(now);
                 self.events.schedule(first, Event::UdpSend(fi));
+            }
+            Transport::Rdp { tx, .. } => {
+                tx.start(now, &mut out);
+                self.arm_rto(fi);
+                self.send_all(fi, &mut out, true);
             }
         }
         self.outbox = out;
@@ -824,8 +975,12 @@ impl Simulation {
 
     fn arm_rto(&mut self, fi: FlowIdx) {
         let f = &mut self.flows[fi as usize];
-        let Transport::Tcp { tx, .. } = &f.transport else { return };
-        if let Some(d) = tx.rto_deadline() {
+        let deadline = match &f.transport {
+            Transport::Tcp { tx, .. } => tx.rto_deadline(),
+            Transport::Rdp { tx, .. } => tx.deadline(),
+            Transport::Udp(_) => return,
+        };
+        if let Some(d) = deadline {
             if f.rto_scheduled.is_none_or(|s| s > d) {
                 f.rto_scheduled = Some(d);
                 self.events.schedule(d, Event::Rto(fi));
@@ -835,8 +990,12 @@ impl Simulation {
 
     fn arm_delack(&mut self, fi: FlowIdx) {
         let f = &mut self.flows[fi as usize];
-        let Transport::Tcp { rx, .. } = &f.transport else { return };
-        if let Some(d) = rx.delack_deadline() {
+        let deadline = match &f.transport {
+            Transport::Tcp { rx, .. } => rx.delack_deadline(),
+            Transport::Rdp { rx, .. } => rx.deadline(),
+            Transport::Udp(_) => return,
+        };
+        if let Some(d) = deadline {
             if f.delack_scheduled.is_none_or(|s| s > d) {
                 f.delack_scheduled = Some(d);
                 self.events.schedule(d, Event::DelAck(fi));
@@ -853,9 +1012,12 @@ impl Simulation {
         if f.stopped {
             return;
         }
-        let Transport::Tcp { tx, .. } = &mut f.transport else { return };
         let mut out = std::mem::take(&mut self.outbox);
-        tx.on_timeout(now, &mut out);
+        match &mut f.transport {
+            Transport::Tcp { tx, .. } => tx.on_timeout(now, &mut out),
+            Transport::Rdp { tx, .. } => tx.on_timer(now, &mut out),
+            Transport::Udp(_) => {}
+        }
         self.arm_rto(fi);
         self.send_all(fi, &mut out, true);
         self.outbox = out;
@@ -867,9 +1029,12 @@ impl Simulation {
         if f.delack_scheduled == Some(now) {
             f.delack_scheduled = None;
         }
-        let Transport::Tcp { rx, .. } = &mut f.transport else { return };
         let mut out = std::mem::take(&mut self.outbox);
-        rx.on_delack_timeout(now, &mut out);
+        match &mut f.transport {
+            Transport::Tcp { rx, .. } => rx.on_delack_timeout(now, &mut out),
+            Transport::Rdp { rx, .. } => rx.on_timer(now),
+            Transport::Udp(_) => {}
+        }
         self.arm_delack(fi);
         self.send_all(fi, &mut out, false);
         self.outbox = out;
@@ -887,7 +1052,13 @@ impl Simulation {
         } else {
             l.go_down(now, |p| lost.push(*p));
         }
+        if let Some(log) = &mut self.packet_log {
+            log.withdraw_dequeues(link, now);
+        }
         for p in &lost {
+            if self.packet_log.is_some() {
+                self.log_at(now, LogEvent::Drop, DropReason::Down, link, p);
+            }
             self.count_drop(p);
         }
         let mark = self.effects.emits.len();
@@ -932,6 +1103,11 @@ impl Simulation {
                     s.receivers.push(ReceiverStats::default());
                     s.udp.push(src.stats);
                 }
+                Transport::Rdp { tx, rx } => {
+                    s.senders.push(tx.stats);
+                    s.receivers.push(rx.stats);
+                    s.udp.push(UdpStats::default());
+                }
             }
             s.flow_net.push(f.net);
         }
@@ -955,17 +1131,26 @@ impl Simulation {
         | SeriesTarget::QueueAvg { link }
         | SeriesTarget::MaxP { link }
         | SeriesTarget::DropProb { link }
-        | SeriesTarget::LinkRate { link } = spec.target
+        | SeriesTarget::LinkRate { link }
+        | SeriesTarget::Drops { link } = spec.target
         {
-            self.advance_link(link);
+            self.observe_link(link);
         }
         let spec = &self.series_specs[i as usize];
         let t = self.now.as_secs_f64();
         let value = match spec.target {
             SeriesTarget::Cwnd { flow } => match &self.flows[flow as usize].transport {
                 Transport::Tcp { tx, .. } => tx.cwnd() as f64 / tx.cfg.mss as f64,
+                Transport::Rdp { tx, .. } => tx.cwnd_packets() as f64,
                 Transport::Udp(_) => f64::NAN,
             },
+            SeriesTarget::Ssthresh { flow } => match self.flows[flow as usize].sender() {
+                // The initial threshold is "arbitrarily high" (RFC 5681): no number to plot.
+                Some(tx) if tx.ssthresh() < 1 << 30 => tx.ssthresh() as f64 / tx.cfg.mss as f64,
+                _ => f64::NAN,
+            },
+            SeriesTarget::Rtt { flow } => self.flows[flow as usize].sender().and_then(|tx| tx.last_rtt).map_or(f64::NAN, |d| d.as_secs_f64() * 1e3),
+            SeriesTarget::Srtt { flow } => self.flows[flow as usize].sender().and_then(|tx| tx.srtt()).map_or(f64::NAN, |d| d.as_secs_f64() * 1e3),
             SeriesTarget::QueueLen { link } => self.net.links[link as usize].queue.len() as f64,
             SeriesTarget::QueueAvg { link } => self.net.links[link as usize].queue.discipline.probe().avg,
             SeriesTarget::MaxP { link } => self.net.links[link as usize].queue.discipline.probe().max_p,
@@ -973,6 +1158,7 @@ impl Simulation {
             SeriesTarget::Goodput { flow } => {
                 let total = match &self.flows[flow as usize].transport {
                     Transport::Tcp { rx, .. } => rx.stats.delivered_bytes,
+                    Transport::Rdp { rx, .. } => rx.stats.delivered_bytes,
                     Transport::Udp(src) => src.stats.bytes_received,
                 };
                 self.rate_since_last(i, total, interval)
@@ -980,6 +1166,10 @@ impl Simulation {
             SeriesTarget::LinkRate { link } => {
                 let total = self.net.links[link as usize].stats.tx_bytes;
                 self.rate_since_last(i, total, interval)
+            }
+            SeriesTarget::Drops { link } => {
+                let total = self.net.links[link as usize].queue.stats.drops();
+                (total - std::mem::replace(&mut self.series_last[i as usize], total)) as f64
             }
         };
         let spec = &self.series_specs[i as usize];
@@ -999,9 +1189,24 @@ impl Simulation {
         }
     }
 
-    /// Whether a data packet of flow `fi` starting at `seq` is queued or on a link.
+    /// Whether a data packet of flow `fi` starting at `seq` is queued or on a link: one of
+    /// the copies the flow's sender handed to the network and that has not left it, unless
+    /// a lossy link has lost it on the wire by now (losses are replayed lazily).
     fn data_in_network(&self, fi: FlowIdx, seq: crate::tcp::Seq) -> bool {
-        let hit = |p: &Packet| p.flow == fi && p.kind == Kind::TcpData && p.seq == seq;
+        let copies = self.flows[fi as usize].in_network.copies(seq);
+        if copies == 0 || self.lossy_links.is_empty() {
+            return copies > 0;
+        }
+        let hit = |p: &Packet| p.flow == fi && is_data_segment(p) && p.seq == seq;
+        let lost: usize = self.lossy_links.iter().map(|&l| self.net.links[l as usize].lost_unreplayed(self.now, hit)).sum();
+        copies > lost
+    }
+
+    /// [`data_in_network`](Self::data_in_network) by a scan of every link: what the per-flow
+    /// record must agree with (checked in debug builds).
+    #[cfg(debug_assertions)]
+    fn data_in_network_scan(&self, fi: FlowIdx, seq: crate::tcp::Seq) -> bool {
+        let hit = |p: &Packet| p.flow == fi && is_data_segment(p) && p.seq == seq;
         self.net.links.iter().any(|l| l.holds(self.now, hit))
     }
 
@@ -1054,4 +1259,11 @@ impl HookLists {
             }
         }
     }
+}
+
+/// A data segment of a flow's sender (TCP or RDP): what the engine follows through the
+/// network to tell a false fast retransmit.
+#[inline]
+fn is_data_segment(p: &Packet) -> bool {
+    matches!(p.kind, Kind::TcpData | Kind::RdpData) && p.payload > 0
 }

@@ -105,9 +105,12 @@ impl Bytes<'_> {
 
 /// An arbitrary packet: every field from the bytes.
 fn packet(b: &mut Bytes) -> Packet {
-    let kind = [Kind::TcpData, Kind::TcpAck, Kind::SpoofedAck, Kind::AccControl, Kind::Udp][b.u8() as usize % 5];
+    let kind = [Kind::TcpData, Kind::TcpAck, Kind::SpoofedAck, Kind::AccControl, Kind::Udp, Kind::RdpData, Kind::RdpAck][b.u8() as usize % 7];
     let ecn = [Ecn::NotEct, Ecn::Ect1, Ecn::Ect0, Ecn::Ce][b.u8() as usize % 4];
-    let acc = (b.u8() & 1 == 1).then(|| AccState { cwnd: b.u32(), ssthresh: b.u32(), srtt_us: b.u32(), slow_start: b.u8() & 1 == 1 });
+    let acc = (b.u8() & 1 == 1).then(|| {
+        let (cwnd, ssthresh, srtt_us, flags) = (b.u32(), b.u32(), b.u32(), b.u8());
+        AccState { cwnd, ssthresh, srtt_us, slow_start: flags & 1 == 1, fast_recovery: flags & 2 == 2 }
+    });
     Packet {
         kind,
         flow: b.u32(),
@@ -126,6 +129,7 @@ fn packet(b: &mut Bytes) -> Packet {
         sent_at: SimTime(b.u64()),
         acc,
         tunnel: b.u16(),
+        rdp_var: crate::rdp::VarArea::NONE,
     }
 }
 

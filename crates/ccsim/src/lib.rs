@@ -9,6 +9,7 @@ pub mod engine;
 pub mod fuzz;
 pub mod net;
 pub mod queue;
+pub mod rdp;
 pub mod report;
 pub mod router;
 pub mod scenario;

@@ -19,6 +19,9 @@ pub struct Report {
     pub scenario: String,
     /// The seed of every random stream (0 to 2^64-1): the scenario's, or `--seed`.
     pub seed: u64,
+    /// The scenario's `profile`: `rfc` (the RFCs' defaults) or `ns2` (ns-2.35's where they
+    /// differ; `docs/profiles.md`).
+    pub profile: &'static str,
     /// Simulated time of the run.
     pub duration_s: f64,
     /// Statistics exclude everything before this time.
@@ -64,8 +67,8 @@ pub struct Totals {
     pub timeouts: u64,
     /// Sum of the queues' `drops`, packets.
     pub queue_drops: u64,
-    /// Jain's index of the TCP flows' goodputs, (Σx)² / (n·Σx²): 1 = perfectly fair, 1/n
-    /// when one flow takes all; 1 when there is no TCP flow.
+    /// Jain's index of the congestion-controlled (TCP and RDP) flows' goodputs, (Σx)² /
+    /// (n·Σx²): 1 = perfectly fair, 1/n when one flow takes all; 1 when there is no such flow.
     pub jain_fairness: f64,
 }
 
@@ -121,19 +124,21 @@ pub struct FlowReport {
     pub src: String,
     /// Receiving host.
     pub dst: String,
-    /// `tcp` or `udp`.
+    /// `tcp`, `udp` or `rdp`. RDP flows fill the TCP columns with the same meanings, in
+    /// segments (RDP's unit) where TCP's are segments of the MSS.
     pub transport: &'static str,
     /// When the flow started (absolute; drawn from the scenario's `start`).
     pub start_s: f64,
-    /// Data segments (TCP) or datagrams (UDP) sent, retransmissions included.
+    /// Data segments (TCP, RDP) or datagrams (UDP) sent, retransmissions included.
     pub packets_sent: u64,
-    /// Payload bytes sent (TCP: retransmissions included).
+    /// Payload bytes sent (TCP, RDP: retransmissions included).
     pub bytes_sent: u64,
     /// `packets_sent` less retransmissions.
     pub new_packets_sent: u64,
     /// `bytes_sent` less retransmitted bytes.
     pub new_bytes_sent: u64,
-    /// TCP segments sent again (fast retransmit, NewReno partial ACK, timeout); 0 for UDP.
+    /// Segments sent again (fast retransmit, NewReno partial ACK, timeout, ACC go-back); 0
+    /// for UDP.
     pub retransmitted_packets: u64,
     /// Times TCP entered fast retransmit / fast recovery.
     pub fast_retransmits: u64,
@@ -165,14 +170,15 @@ pub struct FlowReport {
     pub acc_controls_received: u64,
     /// Mean of the sender's RTT samples (Karn's rule: none from retransmitted segments).
     pub mean_rtt_ms: f64,
-    /// Payload bytes delivered to the receiving application (TCP: in order; UDP: bytes
+    /// Payload bytes delivered to the receiving application (TCP, RDP: in order; UDP: bytes
     /// received).
     pub delivered_bytes: u64,
     /// `delivered_bytes · 8 / measured_s`.
     pub goodput_bps: f64,
     /// Segments that arrived above the next expected sequence number.
     pub out_of_order_packets: u64,
-    /// Duplicate ACKs the receiver sent, packets.
+    /// Duplicate ACKs the receiver sent (RDP: ACKs that did not move the cumulative
+    /// acknowledgement, EACKs included), packets.
     pub dupacks_sent: u64,
     /// Duplicate ACKs the receiver held back (duplicate-ACK suppression, `das`), packets.
     pub dupacks_suppressed: u64,
@@ -184,9 +190,10 @@ pub struct FlowReport {
     /// Duplicate ACKs routers spoofed toward this flow's sender, packets.
     pub spoofed_acks: u64,
     /// Finite transfers: when the last byte was acknowledged (absolute time, whether before
-    /// or after the warm-up); null for bulk flows, UDP, and transfers not finished.
+    /// or after the warm-up); null for bulk flows, UDP, and transfers not finished. An RDP
+    /// transfer's time includes its connection's SYN exchange.
     pub completion_time_s: Option<f64>,
-    /// Congestion window at the end of the run (not a period statistic); 0 for UDP.
+    /// Congestion window at the end of the run (not a period statistic), segments; 0 for UDP.
     pub final_cwnd_segments: f64,
 }
 
@@ -310,11 +317,12 @@ impl Report {
             let n = now.flow_net[i].delta(&base.flow_net[i]);
             let (transport, mss, completion, cwnd) = match &f.transport {
                 Transport::Tcp { tx, .. } => ("tcp", tx.cfg.mss as f64, tx.completed_at.map(|t| t.as_secs_f64()), tx.cwnd() as f64 / tx.cfg.mss as f64),
+                Transport::Rdp { tx, .. } => ("rdp", tx.cfg.segment_size as f64, tx.completed_at.map(|t| t.as_secs_f64()), tx.cwnd_packets() as f64),
                 Transport::Udp(_) => ("udp", 1.0, None, 0.0),
             };
-            let tcp = transport == "tcp";
+            let reliable = transport != "udp";
             let (sent, bytes, delivered) =
-                if tcp { (s.packets_sent, s.bytes_sent, r.delivered_bytes) } else { (u.packets_sent, u.bytes_sent, u.bytes_received) };
+                if reliable { (s.packets_sent, s.bytes_sent, r.delivered_bytes) } else { (u.packets_sent, u.bytes_sent, u.bytes_received) };
             flows.push(FlowReport {
                 flow: f.name(),
                 group: f.group.clone(),
@@ -420,7 +428,7 @@ impl Report {
             })
             .collect();
 
-        let tcp_goodputs: Vec<f64> = flows.iter().filter(|f| f.transport == "tcp").map(|f| f.goodput_bps).collect();
+        let tcp_goodputs: Vec<f64> = flows.iter().filter(|f| f.transport != "udp").map(|f| f.goodput_bps).collect();
         let totals = Totals {
             goodput_bps: flows.iter().map(|f| f.goodput_bps).sum(),
             delivered_bytes: flows.iter().map(|f| f.delivered_bytes).sum(),
@@ -435,6 +443,7 @@ impl Report {
         let mut report = Report {
             scenario: sim.name.clone(),
             seed: sim.seed,
+            profile: sim.profile.name(),
             duration_s: sim.stop_at.as_secs_f64(),
             warmup_s: sim.warmup.as_secs_f64(),
             measured_s: measured,

@@ -220,7 +220,8 @@ fn ecn_marks_and_echoes_are_where_ccsim_puts_them() {
         let tx = f.sender().unwrap();
         let l = &sim.net.links[link(&sim, &format!("S{}->R1", i + 1))];
         let cwr_flag = |p: &&ccsim::net::Packet| p.flags & ccsim::net::packet::flags::CWR != 0;
-        let not_yet_sent = tx.cwr_pending() as u64 + l.queue.iter().filter(cwr_flag).count() as u64 + l.transmitting_packet().filter(cwr_flag).is_some() as u64;
+        let not_yet_sent =
+            tx.cwr_pending() as u64 + l.queue.iter().filter(cwr_flag).count() as u64 + l.transmitting_packet(sim.now).filter(cwr_flag).is_some() as u64;
         let captured = count(&path, &format!("tcp.flags.cwr == 1 && frame.interface_name == \"{}\"", l.name));
         assert_eq!(captured + not_yet_sent, tx.stats.ecn_reductions, "{}: CWR", l.name);
     }

@@ -37,6 +37,7 @@ fn base(kind: Kind, src: u32, dst: u32, sport: u16, dport: u16) -> Packet {
         size: 0,
         sent_at: SimTime::ZERO,
         acc: None,
+        rdp_var: Default::default(),
         tunnel: 0,
     }
 }
@@ -77,7 +78,7 @@ fn packets() -> Vec<(u32, Packet)> {
     let udp = Packet { payload: 200, size: 200 + UDP_IP_HEADER, ..base(Kind::Udp, ROUTER, RECEIVER, 43002, 43003) };
     let acc = Packet {
         size: UDP_IP_HEADER + 16,
-        acc: Some(AccState { cwnd: 8000, ssthresh: 4000, srtt_us: 100_000, slow_start: false }),
+        acc: Some(AccState { cwnd: 8000, ssthresh: 4000, srtt_us: 100_000, slow_start: false, fast_recovery: true }),
         ..base(Kind::AccControl, ROUTER, SENDER, 43004, 0)
     };
     let tcp = [
@@ -197,9 +198,9 @@ fn check(path: &Path, format: PcapFormat) {
     assert_eq!(tshark::frames(path, "tcp.analysis.fast_retransmission"), [12], "{path:?}");
     assert_eq!(tshark::frames(path, "tcp.analysis.duplicate_ack"), [9, 10, 11, 18], "{path:?}");
     assert_eq!(tshark::frames(path, "ip.dsfield.dscp == 8"), [18], "{path:?}: spoofed ACK");
-    // cwnd 8000, ssthresh 4000, srtt 100 ms, not in slow start.
+    // cwnd 8000, ssthresh 4000, srtt 100 ms, not in slow start, in fast recovery.
     assert_eq!(
-        tshark::frames(path, "udp.dstport == 7777 && data.data == 00:00:1f:40:00:00:0f:a0:00:01:86:a0:00:00:00:00"),
+        tshark::frames(path, "udp.dstport == 7777 && data.data == 00:00:1f:40:00:00:0f:a0:00:01:86:a0:02:00:00:00"),
         [20],
         "{path:?}: ACC control payload"
     );

@@ -17,6 +17,9 @@ examples:
   ccsim bench dumbbell 1000 60 1 --rfc
       RFC 6582's NewReno timer rule and RED without ns-2's wait spacing
 
+  ccsim bench dumbbell 100000 5 1 --bottleneck 10000
+      DUMBBELL-100000: a 10 Gb/s bottleneck with a buffer to match
+
   CCSIM_CMD="ccsim bench dumbbell" benchmarks/run.sh --n "10 100"
       side by side with ns-2 and ns-3 (benchmarks/README.md)"""
 
@@ -34,6 +37,13 @@ def register(subparsers) -> None:
     p.add_argument("sim_time", type=float, nargs="?", default=60.0, help="simulated seconds (default 60)")
     p.add_argument("seed", type=int, nargs="?", default=1, help="seed (default 1)")
     p.add_argument("--rfc", action="store_true", help="RFC behaviour instead of ns-2's defaults (see ccsim.bench)")
+    p.add_argument(
+        "--bottleneck",
+        type=int,
+        default=100,
+        metavar="MBPS",
+        help="bottleneck rate, Mb/s, a multiple of 100 (default 100); the buffer grows with it (see ccsim.bench)",
+    )
     p.set_defaults(func=run)
 
 
@@ -44,6 +54,8 @@ def run(args) -> int:
         raise CliError("N must be at least 1")
     if not args.sim_time > 0:
         raise CliError("SIMTIME must be positive")
-    for k, v in run_dumbbell(args.n, args.sim_time, args.seed, ns2_behaviour=not args.rfc).items():
+    if args.bottleneck < 100 or args.bottleneck % 100:
+        raise CliError("--bottleneck must be a multiple of 100 (Mb/s)")
+    for k, v in run_dumbbell(args.n, args.sim_time, args.seed, ns2_behaviour=not args.rfc, bottleneck_mbps=args.bottleneck).items():
         print(f"{k}={v}")
     return 0

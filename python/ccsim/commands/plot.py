@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
+import warnings
 from pathlib import Path
 
 from . import CliError
@@ -17,8 +19,10 @@ Plot the results of a sweep or of a run.
 A sweep directory (from `ccsim sweep` or `ccsim.sweep(out=...)`): --x names a parameter (an
 override key of the sweep) and --y a metric (a column of runs.parquet, such as
 totals.goodput_bps); the plot shows the mean over the replications with its 95% confidence
-interval (Student t) as error bars, one line per value of the parameter --by. Failed runs
-are left out.
+interval (Student t) as error bars, one line per value of the parameter --by. Parameter
+values with units ("5Mbps", "20ms") are placed by value; the axes name the quantity and its
+unit ("goodput (Mb/s)"). Failed runs are left out, and so are runs of sweep points that do
+not set --x: a warning on stderr says how many.
 
 A run directory (from `ccsim run FILE --out DIR`): --series names the series of its
 series.parquet to draw against time: a full name (`queue R1->R2`), a kind (`cwnd`: all of
@@ -110,6 +114,10 @@ def main(args: argparse.Namespace) -> int:
                 raise CliError(f"{flag}: no column {col!r} in {directory}/runs (columns: {', '.join(columns)})")
         name = f"{_slug(args.y)}_vs_{_slug(args.x)}" + (f"_by_{_slug(args.by)}" if args.by else "") + ".png"
         out = Path(args.out) if args.out else directory / name
-        plot.metric_vs_param(result, args.x, args.y, by=args.by, title=args.title, logx=args.logx, logy=args.logy, out=out)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            plot.metric_vs_param(result, args.x, args.y, by=args.by, title=args.title, logx=args.logx, logy=args.logy, out=out)
+        for w in caught:
+            print(f"warning: {w.message}", file=sys.stderr)
     print(f"wrote {out}")
     return 0

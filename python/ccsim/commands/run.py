@@ -20,8 +20,9 @@ With --json the whole report is printed as one line of JSON instead (the fields 
 in docs/results-schema.md). Two runs of the same scenario and seed print identical JSON
 except for the two fields wall_time_s and events_per_second, which measure this machine.
 
-A progress bar appears on stderr when stderr is a terminal and the run takes longer than
-2 s; --quiet turns it off (and the text summary with it; --json output is still printed)."""
+A progress line (simulated time, events per second, ETA) appears on stderr when stderr is a
+terminal and the run takes longer than 2 s; --quiet turns it off (and the text summary with
+it; --json output is still printed)."""
 
 EXAMPLES = """\
 examples:
@@ -30,7 +31,8 @@ examples:
 
   ccsim run scenarios/dumbbell.toml --set duration=5s --set warmup=1s
       override fields of the file; a path is dot-separated, array elements are chosen
-      by index (links.1.rate or links[1].rate) or by name (flows.bulk.count=2)
+      by index (links.1.rate or links[1].rate) or by name (flows.bulk.count=2: two flows
+      per sender-receiver pair of the group "bulk", 20 flows in this scenario)
 
   ccsim run scenarios/dumbbell.toml --set 'links[1].queue={ discipline = "droptail", limit = 50 }'
       a value is read as TOML, or taken as a plain string (10Mbps) if it is not TOML
@@ -44,6 +46,10 @@ examples:
   ccsim run scenarios/dumbbell.toml --pcap 'R1->R2,R2->R1' --out results/
       also capture both directions of the bottleneck into results/trace.pcapng
       (one interface per link; a name without "->" captures every link of that node)
+
+  ccsim run scenarios/dumbbell.toml --packet-log --set 'packet_log.links=["R1->R2"]' --out results/
+      log every enqueue, dequeue, drop, mark and receive on the bottleneck into
+      results/packets.parquet (filters: packet_log.events, .links, .nodes, .flows)
 
 exit status: 0 on success, 2 for a problem with the scenario or the arguments."""
 
@@ -104,6 +110,12 @@ def register(subparsers) -> None:
     )
     p.add_argument("--max-events", type=max_events_arg, metavar="N", help="refuse a scenario estimated to need more events (default 1e10)")
     p.add_argument("--pcap-snaplen", type=int, metavar="BYTES", help="bytes kept of each packet (default 96: the headers)")
+    p.add_argument(
+        "--packet-log",
+        action="store_true",
+        help="log every packet event (enqueue, dequeue, drop, mark, receive) into packets.parquet in the --out "
+        "directory; the scenario's [packet_log] table, or --set packet_log.KEY=..., filters it",
+    )
     p.set_defaults(func=main)
 
 
@@ -127,10 +139,15 @@ def main(args: argparse.Namespace) -> int:
             pcap["snaplen"] = args.pcap_snaplen
     elif args.pcap_snaplen is not None or args.pcap_format != "pcapng":
         raise CliError("--pcap-format and --pcap-snaplen go with --pcap")
+    overrides = list(args.overrides)
+    if args.packet_log:
+        if not args.out:
+            raise CliError("--packet-log writes packets.parquet into the --out directory: give --out DIR")
+        overrides.append("packet_log.enabled=true")
     try:
         results = run(
             Path(args.file),
-            overrides=args.overrides,
+            overrides=overrides,
             seed=args.seed,
             progress=False if args.quiet else None,
             pcap=pcap,
@@ -153,5 +170,13 @@ def main(args: argparse.Namespace) -> int:
             print(f"\nwrote summary.json and flows, queues, links, nodes, series .parquet to {out}/")
         if pcap is not None:
             print(f"wrote the capture to {Path(args.out or '.') / pcap['file']}")
+        if results.packets is not None and args.out:
+            print(f"wrote {len(results.packets):,} packet events to {Path(args.out) / 'packets.parquet'}")
+    if results.packets_not_kept:
+        print(
+            f"warning: the packet log kept its first {len(results.packets):,} events and left out "
+            f"{results.packets_not_kept:,}; raise packet_log.max_events or filter it",
+            file=sys.stderr,
+        )
     sys.stdout.flush()
     return 0

@@ -4,26 +4,37 @@ Network 1 (Fig. 3): goodput, average queue and loss rate at the R2->R3 bottlenec
 the buffer size for Tail Drop, RED, RED/ECN and RED/Spoofing (Fig. 4), with the per-packet
 send jitter and without it (the phase effect); RED/Spoofing and RED/ECN against max_p at
 buffer 120 (Figs. 5 and 6). Network 2 (Fig. 7): the bandwidth of two groups of ten flows,
-the second starting at 2 s, in 100 ms bins (Fig. 8), with a stability number. A verdict per
-claim of Sections 3.1-3.3.
+the second starting at 2 s, in 100 ms bins (Fig. 8), with a stability number. Everything
+runs under both profiles; a verdict per claim of Sections 3.1-3.3, the AQMs paired by
+replication.
 
-Run time with two worker processes on a shared two-core machine: `--quick` 45-60 s (60
-Network 1 runs, 8 of Network 2). The full version is about 1,500 Network 1 runs (Fig. 4:
-24 points x 30, Figs. 5/6: 18 more points x 30, no jitter: 24 x 10) at about 0.65 s of wall
-time each with two workers, plus 40 Network 2 runs of 0.3 s: about 17 minutes."""
+Run time with two worker processes on a shared two-core machine: see the README. The full
+version is about 1,500 Network 1 runs per profile (Fig. 4: 24 points x 30, Figs. 5/6: 18
+more points x 30, no jitter: 24 x 10) at about 0.3 s of wall time each with two workers,
+plus 40 Network 2 runs."""
 
 from __future__ import annotations
 
 import json
 import math
 
-import matplotlib.pyplot as plt
-
 from .. import sweep
-from .common import Options, compare, group_goodput, pm, queue, summarise
-from .report import FAILS, HOLDS, PARTLY, Report
+from ..plot import FigureSpec, Mark, Panel
+from . import verdicts as v
+from .common import Options, curve, few_note, field, group_goodput, profile_facts, queue, show, split_profile, with_profiles
+from .report import Claim, Report
 
 TITLE = "RED with ACK spoofing (Xu, Molle)"
+#: The section of docs/scenarios.md that sets this paper's scenarios.
+SECTION = "P1 — RED with ACK spoofing"
+CITATION = (
+    'Z. Xu, M. Molle, "RED with ACK Spoofing", Department of Electrical Engineering and Department of Computer '
+    "Science & Engineering, University of California, Riverside (c. 2003; the copy reproduced here names no venue)."
+)
+SIMULATOR = (
+    "Unlike the other three papers, this one did not use ns-2: its simulator is written in C/C++ with CSIM18 and "
+    "models a Stevens-style TCP Reno; the ns2 profile stands in for the settings it leaves unsaid."
+)
 BOTTLENECK = "R2->R3"
 BOTTLENECK2 = "R0->R1"
 
@@ -34,6 +45,7 @@ AQMS = ["Tail Drop", "RED", "RED/ECN", "RED/Spoofing"]
 SIGNAL = {"RED": "drop", "RED/ECN": "ecn", "RED/Spoofing": "spoof"}
 MAX_PS = [round(0.01 * k, 2) for k in range(1, 11)]
 COLOURS = {"Tail Drop": "tab:red", "RED": "tab:orange", "RED/ECN": "tab:blue", "RED/Spoofing": "tab:green"}
+LINK_MBPS = 100.0
 
 TCP = {"variant": "reno", "mss": 1000}
 JITTER = "0.1ms"
@@ -45,10 +57,13 @@ ASSUMED = [
         "Network 1 delays",
         "H0-R0 2 ms, H1-R0 4 ms, H2-R1 6 ms, H3-R1 8 ms, R0-R2 5 ms, R1-R2 5 ms, R2-R3 10 ms, R3-H4 2 ms, R3-H5 3 ms; every link 100 Mb/s",
     ),
-    ("packets", "1000-byte segments (1040 on the wire), 40-byte ACKs, every segment acknowledged, initial window 1, min RTO 200 ms"),
+    (
+        "packets",
+        "1000-byte segments (1040 on the wire), 40-byte ACKs, every segment acknowledged, min RTO 200 ms; initial window and initial RTO as the profile sets them",
+    ),
     (
         "starts and length",
-        "Network 1: starts uniform in [0, 1] s, 20 s runs, statistics from 5 s; Network 2: group 1 at 0 s, group 2 at 2 s, 10 s runs",
+        "Network 1: starts uniform in [0, 1] s, 20 s runs, statistics from 5 s (quick: 10 s runs, statistics from 3 s); Network 2: group 1 at 0 s, group 2 at 2 s, 10 s runs",
     ),
     (
         "Network 2",
@@ -66,7 +81,7 @@ ASSUMED = [
     ("RED/ECN", "every flow is ECN-capable (RFC 3168 sender and receiver); overflow still drops"),
     (
         "bottleneck queues",
-        "Tail Drop: a plain buffer of Table 1's size; RED family: packet mode, w_q 0.002, not gentle, no wait, mean packet size 1000 bytes for the idle-time decay; thresholds of Table 1. The reverse (ACK) queues: 120-packet Tail Drop; other queues: 100-packet Tail Drop (never full)",
+        "Tail Drop: a plain buffer of Table 1's size; RED family: packet mode, w_q 0.002, not gentle, mean packet size 1000 bytes for the idle-time decay, wait as the profile sets it; thresholds of Table 1. The reverse (ACK) queues: 120-packet Tail Drop; other queues: 100-packet Tail Drop (never full)",
     ),
     (
         "loss rate",
@@ -98,7 +113,9 @@ def tcp(aqm: str) -> dict:
     return dict(TCP, ecn=True) if aqm == "RED/ECN" else dict(TCP)
 
 
-def network1(aqm: str = "RED/Spoofing", buffer: int = 120, max_p: float | None = None, jitter: bool = True) -> dict:
+def network1(
+    aqm: str = "RED/Spoofing", buffer: int = 120, max_p: float | None = None, jitter: bool = True, profile: str | None = None
+) -> dict:
     """Network 1 (Fig. 3); `scenarios/ackspoof_net1.toml` is RED/Spoofing, buffer 120."""
     delays = [
         ("H0", "R0", "2ms"),
@@ -126,7 +143,7 @@ def network1(aqm: str = "RED/Spoofing", buffer: int = 120, max_p: float | None =
         if jitter:
             f["jitter"] = JITTER
         flows.append(f)
-    return {
+    return ({} if profile is None else {"profile": profile}) | {
         "name": "ackspoof-net1",
         "duration": "20s",
         "warmup": "5s",
@@ -139,7 +156,7 @@ def network1(aqm: str = "RED/Spoofing", buffer: int = 120, max_p: float | None =
     }
 
 
-def network2(aqm: str = "RED/Spoofing") -> dict:
+def network2(aqm: str = "RED/Spoofing", profile: str | None = None) -> dict:
     """Network 2 (Fig. 7); `scenarios/ackspoof_net2.toml` is RED/Spoofing."""
     delays = [("H0", "R0"), ("H1", "R0"), ("R1", "H2"), ("R1", "H3")]
     links = [{"between": ["R0", "R1"], "rate": "100Mbps", "delay": "10ms", "queue": queue_spec(aqm, 120), "queue_reverse": {"limit": 120}}]
@@ -150,7 +167,7 @@ def network2(aqm: str = "RED/Spoofing") -> dict:
     ]
     series = [{"kind": "goodput", "flow": g, "interval": "100ms"} for g in ("g1", "g2")]
     series.append({"kind": "queue", "link": BOTTLENECK2, "interval": "100ms"})
-    return {
+    return ({} if profile is None else {"profile": profile}) | {
         "name": "ackspoof-net2",
         "duration": "10s",
         "seed": 1,
@@ -204,90 +221,68 @@ def reproduce(opt: Options) -> Report:
     max_ps = [0.01, 0.05, 0.10] if quick else MAX_PS
     nj_buffers = [120] if quick else list(TABLE_1)
     nj_reps = 2 if quick else 10
-    reps2 = 2 if quick else 10
+    reps2 = 3 if quick else 10
 
+    profiles = opt.run_profiles(reps)
+    # Quick runs of Network 1 are half as long (10 s, statistics from 3 s): 40 flows at
+    # 100 Mb/s make them the costliest runs of `reproduce all --quick`.
+    net1 = dict(network1(), duration="10s", warmup="3s") if quick else network1()
     # Fig. 4 (with jitter) and Figs. 5/6 share replications, seeds and two points: one sweep.
     points = [point(a, b) for b in buffers for a in AQMS]
     points += [point(a, 120, p) for p in max_ps for a in ("RED/ECN", "RED/Spoofing")]
-    main = collect(
-        sweep(
-            network1(),
-            points=points,
-            replications=reps,
-            out=opt.out / "runs-net1",
-            workers=opt.workers,
-            scheduler=opt.scheduler,
-            progress=opt.progress,
-        )
-    )
+    main_runs = collect(sweep(net1, points=with_profiles(points, profiles), replications=reps, **opt.sweep_args("runs-net1")))
     nj_points = [point(a, b, jitter=False) for b in nj_buffers for a in AQMS]
     nojit = collect(
-        sweep(
-            network1(),
-            points=nj_points,
-            replications=nj_reps,
-            out=opt.out / "runs-net1-nojitter",
-            workers=opt.workers,
-            scheduler=opt.scheduler,
-            progress=opt.progress,
-        )
+        sweep(net1, points=with_profiles(nj_points, opt.profiles[:1]), replications=nj_reps, **opt.sweep_args("runs-net1-nojitter"))
     )
-    net2 = {}
-    res2 = sweep(
-        network2(),
-        points=[{"name": a, "links.0.queue": queue_spec(a), "flows.*.tcp": tcp(a)} for a in AQMS],
-        replications=reps2,
-        out=opt.out / "runs-net2",
-        workers=opt.workers,
-        scheduler=opt.scheduler,
-        progress=opt.progress,
-    )
+    net2: dict[str, dict[str, dict[int, dict]]] = {}
+    points2 = [{"name": a, "links.0.queue": queue_spec(a), "flows.*.tcp": tcp(a)} for a in AQMS]
+    res2 = sweep(network2(), points=with_profiles(points2, profiles), replications=reps2, **opt.sweep_args("runs-net2"))
     for row, summary in res2.summaries():
-        net2.setdefault(row["name"], {})[row["replication"]] = group_series(summary)
+        profile, a = split_profile(row["name"])
+        net2.setdefault(profile, {}).setdefault(a, {})[row["replication"]] = group_series(summary)
 
-    rep = Report("ackspoof", TITLE, opt.out)
-    rep.text(
-        f"Network 1: {reps} replications per point ({len(buffers)} buffer sizes, {len(max_ps)} values of max_p), "
-        f"{nj_reps} per point without send jitter; Network 2: {reps2} replications per AQM. Replication r uses the "
-        f"same seed (derived from base seed 1) at every point. Means with 95% confidence intervals (Student t). "
-        f"Mode: {'quick' if quick else 'full'}."
-    )
-    fig4 = {(a, b): main.get((a, b, MAX_P.get(a), True), []) for a in AQMS for b in buffers}
+    main, other = opt.profiles
+    rep = Report("ackspoof", TITLE, opt.out, citation=CITATION, profile=main, quick=quick)
+    rep.facts = profile_facts(opt, SIMULATOR, len(profiles) == 2) + [
+        f"Network 1: {reps} replications of {net1['duration']} (statistics from {net1['warmup']}) per point ({len(buffers)} buffer sizes, {len(max_ps)} values of max_p), "
+        f"{nj_reps} per point without send jitter ({main} profile only); Network 2: {reps2} replications per AQM. "
+        f"Replication r uses the same seed (derived from base seed 1) at every point and under both profiles."
+    ]
+    views = {}
+    for profile in profiles:
+        runs = main_runs.get(profile, {})
+        fig4 = {(a, b): runs.get((a, b, MAX_P.get(a), True), {}) for a in AQMS for b in buffers}
+        sens = {(a, p): runs.get((a, 120, p, True), {}) for a in ("RED/ECN", "RED/Spoofing") for p in max_ps}
+        views[profile] = (fig4, sens, net2_metrics(net2.get(profile, {})))
+    fig4, sens, stab = views[main]
     fig4_part(rep, fig4, buffers, "fig4", "Fig. 4 (with send jitter)")
-    fig4_nj = {(a, b): nojit.get((a, b, MAX_P.get(a), False), []) for a in AQMS for b in nj_buffers}
+    fig4_nj = {(a, b): nojit.get(main, {}).get((a, b, MAX_P.get(a), False), {}) for a in AQMS for b in nj_buffers}
     nojitter_part(rep, fig4, fig4_nj, nj_buffers)
-    sens = {(a, p): main.get((a, 120, p, True), []) for a in ("RED/ECN", "RED/Spoofing") for p in max_ps}
     sensitivity_part(rep, sens, max_ps)
-    stab = net2_part(rep, net2)
-    verdicts(rep, fig4, buffers, sens, max_ps, stab)
-    rep.assumptions(ASSUMED)
-    (opt.out / "summary.json").write_text(json.dumps(summary_json(fig4, fig4_nj, sens, stab), indent=2))
+    net2_part(rep, net2.get(main, {}), stab)
+    rep.set_claims(claims(*views[main], buffers, max_ps, main), claims(*views[other], buffers, max_ps, other) if other in views else None)
+    rep.assumptions(ASSUMED, SECTION)
+    (opt.out / "summary.json").write_text(json.dumps(summary_json(views, fig4_nj, main), indent=2))
     rep.write()
     return rep
 
 
-def collect(result) -> dict:
-    """{(aqm, buffer, max_p, jitter): [metrics of each replication]}, once per replication even
-    when two points of the sweep are the same run."""
-    seen: dict[tuple, dict[int, dict]] = {}
+def collect(result) -> dict[str, dict[tuple, dict[int, dict]]]:
+    """{profile: {(aqm, buffer, max_p, jitter): {replication: metrics}}}."""
+    out: dict[str, dict[tuple, dict[int, dict]]] = {}
     for row, summary in result.summaries():
-        seen.setdefault(parse(row["name"]), {})[row["replication"]] = metrics(summary)
-    return {k: [v[r] for r in sorted(v)] for k, v in seen.items()}
-
-
-def col(runs: list[dict], key: str) -> list[float]:
-    return [r[key] for r in runs]
-
-
-def stat(runs: list[dict], key: str) -> tuple[float, float, int]:
-    return summarise(col(runs, key)) if runs else (math.nan, math.nan, 0)
-
-
-def ci(h: float) -> float:
-    return 0.0 if h != h else h
+        profile, name = split_profile(row["name"])
+        out.setdefault(profile, {}).setdefault(parse(name), {})[row["replication"]] = metrics(summary)
+    return out
 
 
 FIG4_METRICS = [("goodput", "goodput (Mb/s)"), ("avg_queue", "average queue (packets)"), ("loss_rate", "loss rate (packets/s)")]
+
+
+def bounds(key: str, buffer: int | None = 120) -> tuple[float | None, float | None]:
+    """Physical range of a metric: goodput within the 100 Mb/s link, the queue within the buffer."""
+    return {"goodput": (0.0, LINK_MBPS), "avg_queue": (0.0, buffer)}.get(key, (0.0, None))
 
 
 def fig4_part(rep: Report, data: dict, buffers: list[int], name: str, title: str) -> None:
@@ -295,34 +290,31 @@ def fig4_part(rep: Report, data: dict, buffers: list[int], name: str, title: str
     for b in buffers:
         for a in AQMS:
             runs = data[(a, b)]
-            cells = [b, a, len(runs)]
-            for key, _ in FIG4_METRICS:
-                m, h, _ = stat(runs, key)
-                cells.append(pm(m, h))
-            cells.append(pm(*stat(runs, "discards_per_s")[:2]) if a == "RED/Spoofing" else "-")
+            cells = [b, a, len(runs)] + [show(field(runs, key), bounds(key, b)) for key, _ in FIG4_METRICS]
+            cells.append(show(field(runs, "discards_per_s")) if a == "RED/Spoofing" else "-")
             rows.append(cells)
     rep.heading(f"{title}: Tail Drop, RED, RED/ECN and RED/Spoofing against the buffer size")
     rep.table(
         ["buffer", "AQM", "runs", "goodput (Mb/s)", "avg queue (pkts)", "loss rate (pkts/s)", "retransmissions discarded (/s)"],
         rows,
-        f"{BOTTLENECK} after the 5 s warm-up, mean ± 95% CI; max_p: RED 0.02, RED/ECN 0.10, RED/Spoofing 0.05",
+        f"{BOTTLENECK} after the warm-up, mean ± 95% CI (or the runs); max_p: RED 0.02, RED/ECN 0.10, RED/Spoofing 0.05",
     )
-    fig = metric_panels(data, AQMS, buffers, "buffer size (packets)")
-    rep.figure(fig, name, f"{title}: goodput, average queue and loss rate at {BOTTLENECK} (error bars: 95% CI)")
+    rep.figure(
+        metric_panels(data, AQMS, buffers, "buffer size (packets)"),
+        name,
+        f"{title}: goodput, average queue and loss rate at {BOTTLENECK} (mean, 95% CI, dots: the runs)",
+    )
 
 
-def metric_panels(data: dict, aqms: list[str], xs: list, xlabel: str):
-    """Goodput, average queue and loss rate (mean and 95% CI) of each AQM against `xs`, where
-    `data[(aqm, x)]` holds the runs of one point."""
-    fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
-    for ax, (key, label) in zip(axes, FIG4_METRICS):
-        for a in aqms:
-            ms = [stat(data[(a, x)], key) for x in xs]
-            ax.errorbar(xs, [m for m, _, _ in ms], yerr=[ci(h) for _, h, _ in ms], marker="o", capsize=3, label=a, color=COLOURS[a])
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(label)
-    axes[0].legend(fontsize=8)
-    return fig
+def metric_panels(data: dict, aqms: list[str], xs: list, xlabel: str) -> FigureSpec:
+    """Goodput, average queue and loss rate of each AQM against `xs`, where `data[(aqm, x)]`
+    holds the runs of one point."""
+    n = min((len(r) for r in data.values()), default=0)
+    panels = []
+    for key, label in FIG4_METRICS:
+        series = [curve(a, xs, [field(data[(a, x)], key) for x in xs], color=COLOURS[a]) for a in aqms]
+        panels.append(Panel(series, xlabel=xlabel, ylabel=label, bounds=bounds(key, None), legend=key == "goodput", note=few_note(n)))
+    return FigureSpec(panels, cols=3, width=14, height=3.8)
 
 
 def nojitter_part(rep: Report, fig4: dict, nj: dict, buffers: list[int]) -> None:
@@ -330,12 +322,12 @@ def nojitter_part(rep: Report, fig4: dict, nj: dict, buffers: list[int]) -> None
     rows = []
     for a in AQMS:
         for label, data in (("with jitter", fig4), ("without", nj)):
-            runs = data.get((a, 120), [])
+            runs = data.get((a, 120), {})
             if not runs:
                 continue
-            via_r0 = [r["groups"]["g1"] + r["groups"]["g2"] for r in runs]
-            via_r1 = [r["groups"]["g3"] + r["groups"]["g4"] for r in runs]
-            rows.append([a, label, pm(*summarise(via_r0)[:2]), pm(*summarise(via_r1)[:2]), pm(*stat(runs, "jain")[:2])])
+            via_r0 = {r: m["groups"]["g1"] + m["groups"]["g2"] for r, m in runs.items()}
+            via_r1 = {r: m["groups"]["g3"] + m["groups"]["g4"] for r, m in runs.items()}
+            rows.append([a, label, show(via_r0, (0, LINK_MBPS)), show(via_r1, (0, LINK_MBPS)), show(field(runs, "jain"), (0, 1))])
     rep.text(
         "Without randomness in the sending times every link runs at 100 Mb/s and Tail Drop shows the phase effect "
         "of Floyd and Jacobson: which flows' packets find the full buffer depends on their timing, not on their "
@@ -345,7 +337,7 @@ def nojitter_part(rep: Report, fig4: dict, nj: dict, buffers: list[int]) -> None
     rep.table(
         ["AQM", "send jitter", "goodput via R0 (Mb/s)", "goodput via R1 (Mb/s)", "Jain's index (40 flows)"],
         rows,
-        "buffer 120, mean ± 95% CI",
+        "buffer 120, mean ± 95% CI (or the runs)",
     )
 
 
@@ -354,31 +346,39 @@ def sensitivity_part(rep: Report, sens: dict, max_ps: list[float]) -> None:
     for p in max_ps:
         for a in ("RED/Spoofing", "RED/ECN"):
             runs = sens[(a, p)]
-            rows.append([p, a, len(runs)] + [pm(*stat(runs, k)[:2]) for k, _ in FIG4_METRICS])
+            rows.append([p, a, len(runs)] + [show(field(runs, k), bounds(k)) for k, _ in FIG4_METRICS])
     rep.heading("Figs. 5 and 6: sensitivity to max_p (buffer 120, min_th 10, max_th 90)")
-    rep.table(["max_p", "AQM", "runs", "goodput (Mb/s)", "avg queue (pkts)", "loss rate (pkts/s)"], rows, "mean ± 95% CI")
+    rep.table(["max_p", "AQM", "runs", "goodput (Mb/s)", "avg queue (pkts)", "loss rate (pkts/s)"], rows, "mean ± 95% CI (or the runs)")
     for name, aqms, title in (
         ("fig5", ["RED/Spoofing"], "Fig. 5: RED/Spoofing against max_p"),
         ("fig6", ["RED/ECN", "RED/Spoofing"], "Fig. 6: RED/ECN and RED/Spoofing against max_p"),
     ):
-        fig = metric_panels(sens, aqms, max_ps, "max_p")
-        rep.figure(fig, name, f"{title} (buffer 120; error bars: 95% CI)")
-    scores = score(sens, "RED/Spoofing", max_ps)
+        rep.figure(metric_panels(sens, aqms, max_ps, "max_p"), name, f"{title} (buffer 120; mean, 95% CI, dots: the runs)")
+    sc = scores(sens, "RED/Spoofing", max_ps)
+    mean = {p: sum(x[p] for x in sc.values()) / len(sc) for p in max_ps} if sc else {}
     rep.text(
-        "Overall score of a max_p (used for the 'optimal area' verdict): the mean over goodput, average queue "
-        "and loss rate of each metric's position between the worst (0) and best (1) mean over the max_p values. "
-        "RED/Spoofing: " + ", ".join(f"{p:g}: {s:.2f}" for p, s in scores.items()) + "."
+        "Overall score of a max_p (used for the 'optimal area' verdict), computed within each replication: the "
+        "mean over goodput, average queue and loss rate of each metric's position between the worst (0) and best "
+        "(1) value over the max_p values. RED/Spoofing, mean over replications: "
+        + ", ".join(f"{p:g}: {s:.2f}" for p, s in mean.items())
+        + "."
     )
 
 
-def score(sens: dict, aqm: str, max_ps: list[float]) -> dict[float, float]:
-    means = {k: {p: stat(sens[(aqm, p)], k)[0] for p in max_ps} for k, _ in FIG4_METRICS}
-    out = {p: 0.0 for p in max_ps}
-    for k, vals in means.items():
-        lo, hi = min(vals.values()), max(vals.values())
-        for p, v in vals.items():
-            pos = 0.5 if hi == lo else (v - lo) / (hi - lo)
-            out[p] += (pos if k == "goodput" else 1 - pos) / len(means)
+def scores(sens: dict, aqm: str, max_ps: list[float]) -> dict[int, dict[float, float]]:
+    """{replication: {max_p: score}}: per replication, each metric's position between the
+    worst (0) and best (1) value over the max_p values, averaged over the three metrics."""
+    reps = set.intersection(*[set(sens[(aqm, p)]) for p in max_ps]) if max_ps else set()
+    out = {}
+    for r in sorted(reps):
+        total = {p: 0.0 for p in max_ps}
+        for k, _ in FIG4_METRICS:
+            vals = {p: sens[(aqm, p)][r][k] for p in max_ps}
+            lo, hi = min(vals.values()), max(vals.values())
+            for p, x in vals.items():
+                pos = 0.5 if hi == lo else (x - lo) / (hi - lo)
+                total[p] += (pos if k == "goodput" else 1 - pos) / len(FIG4_METRICS)
+        out[r] = total
     return out
 
 
@@ -419,39 +419,36 @@ def max_ratio(gs: dict, lo: float, hi: float, either: bool = False) -> float:
     return max(r) if r else math.nan
 
 
-def net2_part(rep: Report, net2: dict) -> dict:
-    rows, stab = [], {}
-    for a in AQMS:
-        runs = net2.get(a, {})
-        s = [stability(g) for g in runs.values()]
-        window = [max_ratio(g, 6.5, 7.2) for g in runs.values()]
-        after = [max_ratio(g, 4.0, math.inf, either=True) for g in runs.values()]
-        total = [
-            sum(x + y for t, x, y in zip(g["t"], g["g1"], g["g2"]) if t > 4.0) / sum(1 for t in g["t"] if t > 4.0) for g in runs.values()
-        ]
-        conv = [convergence(g) for g in runs.values()]
-        m, h, n = summarise(s) if s else (math.nan, math.nan, 0)
-        cm, ch, _ = summarise(conv) if conv else (math.nan, math.nan, 0)
-        stab[a] = {
-            "values": s,
-            "mean": m,
-            "ci95": h,
-            "n": n,
-            "ratio_6_5_7_2": window,
-            "max_ratio_after_4s": after,
-            "convergence_s": conv,
-            "convergence_mean_s": cm,
-            "convergence_ci95_s": ch,
+def net2_metrics(net2: dict[str, dict[int, dict]]) -> dict[str, dict[int, dict]]:
+    """Per AQM and replication: the stability number, convergence time and group ratios."""
+    out = {}
+    for a, runs in net2.items():
+        out[a] = {
+            r: {
+                "stability": stability(g),
+                "convergence": convergence(g),
+                "window_ratio": max_ratio(g, 6.5, 7.2),
+                "after_ratio": max_ratio(g, 4.0, math.inf, either=True),
+                "total": sum(x + y for t, x, y in zip(g["t"], g["g1"], g["g2"]) if t > 4.0) / max(1, sum(1 for t in g["t"] if t > 4.0)),
+            }
+            for r, g in runs.items()
         }
+    return out
+
+
+def net2_part(rep: Report, net2: dict, stab: dict) -> None:
+    rows = []
+    for a in AQMS:
+        runs = stab.get(a, {})
         rows.append(
             [
                 a,
-                n,
-                pm(100 * m, 100 * h),
-                pm(cm, ch),
-                ", ".join(f"{x:.2f}" for x in window),
-                ", ".join(f"{x:.2f}" for x in after),
-                pm(*summarise(total)[:2]) if total else "-",
+                len(runs),
+                show({r: 100 * m["stability"] for r, m in runs.items()}, (0, 100)),
+                show(field(runs, "convergence"), (0, 8)),
+                ", ".join(f"{m['window_ratio']:.2f}" for m in runs.values()),
+                ", ".join(f"{m['after_ratio']:.2f}" for m in runs.values()),
+                show(field(runs, "total"), (0, LINK_MBPS)),
             ]
         )
     rep.heading("Fig. 8: convergence and stability (Network 2)")
@@ -466,176 +463,188 @@ def net2_part(rep: Report, net2: dict) -> dict:
             "g1 + g2 after 4 s (Mb/s)",
         ],
         rows,
-        "per-group goodput in 100 ms bins; mean ± 95% CI over replications",
+        "per-group goodput in 100 ms bins; mean ± 95% CI over replications (or the runs)",
     )
     rep.text(
         "Convergence: the time after group 2 starts until the first 500 ms (five bins) over which the mean "
         "|g1 - g2| / (g1 + g2) is below 20%. The stability number counts every bin after 4 s, so a slow "
         "convergence (group 2 still catching up after 4 s) raises it too."
     )
-    fig, axes = plt.subplots(len(AQMS), 1, figsize=(9, 2.2 * len(AQMS)), sharex=True, sharey=True)
-    for ax, a in zip(axes, AQMS):
+    panels = []
+    for a in AQMS:
         g = net2.get(a, {}).get(0)
+        series = []
         if g:
-            ax.plot(g["t"], g["g1"], lw=0.9, label="group 1 (H0->H2, from 0 s)")
-            ax.plot(g["t"], g["g2"], lw=0.9, label="group 2 (H1->H3, from 2 s)")
-        ax.set_title(a, fontsize=9)
-        ax.set_ylabel("Mb/s")
-    axes[0].legend(fontsize=7, loc="upper right")
-    axes[-1].set_xlabel("time (s)")
-    rep.figure(fig, "fig8", f"Fig. 8: aggregate bandwidth of each group on {BOTTLENECK2}, 100 ms bins (replication 0)")
-    return stab
+            from ..plot import Series
 
-
-def verdicts(rep: Report, fig4: dict, buffers: list[int], sens: dict, max_ps: list[float], stab: dict) -> None:
-    def means(a: str, key: str) -> dict[int, float]:
-        return {b: stat(fig4[(a, b)], key)[0] for b in buffers}
-
-    def verdict(ok: list[bool]) -> str:
-        return HOLDS if all(ok) else FAILS if not any(ok) else PARTLY
-
-    loss = {a: means(a, "loss_rate") for a in AQMS}
-    aq = {a: means(a, "avg_queue") for a in AQMS}
-    good = {a: means(a, "goodput") for a in AQMS}
-
-    # Loss: RED/Spoofing well below RED (separated CIs and at most 70% of RED's) at every buffer.
-    ok, ev = [], []
-    for b in buffers:
-        c = compare(col(fig4[("RED/Spoofing", b)], "loss_rate"), col(fig4[("RED", b)], "loss_rate"), True)
-        ratio = loss["RED/Spoofing"][b] / loss["RED"][b] if loss["RED"][b] > 0 else math.nan
-        ok.append(c == "yes" and ratio <= 0.7)
-        ev.append(f"{b}: {loss['RED/Spoofing'][b]:.0f} vs {loss['RED'][b]:.0f}/s ({c})")
-    rep.claim(
-        "RED/Spoofing's loss rate is well below RED's (every buffer size)", verdict(ok), "buffer: RED/Spoofing vs RED; " + "; ".join(ev)
+            series = [
+                Series("group 1 (H0->H2, from 0 s)", g["t"], g["g1"], kind="plain", width=0.9),
+                Series("group 2 (H1->H3, from 2 s)", g["t"], g["g2"], kind="plain", width=0.9),
+            ]
+        marks = [Mark("vspan", "paper: group 1 about 3.5 x group 2 here", x=6.5, x2=7.2)] if a == "Tail Drop" else []
+        panels.append(Panel(series, title=a, xlabel="time (s)", ylabel="Mb/s", marks=marks, bounds=(0, LINK_MBPS), legend=a == "Tail Drop"))
+    rep.figure(
+        FigureSpec(panels, cols=1, width=9, height=2.6 * len(AQMS), sharex=True, sharey=True),
+        "fig8",
+        f"Fig. 8: aggregate bandwidth of each group on {BOTTLENECK2}, 100 ms bins (replication 0); the paper's 6.5-7.2 s window shaded",
     )
 
-    # Close to RED/ECN: ratio within [2/3, 3/2], or both below one drop per second.
-    ok, ev = [], []
-    for b in buffers:
-        s, e = loss["RED/Spoofing"][b], loss["RED/ECN"][b]
-        ok.append((s < 1 and e < 1) or (e > 0 and 2 / 3 <= s / e <= 1.5))
-        ev.append(f"{b}: {s:.1f} vs {e:.1f}/s")
-    rep.claim(
+
+def claims(fig4: dict, sens: dict, stab: dict, buffers: list[int], max_ps: list[float], profile: str) -> list[Claim]:
+    """The paper's claims; `fig4` and `sens`: {(aqm, buffer or max_p): {replication:
+    metrics}}; `stab`: {aqm: {replication: Network 2 metrics}}. Every comparison pairs two
+    AQMs' runs by replication."""
+    out = []
+
+    def add(text: str, outcome: str | v.Cases, ours: str, paper: str, how: str) -> None:
+        """One claim; with `Cases`, its outcome and texts (`ours` is then unused)."""
+        if isinstance(outcome, v.Cases):
+            out.append(Claim(text, outcome.outcome, outcome.ours, paper, f"{how}; {outcome.detail}", profile))
+        else:
+            out.append(Claim(text, outcome, ours, paper, f"{how}; {ours}", profile))
+
+    def at(a: str, b: int, key: str) -> dict[int, float]:
+        return field(fig4[(a, b)], key)
+
+    o = v.every(
+        [(f"{b}", v.relative(at("RED/Spoofing", b, "loss_rate"), at("RED", b, "loss_rate"))) for b in buffers], lambda e: v.less(e, -30)
+    )
+    add(
+        "RED/Spoofing loses at least 30% fewer packets than RED, at every buffer size",
+        o,
+        "",
+        "'significantly reduce the packet loss rates' (Fig. 4)",
+        "loss rate of RED/Spoofing relative to RED's, by buffer size, paired by replication (95% t interval), against -30%",
+    )
+    plus1 = lambda a, b: {r: x + 1.0 for r, x in at(a, b, "loss_rate").items()}  # noqa: E731
+    o = v.every([(f"{b}", v.ratio(plus1("RED/Spoofing", b), plus1("RED/ECN", b))) for b in buffers], lambda e: v.within(e, 2 / 3, 1.5))
+    add(
         "RED/Spoofing's loss rate is close to RED/ECN's (within a factor 1.5)",
-        verdict(ok),
-        "buffer: RED/Spoofing vs RED/ECN; " + "; ".join(ev),
+        o,
+        "",
+        "'similar performance' (Fig. 4)",
+        "ratio of (loss rate + 1 packet/s), RED/Spoofing over RED/ECN, by buffer size, paired by replication on a log scale (the 1/s keeps near-zero rates comparable), against [2/3, 1.5]",
     )
-
-    # Queue: RED/Spoofing well below Tail Drop (separated, at most 75%).
-    ok, ev = [], []
-    for b in buffers:
-        c = compare(col(fig4[("RED/Spoofing", b)], "avg_queue"), col(fig4[("Tail Drop", b)], "avg_queue"), True)
-        r = aq["RED/Spoofing"][b] / aq["Tail Drop"][b]
-        ok.append(c == "yes" and r <= 0.75)
-        ev.append(f"{b}: {aq['RED/Spoofing'][b]:.1f} vs {aq['Tail Drop'][b]:.1f} pkts ({100 * (1 - r):.0f}% less)")
-    rep.claim("RED/Spoofing's average queue is well below Tail Drop's", verdict(ok), "buffer: RED/Spoofing vs Tail Drop; " + "; ".join(ev))
-
-    # RED vs Tail Drop: the reduction in range everywhere holds; a reduction everywhere but
-    # outside 25-50% somewhere partly holds (the direction, not the size).
-    gains = {b: 100 * (1 - aq["RED"][b] / aq["Tail Drop"][b]) for b in buffers}
-    in_range = [25 <= g <= 50 for g in gains.values()]
-    v = HOLDS if all(in_range) else PARTLY if all(g > 0 for g in gains.values()) or any(in_range) else FAILS
-    rep.claim(
+    o = v.every(
+        [(f"{b}", v.relative(at("RED/Spoofing", b, "avg_queue"), at("Tail Drop", b, "avg_queue"))) for b in buffers],
+        lambda e: v.less(e, -25),
+    )
+    add(
+        "RED/Spoofing's average queue is at least 25% below Tail Drop's, at every buffer size",
+        o,
+        "",
+        "'significantly reduces the queueing delays in comparison to Tail Drop'",
+        "average queue of RED/Spoofing relative to Tail Drop's, by buffer size, paired by replication, against -25%",
+    )
+    o = v.every(
+        [(f"{b}", v.relative(at("RED", b, "avg_queue"), at("Tail Drop", b, "avg_queue"))) for b in buffers], lambda e: v.within(e, -50, -25)
+    )
+    add(
         "RED's average queue is 25-50% below Tail Drop's",
-        v,
-        "reduction by buffer: " + ", ".join(f"{b}: {g:.0f}%" for b, g in gains.items()),
+        o,
+        "",
+        "-25% to -50%",
+        "average queue of RED relative to Tail Drop's, by buffer size, paired by replication, against [-50%, -25%]",
     )
-
-    # Goodput: each AQM within 5% of Tail Drop's at every buffer.
-    ok, ev = [], []
-    for a in AQMS[1:]:
-        d = {b: 100 * (good[a][b] / good["Tail Drop"][b] - 1) for b in buffers}
-        ok.append(all(abs(x) <= 5 for x in d.values()))
-        ev.append(f"{a} " + "/".join(f"{x:+.1f}" for x in d.values()) + "%")
-    rep.claim(
+    o = v.every([(f"{b}", v.relative(at("RED", b, "loss_rate"), at("Tail Drop", b, "loss_rate"))) for b in buffers], v.less)
+    add(
+        "RED's loss rate is a little below Tail Drop's",
+        o,
+        "",
+        "'a small improvement on packet loss rate'",
+        "loss rate of RED relative to Tail Drop's, by buffer size, paired by replication",
+    )
+    cases = [(f"{a} {b}", v.relative(at(a, b, "goodput"), at("Tail Drop", b, "goodput"))) for a in AQMS[1:] for b in buffers]
+    o = v.every(cases, lambda e: v.within(e, -5, 5))
+    add(
         "RED, RED/ECN and RED/Spoofing keep goodput comparable to Tail Drop's (within 5%)",
-        verdict(ok),
-        f"difference from Tail Drop at buffers {'/'.join(map(str, buffers))}: "
-        + "; ".join(ev)
-        + "; Tail Drop "
-        + "/".join(f"{good['Tail Drop'][b]:.1f}" for b in buffers)
-        + " Mb/s",
+        o,
+        "",
+        "'comparable goodputs'",
+        "goodput relative to Tail Drop's, by AQM and buffer size, paired by replication, against [-5%, +5%]",
     )
 
-    # Stability (Fig. 8).
-    outcomes = []
-    for a in ("RED/Spoofing", "RED/ECN"):
-        for rival in ("Tail Drop", "RED"):
-            if stab[a]["n"] and stab[rival]["n"]:
-                outcomes.append((a, rival, compare(stab[a]["values"], stab[rival]["values"], True)))
-    ok = [o == "yes" for _, _, o in outcomes]
-    v = HOLDS if all(ok) else FAILS if all(o == "no" for _, _, o in outcomes) else PARTLY
-    rep.claim(
+    st = lambda a: {r: 100 * m["stability"] for r, m in stab.get(a, {}).items()}  # noqa: E731
+    cases = [(f"{a} vs {r}", v.paired(st(a), st(r), "points")) for a in ("RED/Spoofing", "RED/ECN") for r in ("Tail Drop", "RED")]
+    o = v.every(cases, v.less)
+    add(
         "RED/Spoofing and RED/ECN share the bandwidth more stably than Tail Drop and RED (Fig. 8)",
-        v,
-        "mean |g1-g2|/(g1+g2) after 4 s: "
-        + ", ".join(f"{a} {100 * stab[a]['mean']:.1f}%" for a in AQMS)
-        + "; "
-        + "; ".join(f"{a} vs {r}: {o}" for a, r, o in outcomes),
+        o,
+        "",
+        "'much more stable'",
+        "difference of the mean |g1 - g2| / (g1 + g2) after 4 s (percentage points), paired by replication",
     )
-    vals = [stab[a]["mean"] for a in ("RED/Spoofing", "RED/ECN")]
-    rep.claim(
-        "For RED/Spoofing and RED/ECN the mean difference between the groups is about 10% of the total",
-        verdict([0.05 <= x <= 0.15 for x in vals]),
-        ", ".join(f"{a}: {pm(100 * stab[a]['mean'], 100 * stab[a]['ci95'])}%" for a in ("RED/Spoofing", "RED/ECN")),
+    cases = [(a, v.log_mean(st(a).values(), "%")) for a in ("RED/Spoofing", "RED/ECN")]
+    lo, hi = v.band(10)
+    o = v.every(cases, lambda e: v.about(e, 10))
+    add(
+        f"For RED/Spoofing and RED/ECN the mean difference between the groups is about 10% of the total ({lo:.1f}-{hi:.0f}%)",
+        o,
+        "",
+        "about 10%",
+        f"geometric mean over runs of the mean |g1 - g2| / (g1 + g2) after 4 s (interval on a log scale), against {lo:.1f}-{hi:.0f}%",
     )
-    conv = {a: stab[a]["convergence_mean_s"] for a in AQMS}
-    fast, slow = max(conv["Tail Drop"], conv["RED"]), min(conv["RED/ECN"], conv["RED/Spoofing"])
-    v = HOLDS if fast <= slow else PARTLY if min(conv["Tail Drop"], conv["RED"]) <= slow else FAILS
-    rep.claim(
+    conv = lambda a: field(stab.get(a, {}), "convergence")  # noqa: E731
+    cases = [(f"{f} vs {s}", v.paired(conv(f), conv(s), "s")) for f in ("Tail Drop", "RED") for s in ("RED/ECN", "RED/Spoofing")]
+    o = v.every(cases, v.less)
+    add(
         "Tail Drop and RED converge to the fair share a little faster than RED/ECN and RED/Spoofing",
-        v,
-        "mean convergence time after group 2 starts: " + ", ".join(f"{a} {pm(conv[a], stab[a]['convergence_ci95_s'])} s" for a in AQMS),
+        o,
+        "",
+        "'a little bit faster'",
+        "difference of the convergence times after group 2 starts, paired by replication",
     )
-    td = stab["Tail Drop"]
-    win, after = td["ratio_6_5_7_2"], td["max_ratio_after_4s"]
-    near = [x for x in win if x >= 3.0]
-    v = HOLDS if win and len(near) * 2 >= len(win) else PARTLY if any(x >= 3.0 for x in after) else FAILS
-    rep.claim(
-        "Tail Drop: group 1 gets about 3.5 times group 2's bandwidth during 6.5-7.2 s",
-        v,
-        f"max g1/g2 in 6.5-7.2 s per run: {', '.join(f'{x:.2f}' for x in win)}; max ratio either way after 4 s: {', '.join(f'{x:.2f}' for x in after)}",
+    e = v.log_mean(field(stab.get("Tail Drop", {}), "window_ratio").values())
+    lo, hi = v.band(3.5)
+    add(
+        f"Tail Drop: group 1 gets about 3.5 times group 2's bandwidth during 6.5-7.2 s ({lo:.1f}-{hi:.2f}x)",
+        v.about(e, 3.5),
+        e.short(),
+        "3.5x",
+        f"largest g1/g2 of a 100 ms bin in 6.5-7.2 s, geometric mean over runs (interval on a log scale), against {lo:.2f}-{hi:.2f}",
     )
 
-    # Optimal max_p area.
-    sc = score(sens, "RED/Spoofing", max_ps)
-    best = max(sc, key=sc.get)
+    sc = scores(sens, "RED/Spoofing", max_ps)
     inside = [p for p in max_ps if 0.03 <= p <= 0.05]
-    best_inside = max((sc[p] for p in inside), default=-1)
-    v = HOLDS if 0.03 <= best <= 0.05 else PARTLY if best_inside >= sc[best] - 0.05 else FAILS
-    rep.claim(
+    outside = [p for p in max_ps if p not in inside]
+    if inside and outside:
+        d = {r: max(s[p] for p in inside) - max(s[p] for p in outside) for r, s in sc.items()}
+        e = v.mean_interval(d.values(), "points")
+        o = v.greater(e)
+    else:
+        e, o = v.mean_interval([]), v.INCONCLUSIVE
+    add(
         "RED/Spoofing has an optimal max_p area around 0.03-0.05 (Fig. 5)",
-        v,
-        f"best overall score at max_p {best:g} ({sc[best]:.2f}); " + ", ".join(f"{p:g}: {s:.2f}" for p, s in sc.items()),
+        o,
+        e.short(),
+        "0.03-0.05",
+        f"best overall score inside 0.03-0.05 ({', '.join(map(str, inside)) or 'no max_p run there'}) minus the best outside, per replication",
     )
-
-    # RED/Spoofing as good as RED/ECN across max_p (Fig. 6).
-    ok, ev = [], []
+    cases = []
     for p in max_ps:
-        gs, ge = stat(sens[("RED/Spoofing", p)], "goodput")[0], stat(sens[("RED/ECN", p)], "goodput")[0]
-        qs, qe = stat(sens[("RED/Spoofing", p)], "avg_queue")[0], stat(sens[("RED/ECN", p)], "avg_queue")[0]
-        ok.append(abs(gs / ge - 1) <= 0.03 and 2 / 3 <= qs / qe <= 1.5)
-        ev.append(f"{p:g}: {gs:.1f}/{ge:.1f} Mb/s, {qs:.1f}/{qe:.1f} pkts")
-    rep.claim(
+        cases.append((f"{p:g} goodput", v.relative(field(sens[("RED/Spoofing", p)], "goodput"), field(sens[("RED/ECN", p)], "goodput"))))
+        cases.append((f"{p:g} queue", v.ratio(field(sens[("RED/Spoofing", p)], "avg_queue"), field(sens[("RED/ECN", p)], "avg_queue"))))
+    outcomes = [v.within(e, -3, 3) if "goodput" in label else v.within(e, 2 / 3, 1.5) for label, e in cases]
+    add(
         "RED/Spoofing performs like RED/ECN over max_p 0.01-0.10 (goodput within 3%, average queue within a factor 1.5; Fig. 6)",
-        verdict(ok),
-        "max_p: RED/Spoofing/RED/ECN " + "; ".join(ev),
+        v.tally(cases, outcomes),
+        "",
+        "'similar conclusion' (Fig. 6)",
+        "RED/Spoofing's goodput relative to RED/ECN's (against +-3%) and the ratio of average queues (against [2/3, 1.5]), by max_p, paired by replication",
     )
-    rep.text(
-        "Comparisons of two AQMs say 'yes' when their 95% confidence intervals separate and 'yes, within noise' "
-        "when the means point the paper's way but the intervals overlap."
-    )
+    return out
 
 
-def summary_json(fig4: dict, nj: dict, sens: dict, stab: dict) -> dict:
-    def entry(runs: list[dict]) -> dict:
+def summary_json(views: dict, nj: dict, main: str) -> dict:
+    def entry(runs: dict) -> dict:
         out = {}
         for key in ["goodput", "avg_queue", "loss_rate", "spoofs_per_s", "discards_per_s", "fallback_per_s", "timeouts"]:
-            m, h, n = stat(runs, key)
-            out[key] = {"mean": m, "ci95": h, "n": n}
+            e = v.mean_interval(field(runs, key).values())
+            out[key] = {"mean": e.mean, "ci95": [e.lo, e.hi], "n": e.n}
         return out
 
-    return {
+    out = {
+        "profile": main,
         "units": {
             "goodput": "Mb/s",
             "avg_queue": "packets",
@@ -644,8 +653,13 @@ def summary_json(fig4: dict, nj: dict, sens: dict, stab: dict) -> dict:
             "discards_per_s": "packets/s",
             "fallback_per_s": "packets/s",
         },
-        "fig4": {a: {str(b): entry(runs) for (a2, b), runs in fig4.items() if a2 == a} for a in AQMS},
-        "fig4_no_jitter": {a: {str(b): entry(runs) for (a2, b), runs in nj.items() if a2 == a} for a in AQMS},
-        "max_p": {a: {f"{p:g}": entry(runs) for (a2, p), runs in sens.items() if a2 == a} for a in ("RED/ECN", "RED/Spoofing")},
-        "fig8_stability": {a: {k: v for k, v in s.items()} for a, s in stab.items()},
+        "profiles": {},
     }
+    for profile, (fig4, sens, stab) in views.items():
+        out["profiles"][profile] = {
+            "fig4": {a: {str(b): entry(runs) for (a2, b), runs in fig4.items() if a2 == a} for a in AQMS},
+            "max_p": {a: {f"{p:g}": entry(runs) for (a2, p), runs in sens.items() if a2 == a} for a in ("RED/ECN", "RED/Spoofing")},
+            "fig8": {a: {str(r): m for r, m in runs.items()} for a, runs in stab.items()},
+        }
+    out["profiles"][main]["fig4_no_jitter"] = {a: {str(b): entry(runs) for (a2, b), runs in nj.items() if a2 == a} for a in AQMS}
+    return out

@@ -1,23 +1,30 @@
 """RTRED: "A Third Drop Level for TCP-RED Congestion Control Strategy" (Hamadneh et al.).
 
 Three scenarios (Table I) x {RED, Adaptive RED (Floyd/Gummadi/Shenker and Feng et al.),
-RTRED}, replicated; Table II side by side with the paper; the drop-area shares of Figs. 4
-and 5; the series of Figs. 6-11; a verdict per claim."""
+RTRED}, replicated under both profiles; Table II side by side with the paper (as a table
+and as a figure with the paper's values marked); the drop-area shares of Figs. 4 and 5;
+the series of Figs. 6-11; a verdict per claim, RTRED paired with RED and Adaptive RED by
+replication."""
 
 from __future__ import annotations
 
 import json
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-
 from .. import sweep
-from .common import Options, compare, pm, queue, summarise
-from .report import FAILS, HOLDS, PARTLY, Report
+from ..plot import FigureSpec, Mark, Panel, Series
+from . import verdicts as v
+from .common import Options, collect, curve, few_note, field, profile_facts, queue, show, with_profiles
+from .report import Claim, Report
 
 TITLE = "RTRED: a third drop level for TCP-RED (Hamadneh, Dixon, Cole, Murray)"
+#: The section of docs/scenarios.md that sets this paper's scenarios.
+SECTION = "P2 — RTRED"
+CITATION = (
+    'N. Hamadneh, M. Dixon, P. Cole, D. Murray, "A Third Drop Level For TCP-RED Congestion Control Strategy", '
+    "International Journal of Electrical and Computer Engineering (World Academy of Science, Engineering and "
+    "Technology), vol. 5, no. 9, pp. 1019-1025, 2011; also Proceedings of WASET, vol. 81, pp. 892-898, 2011."
+)
+SIMULATOR = 'The paper simulated in ns-2 ("a NS-2 simulation script").'
 BOTTLENECK = "G->K"
 
 # Table I: (min_th, max_th, max_p, risk_th, buffer)
@@ -40,17 +47,23 @@ TABLE_II = {
 
 ASSUMED = [
     ("segment size", "552 bytes of payload, 592 on the wire (the paper's 552-byte packets)"),
-    ("TCP", "Reno, receiver window 20 segments (ns-2's default window_), no delayed ACKs, initial window 1, min RTO 200 ms"),
+    (
+        "TCP",
+        "Reno, receiver window 20 segments (ns-2's default window_), no delayed ACKs, min RTO 200 ms; initial window, initial RTO and the rest as the profile sets them",
+    ),
     ("run length", "120 s (Table II's ~18,000 packets fit 0.7 Mb/s for about two minutes); no warm-up"),
     ("access links", "10 Mb/s, delay drawn uniformly in [1, 5] ms per source (stream delay/Si-G)"),
-    ("RED", "packet mode, w_q = 0.002, not gentle, no wait, mean packet size 592 bytes for the idle-time decay"),
+    (
+        "RED",
+        "packet mode, w_q = 0.002, not gentle, mean packet size 592 bytes for the idle-time decay; wait and the early/forced accounting as the profile sets them",
+    ),
     (
         "Adaptive RED",
         "'ARED' = Floyd/Gummadi/Shenker 2001 (ns-2's adaptive_: every 0.5 s toward the middle of [min_th, max_th]); 'ARED-Feng' = Feng et al. 1999 (x2 entering above max_th, /3 entering below min_th)",
     ),
     (
         "RTRED, silent cases",
-        "max_th <= q < risk_th (the 'safe' area) and q in [min_th, max_th) with avg outside it both use initial max_p / 2; see crates/ccsim/src/queue/rtred.rs",
+        "max_th <= q < risk_th (the 'safe' area) and q in [min_th, max_th) with avg outside it both use initial max_p / 2 (ccsim's queue/rtred.rs documents and tests the choice)",
     ),
     (
         "average delay",
@@ -79,10 +92,11 @@ def queue_spec(scenario: str, strategy: str) -> dict:
     return q
 
 
-def scenario(name: str = "S1", strategy: str = "RTRED", duration: float = 120.0) -> dict:
+def scenario(name: str = "S1", strategy: str = "RTRED", duration: float = 120.0, profile: str | None = None) -> dict:
     """The scenario as a dict; `scenarios/rtred_s1.toml` is S1 with RTRED."""
     series = [{"kind": k, "link": BOTTLENECK, "interval": "100ms"} for k in ("queue", "queue_avg", "max_p", "drop_prob")]
-    return {
+    out = {} if profile is None else {"profile": profile}
+    return out | {
         "name": f"rtred-{name.lower()}",
         "duration": f"{duration:g}s",
         "seed": 1,
@@ -119,150 +133,237 @@ def metrics(summary: dict) -> dict:
         "lost": q["drops"],
         "propagated": summary["totals"]["packets_sent"],
         "areas": q["drop_areas"],
+        "unfair_timeout": q["drop_areas"][0] + q["drop_areas"][3],
     }
 
 
+def run_metrics(summary: dict) -> dict:
+    """`metrics` plus, for replication 0's figures, the bottleneck's series."""
+    m = metrics(summary)
+    m["series"] = {x["name"].split(" ")[0]: x for x in summary["series"]}
+    return m
+
+
 def reproduce(opt: Options) -> Report:
-    reps = 3 if opt.quick else 10
+    reps = 5 if opt.quick else 10
     duration = 120.0
+    profiles = opt.run_profiles(reps)
     points = [{"name": f"{s}/{st}", "links.1.queue": queue_spec(s, st)} for s in SCENARIOS for st in STRATEGIES]
     result = sweep(
-        scenario(duration=duration),
-        points=points,
-        replications=reps,
-        base_seed=1,
-        out=opt.out / "runs",
-        workers=opt.workers,
-        scheduler=opt.scheduler,
-        progress=opt.progress,
+        scenario(duration=duration), points=with_profiles(points, profiles), replications=reps, base_seed=1, **opt.sweep_args("runs")
     )
-    per: dict[tuple[str, str], list[dict]] = {}
-    series: dict[tuple[str, str], dict] = {}
-    for row, summary in result.summaries():
-        s, st = row["name"].split("/")
-        per.setdefault((s, st), []).append(metrics(summary))
-        if row["replication"] == 0:
-            series[(s, st)] = {x["name"].split(" ")[0]: x for x in summary["series"]}
+    data = collect(result, run_metrics)
+    main, other = opt.profiles
+    per = data.get(main, {})
 
-    rep = Report("rtred", TITLE, opt.out)
-    rep.text(
-        f"{len(STRATEGIES)} strategies x {len(SCENARIOS)} scenarios, {reps} replications each "
-        f"(seeds derived from base seed 1; replication r uses the same seed for every strategy), "
-        f"{duration:g} s each. Means with 95% confidence intervals (Student t)."
-    )
+    rep = Report("rtred", TITLE, opt.out, citation=CITATION, profile=main, quick=opt.quick)
+    rep.facts = profile_facts(opt, SIMULATOR, len(profiles) == 2) + [
+        f"{len(STRATEGIES)} strategies x {len(SCENARIOS)} scenarios, {reps} replications of {duration:g} s each under each "
+        f"profile (seeds derived from base seed 1; replication r uses the same seed for every strategy and both profiles)."
+    ]
     table_ii(rep, per)
     drop_areas(rep, per)
-    figures(rep, series)
-    verdicts(rep, per)
-    rep.assumptions(ASSUMED)
-    (opt.out / "summary.json").write_text(json.dumps(summary_json(per), indent=2))
-    rep.write()
-    return rep
-
-
-def column(runs: list[dict], key: str) -> list[float]:
-    return [r[key] for r in runs]
-
-
-def table_ii(rep: Report, per) -> None:
-    rows = []
-    for s in SCENARIOS:
-        for st in STRATEGIES:
-            runs = per.get((s, st), [])
-            if not runs:
-                continue
-            paper = TABLE_II.get((s, st))
-            cells = [s, st]
-            for i, key in enumerate(["avg_queue", "delay_ms", "lost", "propagated"]):
-                m, h, _ = summarise(column(runs, key))
-                cells += [pm(m, h, 4), "-" if paper is None else f"{paper[i]:g}"]
-            rows.append(cells)
-    rep.heading("Table II: network performance")
-    rep.table(
-        ["scenario", "strategy", "avg queue (pkts)", "paper", "delay (ms)", "paper", "packets lost", "paper", "propagated", "paper"],
-        rows,
-        "ours (mean ± 95% CI) beside the paper's single values; ARED-Feng has no column in the paper",
-    )
-
-
-def drop_areas(rep: Report, per) -> None:
-    names = ["unfair [0, min_th)", "normal [min_th, max_th)", "safe [max_th, risk_th)", "timeout [risk_th, buffer]"]
-    rows = []
-    fig, axes = plt.subplots(1, len(SCENARIOS), figsize=(12, 3.5), sharey=True)
-    for ax, s in zip(axes, SCENARIOS):
-        for i, st in enumerate(STRATEGIES):
-            runs = per.get((s, st), [])
-            totals = [sum(r["areas"][k] for r in runs) for k in range(4)]
-            n = sum(totals) or 1
-            shares = [100 * t / n for t in totals]
-            rows.append([s, st] + [f"{x:.1f}" for x in shares])
-            ax.bar([k + 0.2 * i for k in range(4)], shares, width=0.2, label=st)
-        ax.set_title(s)
-        ax.set_xticks([k + 0.3 for k in range(4)], ["unfair", "normal", "safe", "timeout"])
-    axes[0].set_ylabel("% of drops")
-    axes[-1].legend(fontsize=8)
-    rep.heading("Figs. 4 and 5: where in the queue packets are dropped")
-    rep.table(["scenario", "strategy"] + names, rows, "share of drops (%) by the instantaneous queue length at the drop, all replications")
-    rep.figure(fig, "drop_areas", "Share of drops per queue area (Figs. 4/5)")
-
-
-def figures(rep: Report, series) -> None:
-    rep.heading("Figs. 6-11: drop probability, max_p and queues over time (replication 0)")
-    for s in SCENARIOS:
-        fig, axes = plt.subplots(2, len(STRATEGIES), figsize=(14, 5.5), sharex=True)
-        for j, st in enumerate(STRATEGIES):
-            ser = series.get((s, st))
-            if not ser:
-                continue
-            ax = axes[0][j]
-            ax.plot(ser["drop_prob"]["t"], ser["drop_prob"]["value"], lw=0.6, label="drop probability")
-            ax.plot(ser["max_p"]["t"], ser["max_p"]["value"], lw=1.2, label="max_p")
-            ax.set_title(f"{s} {st}")
-            ax = axes[1][j]
-            ax.plot(ser["queue"]["t"], ser["queue"]["value"], lw=0.5, label="actual queue")
-            ax.plot(ser["queue_avg"]["t"], ser["queue_avg"]["value"], lw=1.2, label="average queue")
-            ax.set_xlabel("time (s)")
-        axes[0][0].legend(fontsize=7)
-        axes[1][0].legend(fontsize=7)
-        axes[0][0].set_ylabel("probability")
-        axes[1][0].set_ylabel("packets")
-        rep.figure(fig, f"series_{s.lower()}", f"{s}: drop probability and max_p (top), actual and average queue (bottom)")
-
-
-def verdicts(rep: Report, per) -> None:
-    def check(text: str, key: str, lower: bool, rivals: list[str]) -> None:
-        outcomes = []
-        for s in SCENARIOS:
-            for rival in rivals:
-                outcomes.append((s, rival, compare(column(per[(s, "RTRED")], key), column(per[(s, rival)], key), lower)))
-        yes = sum(o[2] == "yes" for o in outcomes)
-        no = sum(o[2] == "no" for o in outcomes)
-        verdict = HOLDS if yes == len(outcomes) else FAILS if no == len(outcomes) else PARTLY
-        rep.claim(text, verdict, "; ".join(f"{s} vs {r}: {o}" for s, r, o in outcomes))
-
-    check("RTRED loses fewer packets than RED (every scenario)", "lost", True, ["RED"])
-    check("RTRED loses fewer packets than Adaptive RED (every scenario)", "lost", True, ["ARED"])
-    check("RTRED keeps a higher average queue than RED and Adaptive RED", "avg_queue", False, ["RED", "ARED"])
-    check("RTRED makes the sources propagate fewer packets (fewer retransmissions)", "propagated", True, ["RED", "ARED"])
-    rep.text(
-        "A verdict 'yes' needs our 95% confidence intervals to separate; 'yes, within noise' means the "
-        "means point the paper's way but the intervals overlap."
-    )
+    figures(rep, per)
     rep.text(
         "ARED-Feng gives exactly RED's numbers wherever the average queue stays between min_th and max_th "
         "after its first rise: Feng et al. change max_p only when the average enters the region below min_th "
         "or above max_th."
     )
+    rep.set_claims(claims(per, main), claims(data[other], other) if other in profiles else None)
+    rep.assumptions(ASSUMED, SECTION)
+    (opt.out / "summary.json").write_text(json.dumps(summary_json(data, main), indent=2))
+    rep.write()
+    return rep
 
 
-def summary_json(per) -> dict:
+def runs_of(per, s: str, st: str) -> dict[int, dict]:
+    return per.get(f"{s}/{st}", {})
+
+
+KEYS = ["avg_queue", "delay_ms", "lost", "propagated"]
+
+
+def table_ii(rep: Report, per) -> None:
+    rows = []
+    for s in SCENARIOS:
+        buf = SCENARIOS[s][4]
+        for st in STRATEGIES:
+            runs = runs_of(per, s, st)
+            if not runs:
+                continue
+            paper = TABLE_II.get((s, st))
+            cells = [s, st]
+            for i, key in enumerate(KEYS):
+                cells += [
+                    show(field(runs, key), (0, buf) if key == "avg_queue" else (0, None), 4),
+                    "-" if paper is None else f"{paper[i]:g}",
+                ]
+            rows.append(cells)
+    rep.heading("Table II: network performance")
+    rep.table(
+        ["scenario", "strategy", "avg queue (pkts)", "paper", "delay (ms)", "paper", "packets lost", "paper", "propagated", "paper"],
+        rows,
+        "ours (mean ± 95% CI, or the runs when they are too few) beside the paper's single values; ARED-Feng has no column in the paper",
+    )
+    labels = ["average queue (packets)", "average delay (ms)", "packets lost", "packets propagated"]
+    panels = []
+    n = min((len(r) for r in per.values()), default=0)
+    for i, (key, label) in enumerate(zip(KEYS, labels)):
+        series, marks = [], []
+        for j, st in enumerate(STRATEGIES):
+            xs = [k + 0.18 * (j - 1.5) for k in range(len(SCENARIOS))]
+            series.append(curve(st, xs, [field(runs_of(per, s, st), key) for s in SCENARIOS]))
+            series[-1].kind = "points"
+            for x, s in zip(xs, SCENARIOS):
+                paper = TABLE_II.get((s, st))
+                if paper is not None:
+                    marks.append(Mark("point", "paper" if not marks else "", x=x, y=paper[i]))
+        panels.append(
+            Panel(
+                series,
+                xlabel="scenario",
+                ylabel=label,
+                marks=marks,
+                bounds=(0, None),
+                xticks=list(enumerate(SCENARIOS)),
+                legend=i == 0,
+                note=few_note(n),
+            )
+        )
+    rep.figure(
+        FigureSpec(panels, cols=2, width=11, height=7),
+        "table_ii",
+        "Table II: ours (mean with 95% CI, dots: the runs) and the paper's values (stars)",
+    )
+
+
+def drop_areas(rep: Report, per) -> None:
+    names = ["unfair [0, min_th)", "normal [min_th, max_th)", "safe [max_th, risk_th)", "timeout [risk_th, buffer]"]
+    rows, panels = [], []
+    for s in SCENARIOS:
+        series = []
+        for i, st in enumerate(STRATEGIES):
+            runs = runs_of(per, s, st).values()
+            totals = [sum(r["areas"][k] for r in runs) for k in range(4)]
+            n = sum(totals) or 1
+            shares = [100 * t / n for t in totals]
+            rows.append([s, st] + [f"{x:.1f}" for x in shares])
+            series.append(Series(st, [float(k) for k in range(4)], shares, kind="bar", width=0.2, offset=0.2 * i - 0.3))
+        panels.append(
+            Panel(series, title=s, ylabel="% of drops", xticks=list(enumerate(["unfair", "normal", "safe", "timeout"])), legend=s == "S3")
+        )
+    rep.heading("Figs. 4 and 5: where in the queue packets are dropped")
+    rep.table(["scenario", "strategy"] + names, rows, "share of drops (%) by the instantaneous queue length at the drop, all replications")
+    rep.figure(FigureSpec(panels, cols=3, width=12, height=3.5, sharey=True), "drop_areas", "Share of drops per queue area (Figs. 4/5)")
+
+
+def figures(rep: Report, per) -> None:
+    rep.heading("Figs. 6-11: drop probability, max_p and queues over time (replication 0)")
+    for s in SCENARIOS:
+        top, bottom = [], []
+        for st in STRATEGIES:
+            ser = runs_of(per, s, st).get(0, {}).get("series")
+            if not ser:
+                continue
+            line = lambda k, label, w, ser=ser: Series(label, ser[k]["t"], ser[k]["value"], kind="plain", width=w)  # noqa: E731
+            top.append(
+                Panel(
+                    [line("drop_prob", "drop probability", 0.6), line("max_p", "max_p", 1.2)],
+                    title=f"{s} {st}",
+                    xlabel="time (s)",
+                    ylabel="probability",
+                    legend=not top,
+                )
+            )
+            bottom.append(
+                Panel(
+                    [line("queue", "actual queue", 0.5), line("queue_avg", "average queue", 1.2)],
+                    xlabel="time (s)",
+                    ylabel="packets",
+                    legend=not bottom,
+                    bounds=(0, SCENARIOS[s][4]),
+                )
+            )
+        rep.figure(
+            FigureSpec(top + bottom, rows=2, cols=len(top), width=14, height=6, sharex=True),
+            f"series_{s.lower()}",
+            f"{s}: drop probability and max_p (top), actual and average queue (bottom)",
+        )
+
+
+def claims(per, profile: str) -> list[Claim]:
+    """The paper's claims, each decided from RTRED's runs paired with its rival's by
+    replication; `per`: {"S/strategy": {replication: metrics}}."""
+
+    def label(s: str, r: str, rivals: list[str]) -> str:
+        return f"{s} vs {r}" if len(rivals) > 1 else s
+
+    def check(text: str, key: str, test, rivals: list[str], how: str) -> Claim:
+        i = KEYS.index(key)
+        cases = [
+            (label(s, r, rivals), v.relative(field(runs_of(per, s, "RTRED"), key), field(runs_of(per, s, r), key)))
+            for r in rivals
+            for s in SCENARIOS
+        ]
+        c = v.every(cases, test)
+        pct = lambda s, r: 100 * (TABLE_II[(s, "RTRED")][i] - TABLE_II[(s, r)][i]) / TABLE_II[(s, r)][i]  # noqa: E731
+        paper = "; ".join(
+            f"{'S1/S2/S3' if len(rivals) == 1 else 'S1/S2/S3 vs ' + r}: " + "/".join(f"{pct(s, r):+.1f}" for s in SCENARIOS) + "%"
+            for r in rivals
+        )
+        return Claim(
+            text,
+            c.outcome,
+            c.ours,
+            paper,
+            f"RTRED's {how} relative to the rival's, paired by replication (95% t interval); {c.detail}",
+            profile,
+        )
+
+    out = [
+        check("RTRED loses fewer packets than RED (S1-S3)", "lost", v.less, ["RED"], "packets lost"),
+        check("RTRED loses fewer packets than Adaptive RED (S1-S3)", "lost", v.less, ["ARED"], "packets lost"),
+        check(
+            "RTRED keeps a higher average queue than RED and Adaptive RED", "avg_queue", v.greater, ["RED", "ARED"], "time-average queue"
+        ),
+        check(
+            "RTRED makes the sources propagate fewer packets than RED and Adaptive RED (fewer retransmissions)",
+            "propagated",
+            v.less,
+            ["RED", "ARED"],
+            "packets propagated",
+        ),
+    ]
+    cases = [
+        (s, v.paired(field(runs_of(per, s, "RTRED"), "unfair_timeout"), field(runs_of(per, s, "RED"), "unfair_timeout"), "drops"))
+        for s in SCENARIOS
+    ]
+    c = v.every(cases, v.less)
+    out.append(
+        Claim(
+            "RTRED drops fewer packets than RED in the unfair and timeout areas (queue below min_th or above risk_th)",
+            c.outcome,
+            c.ours,
+            "stated, no numbers (Figs. 4/5 not legible)",
+            f"drops in [0, min_th) and [risk_th, buffer], RTRED minus RED, paired by replication; {c.detail}",
+            profile,
+        )
+    )
+    return out
+
+
+def summary_json(data, main: str) -> dict:
     out = {}
-    for (s, st), runs in per.items():
-        entry = {}
-        for key in ["avg_queue", "delay_ms", "lost", "propagated"]:
-            m, h, n = summarise(column(runs, key))
-            entry[key] = {"mean": m, "ci95": h, "n": n}
-        paper = TABLE_II.get((s, st))
-        entry["paper"] = None if paper is None else dict(zip(["avg_queue", "delay_ms", "lost", "propagated"], paper))
-        out[f"{s}/{st}"] = entry
-    return {"table_ii": out}
+    for profile, per in data.items():
+        table = {}
+        for name, runs in per.items():
+            s, st = name.split("/")
+            entry = {}
+            for key in KEYS:
+                e = v.mean_interval(field(runs, key).values())
+                entry[key] = {"mean": e.mean, "ci95": [e.lo, e.hi], "n": e.n}
+            paper = TABLE_II.get((s, st))
+            entry["paper"] = None if paper is None else dict(zip(KEYS, paper))
+            table[name] = entry
+        out[profile] = {"table_ii": table}
+    return {"profile": main, "profiles": out}

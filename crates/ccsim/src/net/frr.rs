@@ -12,6 +12,29 @@
 //! each after its own delay (inconsistent tables in between can form micro-loops, which TTL
 //! ends), and the repairing router keeps using its backup until the last router has
 //! converged, then moves the affected traffic to the new path (the DAS paper, Fig. 1).
+//!
+//! # TTL on a repair path
+//!
+//! A loop-free alternate is ordinary forwarding: every router on the way decrements the TTL.
+//! A packet on an explicit repair path is tunnelled, and [`TunnelTtl`] (`[ipfrr] tunnel_ttl`)
+//! says what happens to its TTL there:
+//!
+//! - `tunnel` (RFC 2003, IP in IP; the `rfc` profile's default): the router at the head
+//!   forwards the packet (decrementing its TTL) into the tunnel, the routers inside forward
+//!   the outer header and leave the packet's own TTL alone, and the router at the tail
+//!   takes it out and forwards it (decrementing). So a repaired packet reaches the receiver
+//!   with the TTL the primary path gives it. (The outer header's TTL is not modelled: a
+//!   packet entering the tunnel with TTL 1 still expires at the first router inside.)
+//! - `per-hop` (the `ns2` profile's default): every router on the repair path decrements the
+//!   TTL, as hop-by-hop routing over the detour would, and as a simulator without tunnels
+//!   (ns-2) forwards a repair path. The longer detour then lowers the TTL the receiver sees.
+//!
+//! DAS (the DAS paper, Section II) detects the switch back to the primary path by a *rise*
+//! in the TTL of arriving packets, so on an explicit repair path it works only with
+//! `per-hop`: through a real tunnel the TTL does not change and DAS sees nothing. The DAS
+//! reproduction's #-network (explicit repair path A-B-D-C) therefore uses `per-hop`, as the
+//! paper's ns-2 simulation did; its Fig. 2 backup is a loop-free alternate, which this
+//! setting does not touch.
 
 use super::link::{Link, LinkId};
 use super::packet::{NodeId, Packet};
@@ -40,6 +63,15 @@ pub enum Backup {
     Tunnel(u16),
 }
 
+/// What a tunnelled packet's TTL does on an explicit repair path (module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TunnelTtl {
+    /// IP in IP: only the tunnel's head and tail decrement it.
+    Tunnel,
+    /// Every router on the repair path decrements it.
+    PerHop,
+}
+
 #[derive(Clone, Debug)]
 pub struct FrrConfig {
     pub detection_delay: Dur,
@@ -49,6 +81,7 @@ pub struct FrrConfig {
     /// Compute loop-free alternates from the topology.
     pub lfa: bool,
     pub repair_paths: Vec<RepairPath>,
+    pub tunnel_ttl: TunnelTtl,
 }
 
 /// Shortest-path distances from every node to `dst` over the links that are up.
@@ -184,7 +217,14 @@ impl FrrConfig {
             }
             repair_paths.push(RepairPath { link, hops });
         }
+        let tunnel_ttl = match spec.tunnel_ttl.as_deref() {
+            None => cx.scenario.profile.pick(TunnelTtl::Tunnel, TunnelTtl::PerHop),
+            Some("tunnel") => TunnelTtl::Tunnel,
+            Some("per-hop") => TunnelTtl::PerHop,
+            Some(other) => return fail(format!("{p}.tunnel_ttl"), format!("unknown value {other:?} (expected \"tunnel\" or \"per-hop\")")),
+        };
         Ok(FrrConfig {
+            tunnel_ttl,
             detection_delay: spec.detection_delay.map_or(Dur::ZERO, |d| d.dur()),
             hold_down: spec.hold_down.map_or(DEFAULT_HOLD_DOWN, |d| d.dur()),
             reconvergence_delay,
@@ -346,7 +386,14 @@ impl RouterMechanism for FastReroute {
     fn next_hop(&mut self, node: NodeId, pkt: &mut Packet, chosen: Option<LinkId>, cx: &mut Cx) -> Option<LinkId> {
         if pkt.tunnel != 0 {
             match tunnel_next(&self.cfg.repair_paths[pkt.tunnel as usize - 1], &cx.net.links, node) {
-                Some(link) => return Some(link),
+                Some(link) => {
+                    if self.cfg.tunnel_ttl == TunnelTtl::Tunnel {
+                        // Inside the tunnel the router forwards the outer header: the
+                        // packet's own TTL is as it entered (undo this hop's decrement).
+                        pkt.ttl = pkt.ttl.saturating_add(1);
+                    }
+                    return Some(link);
+                }
                 None => pkt.tunnel = 0, // end of the repair path: routed normally from here
             }
         }
@@ -442,6 +489,7 @@ mod tests {
             reconvergence_delay: vec![Dur::from_millis(50); net.nodes.len()],
             lfa: true,
             repair_paths: Vec::new(),
+            tunnel_ttl: TunnelTtl::Tunnel,
         }
     }
 
@@ -580,5 +628,45 @@ mod tests {
         let primary = net.routes.next_hop(c, pkt.dst);
         hook(&mut net, at(30), |cx| chosen = frr.next_hop(c, &mut pkt, primary, cx));
         assert_eq!((chosen.map(|l| net.links[l as usize].name.as_str()), pkt.tunnel), (Some("C->R"), 0));
+    }
+
+    /// The TTL a packet from S reaches R with, through the routers `path`, each decrementing
+    /// it on arrival (as the engine does) before the mechanism picks the next hop.
+    fn ttl_at_r(frr: &mut FastReroute, net: &mut Network, path: &[&str]) -> u8 {
+        let mut pkt = data_to_r(net);
+        for name in path {
+            let n = net.node_id(name).unwrap();
+            pkt.ttl -= 1;
+            let primary = net.routes.next_hop(n, pkt.dst);
+            hook(net, at(20), |cx| {
+                frr.next_hop(n, &mut pkt, primary, cx);
+            });
+        }
+        pkt.ttl
+    }
+
+    #[test]
+    fn a_real_tunnel_keeps_the_ttl_of_the_primary_path_and_per_hop_lowers_it() {
+        for (mode, expected) in [(TunnelTtl::Tunnel, 62), (TunnelTtl::PerHop, 61)] {
+            let (mut net, ac) = fig2();
+            let mut cfg = config(&net);
+            cfg.tunnel_ttl = mode;
+            let hops = ["A->B", "B->C"].map(|n| net.links.iter().position(|l| l.name == n).unwrap() as LinkId).to_vec();
+            cfg.repair_paths = vec![RepairPath { link: ac, hops }];
+            let mut frr = FastReroute::new(cfg, net.nodes.len(), net.links.len());
+            assert_eq!(ttl_at_r(&mut frr, &mut net, &["A", "C"]), 62, "the primary path: two routers");
+            fail_link(&mut net, ac);
+            hook(&mut net, at(0), |cx| frr.on_link_change(ac, false, cx));
+            hook(&mut net, at(10), |cx| frr.on_timer(Timer { kind: timer::DETECT, a: ac, b: 1 }, cx));
+            // The head (A) and the tail (C) forward the packet itself; B only the tunnel's.
+            assert_eq!(ttl_at_r(&mut frr, &mut net, &["A", "B", "C"]), expected, "{mode:?}");
+        }
+        // A loop-free alternate is plain forwarding: every router decrements.
+        let (mut net, ac) = fig2();
+        let mut frr = FastReroute::new(config(&net), net.nodes.len(), net.links.len());
+        fail_link(&mut net, ac);
+        hook(&mut net, at(0), |cx| frr.on_link_change(ac, false, cx));
+        hook(&mut net, at(10), |cx| frr.on_timer(Timer { kind: timer::DETECT, a: ac, b: 1 }, cx));
+        assert_eq!(ttl_at_r(&mut frr, &mut net, &["A", "B", "C"]), 61);
     }
 }

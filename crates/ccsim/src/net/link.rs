@@ -6,15 +6,22 @@
 //! serialization time later and arrives one delay after that. The link therefore needs no
 //! event per transmission. It records each queued packet's schedule ([`Slot`]) and the engine
 //! schedules only arrivals, one pending at a time, for the earliest packet still to arrive.
-//! Departures from the queue and ends of transmission (queue and link statistics, the
-//! discipline's idle detection) are replayed in time order by [`Link::advance`] whenever the
-//! link is next observed or offered a packet, so everything seen at time `t` is as if each
-//! had happened at its own time.
+//! Departures from the queue (queue statistics, the discipline's idle detection) are replayed
+//! in time order by [`Link::advance`] whenever the link is offered a packet, so that the
+//! discipline sees the queue as it is at that time. A transmission is counted (packets,
+//! bytes, busy time) when it starts, whole; [`Link::sync`] takes off the part of the one in
+//! progress when the counters are read. Its end is replayed only where something happens
+//! then: a packet lost on the wire is dropped, a captured link writes its frame.
+//!
+//! A packet offered to an idle link (nothing queued, the transmitter free) starts its
+//! transmission at once without passing through the queue's buffer
+//! ([`EgressQueue::pass`]): on most links of a large network, and on every link that is not
+//! a bottleneck, that is nearly every packet.
 //!
 //! A discipline that decides at dequeue (CoDel drops by sojourn time; FQ-CoDel chooses which
 //! flow sends next) breaks the premise: which packet leaves next, and when, is only known at
 //! each transmission opportunity. Such a link keeps no schedule of queued packets. Its
-//! transmitter is started packet by packet with [`Link::start`], by the run loop, at each
+//! transmitter is started packet by packet with [`Link::start_now`], by the run loop, at each
 //! opportunity: when a packet arrives to an idle link, and at the end of each transmission
 //! (the run loop schedules an event there for these links only). So a dequeue-time discipline
 //! costs one event per transmission and every other discipline still costs none; the
@@ -23,7 +30,7 @@
 use super::packet::{NodeId, Packet};
 use crate::queue::{EgressQueue, QueueStats};
 use crate::sim::{Dur, Rng, Serializer, SimTime};
-use crate::stats::{counters, TimeIntegral};
+use crate::stats::counters;
 use std::collections::VecDeque;
 
 pub type LinkId = u32;
@@ -69,6 +76,8 @@ impl Slot {
 /// What queueing a packet committed the link to.
 #[derive(Clone, Copy, Debug)]
 pub struct Scheduled {
+    /// When its transmission starts (it leaves the queue), unless the link fails first.
+    pub tx_start: SimTime,
     /// When its transmission ends.
     pub tx_end: SimTime,
     /// When it reaches the far end, if the engine must schedule that arrival: it will
@@ -98,12 +107,17 @@ pub struct Link {
     /// The schedule of each packet in `queue`, in the same order (empty when the queue's
     /// discipline decides at dequeue: then nothing is scheduled before it starts).
     slots: VecDeque<Slot>,
-    /// The transmission in progress (as of the last `advance`). Its packet is already at the
-    /// back of the pipe (it is the next to enter it and nothing overtakes it there), which
-    /// saves moving every packet twice; unless it is to be lost on the wire: then it waits in
-    /// `lost_on_wire` for the end of its transmission.
-    transmitting: Option<Slot>,
+    /// The last transmission started (as of the last `advance`): in progress at `t` while
+    /// its end is after `t`. Its packet is at the back of the pipe (it is the next to enter it
+    /// and nothing overtakes it there), which saves moving every packet twice; unless it is to
+    /// be lost on the wire: then it waits in `lost_on_wire` for the end of its transmission.
+    last_tx: Option<Slot>,
+    /// A started transmission whose end is still to be replayed: one lost on the wire, or
+    /// any on a link whose ends are replayed (`replay_ends`).
+    ending: Option<Slot>,
     lost_on_wire: Option<Packet>,
+    /// Whether every end of transmission is replayed (a capture records the link).
+    pub replay_ends: bool,
     /// The serializer after the last packet that started transmission.
     started_serializer: Serializer,
     /// When the transmitter frees after every scheduled packet.
@@ -111,7 +125,10 @@ pub struct Link {
     pipe: VecDeque<(SimTime, Packet)>,
     /// Whether an arrival event is pending (for the earliest packet still to arrive).
     arrival_pending: bool,
-    busy: TimeIntegral,
+    /// Transmissions started: packets, bytes and their whole serialization times, ns.
+    started_packets: u64,
+    started_bytes: u64,
+    started_busy_ns: u128,
 }
 
 impl Link {
@@ -143,40 +160,77 @@ impl Link {
             loss_rng,
             serializer: Serializer::default(),
             slots: VecDeque::new(),
-            transmitting: None,
+            last_tx: None,
+            ending: None,
             lost_on_wire: None,
+            replay_ends: false,
             started_serializer: Serializer::default(),
             free_at: SimTime::ZERO,
             pipe: VecDeque::new(),
             arrival_pending: false,
-            busy: TimeIntegral::default(),
+            started_packets: 0,
+            started_bytes: 0,
+            started_busy_ns: 0,
         }
     }
 
-    /// The packet being serialized, if any (as of the last `advance`).
-    pub fn transmitting_packet(&self) -> Option<&Packet> {
-        match self.transmitting {
-            Some(s) if s.lost => self.lost_on_wire.as_ref(),
-            Some(_) => self.pipe.back().map(|p| &p.1),
-            None => None,
+    /// The transmission in progress at `now` (the link must have been advanced to now).
+    fn in_progress(&self, now: SimTime) -> Option<Slot> {
+        self.last_tx.filter(|s| s.end > now)
+    }
+
+    /// The packet being serialized at `now`, if any (the link must have been advanced to now).
+    pub fn transmitting_packet(&self, now: SimTime) -> Option<&Packet> {
+        match self.in_progress(now)? {
+            s if s.lost => self.lost_on_wire.as_ref(),
+            _ => self.pipe.back().map(|p| &p.1),
+        }
+    }
+
+    /// Takes a packet the queue has admitted (the link must have been advanced to now): it
+    /// goes straight to the transmitter if the link is idle, else to the tail of the queue.
+    pub fn accept(&mut self, pkt: Packet, now: SimTime) -> Scheduled {
+        if self.queue.is_empty() && self.free_at <= now {
+            self.queue.pass(&pkt, now);
+            let slot = self.next_slot(pkt.size, now);
+            self.start(slot, pkt);
+            self.arrival(slot)
+        } else {
+            let size = pkt.size;
+            self.queue.push(pkt, now);
+            self.schedule(size, now)
         }
     }
 
     /// Fixes the transmission of the packet of `size` bytes just committed to the tail of
     /// the queue.
     pub fn schedule(&mut self, size: u32, now: SimTime) -> Scheduled {
+        let slot = self.next_slot(size, now);
+        self.slots.push_back(slot);
+        self.arrival(slot)
+    }
+
+    /// The transmission of the next packet of `size` bytes offered at `now`: after those
+    /// already scheduled; the loss on the wire is drawn now, in the order packets come.
+    #[inline]
+    fn next_slot(&mut self, size: u32, now: SimTime) -> Slot {
         let start = now.max(self.free_at);
         let end = start + self.serializer.tx_time(size as u64 * 8, self.rate_bps);
         let lost = self.loss > 0.0 && self.loss_rng.bernoulli(self.loss);
-        self.slots.push_back(Slot { start, end, lost, serializer: self.serializer });
         self.free_at = end;
-        let arrival = if !lost && !self.arrival_pending {
+        Slot { start, end, lost, serializer: self.serializer }
+    }
+
+    /// What the engine must schedule for a packet just given `slot`.
+    #[inline]
+    fn arrival(&mut self, slot: Slot) -> Scheduled {
+        let arrival = if !slot.lost && !self.arrival_pending {
             self.arrival_pending = true;
-            Some(end + self.delay)
+            Some(slot.end + self.delay)
         } else {
             None
         };
-        Scheduled { tx_end: end, arrival }
+        Scheduled { tx_start: slot.start, tx_end: slot.end, arrival }
     }
 
     /// Whether the transmitter is free at `now` (the link must have been advanced to now).
@@ -186,70 +240,91 @@ impl Link {
 
     /// Starts transmitting `pkt` at `now`, on a link whose queue decides at dequeue (the
     /// packet has already left the queue; the transmitter must be free).
-    pub fn start(&mut self, pkt: Packet, now: SimTime) -> Scheduled {
+    pub fn start_now(&mut self, pkt: Packet, now: SimTime) -> Scheduled {
         debug_assert!(self.slots.is_empty() && self.is_idle(now));
-        let end = now + self.serializer.tx_time(pkt.size as u64 * 8, self.rate_bps);
-        let lost = self.loss > 0.0 && self.loss_rng.bernoulli(self.loss);
-        let slot = Slot { start: now, end, lost, serializer: self.serializer };
-        self.free_at = end;
-        self.busy.advance(0, now.as_nanos());
-        self.started_serializer = slot.serializer;
-        self.transmitting = Some(slot);
-        let arrival = if lost {
-            self.lost_on_wire = Some(pkt);
-            None
-        } else {
-            self.pipe.push_back((end + self.delay, pkt));
-            (!std::mem::replace(&mut self.arrival_pending, true)).then_some(end + self.delay)
-        };
-        Scheduled { tx_end: end, arrival }
+        let slot = self.next_slot(pkt.size, now);
+        self.start(slot, pkt);
+        self.arrival(slot)
     }
 
-    /// Replays, in time order, the departures from the queue and the ends of transmission
-    /// up to `now` (inclusive). `tx_end` sees each packet that finished transmission, with
-    /// the time it did and whether it was lost on the wire.
+    /// `pkt` starts its transmission (`slot`).
+    #[inline]
+    fn start(&mut self, slot: Slot, pkt: Packet) {
+        self.started_serializer = slot.serializer;
+        self.started_packets += 1;
+        self.started_bytes += pkt.size as u64;
+        self.started_busy_ns += (slot.end - slot.start).as_nanos() as u128;
+        if slot.lost {
+            self.lost_on_wire = Some(pkt);
+        } else {
+            self.pipe.push_back((slot.end + self.delay, pkt));
+        }
+        if slot.lost || self.replay_ends {
+            self.ending = Some(slot);
+        }
+        self.last_tx = Some(slot);
+    }
+
+    /// Replays, in time order, the departures from the queue up to `now` (inclusive), and
+    /// the ends of transmission that must be: `tx_end` sees each packet lost on the wire,
+    /// and with `replay_ends` each packet that finished transmission, with the time it did
+    /// and whether it was lost.
     #[inline]
     pub fn advance(&mut self, now: SimTime, mut tx_end: impl FnMut(SimTime, &Packet, bool)) {
         loop {
-            if let Some(slot) = self.transmitting {
+            if let Some(slot) = self.ending {
                 if slot.end > now {
                     return; // the next packet cannot start before this one ends
                 }
-                self.transmitting = None;
-                self.busy.advance(1, slot.end.as_nanos());
-                self.stats.busy_ns = self.busy.area;
-                self.stats.tx_packets += 1;
+                self.ending = None;
                 if slot.lost {
                     let pkt = self.lost_on_wire.take().expect("a packet lost on the wire");
-                    self.stats.tx_bytes += pkt.size as u64;
                     self.stats.lost_random += 1;
                     tx_end(slot.end, &pkt, true);
                 } else {
-                    let pkt = &self.pipe.back().expect("the transmitted packet").1;
-                    self.stats.tx_bytes += pkt.size as u64;
-                    tx_end(slot.end, pkt, false);
+                    tx_end(slot.end, &self.pipe.back().expect("the transmitted packet").1, false);
                 }
             }
             match self.slots.front() {
                 Some(s) if s.start <= now => {
                     let slot = self.slots.pop_front().expect("front");
                     let pkt = self.queue.dequeue(slot.start).expect("a slot without a queued packet");
-                    self.busy.advance(0, slot.start.as_nanos());
-                    self.started_serializer = slot.serializer;
-                    if slot.lost {
-                        self.lost_on_wire = Some(pkt);
-                    } else {
-                        self.pipe.push_back((slot.end + self.delay, pkt));
-                    }
-                    self.transmitting = Some(slot);
+                    self.start(slot, pkt);
                 }
                 _ => return,
             }
         }
     }
 
+    /// Brings the transmission counters up to `now` (the link must have been advanced to
+    /// now): the transmissions started, less what remains of the one in progress.
+    pub fn sync(&mut self, now: SimTime) {
+        let (mut packets, mut bytes, mut busy) = (self.started_packets, self.started_bytes, self.started_busy_ns);
+        if let Some(s) = self.in_progress(now) {
+            packets -= 1;
+            bytes -= self.transmitting_packet(now).expect("in progress").size as u64;
+            busy -= (s.end - now).as_nanos() as u128;
+        }
+        self.stats.tx_packets = packets;
+        self.stats.tx_bytes = bytes;
+        self.stats.busy_ns = busy;
+    }
+
+    /// Whether the packet due to arrive next can be delivered without a further
+    /// [`advance`](Self::advance): the pipe holds the packets whose transmission has started,
+    /// in the order they arrive; but if the end of the last of them is still to be replayed
+    /// (`replay_ends`), it must stay there until it is.
+    #[inline]
+    pub fn arrival_ready(&self) -> bool {
+        match self.ending {
+            Some(s) if !s.lost => self.pipe.len() > 1,
+            _ => !self.pipe.is_empty(),
+        }
+    }
+
     /// The packet at the head of the pipe reaches the far end (the link must have been
-    /// advanced to now). Returns it and the next arrival to schedule, if any.
+    /// advanced far enough for it to be there: see [`arrival_ready`](Self::arrival_ready)).
+    /// Returns it and the next arrival to schedule, if any.
     pub fn deliver(&mut self) -> (Packet, Option<SimTime>) {
         let pkt = self.pipe.pop_front().expect("arrival without a packet").1;
         let next = match self.pipe.front() {
@@ -271,10 +346,15 @@ impl Link {
         self.up = false;
         self.epoch = self.epoch.wrapping_add(1);
         self.stats.failures += 1;
-        if self.transmitting.take().is_some() {
-            self.busy.advance(1, now.as_nanos());
-            self.stats.busy_ns = self.busy.area;
+        // The transmission in progress ends now: it was counted whole when it started, and
+        // does not count as transmitted.
+        if let Some(slot) = self.in_progress(now) {
+            self.started_packets -= 1;
+            self.started_bytes -= self.transmitting_packet(now).expect("in progress").size as u64;
+            self.started_busy_ns -= (slot.end - now).as_nanos() as u128;
         }
+        self.last_tx = None;
+        self.ending = None;
         // The packet being serialized: in the pipe, or here if it was to be lost anyway.
         if let Some(p) = self.lost_on_wire.take() {
             self.stats.lost_down += 1;
@@ -302,8 +382,8 @@ impl Link {
     pub fn packets(&self, now: SimTime) -> impl Iterator<Item = &Packet> {
         // Without random loss no packet is lost on the wire: the schedule need not be read.
         let lossy = self.loss > 0.0;
-        let queued = self.queue.iter().enumerate().filter(move |&(i, _)| !lossy || !self.slots.get(i).is_some_and(|s| s.lost_by(now))).map(|(_, p)| p);
-        let sending = self.lost_on_wire.iter().filter(move |_| self.transmitting.is_some_and(|s| !s.lost_by(now)));
+        let queued = self.queue.iter().enumerate().filter(move |&(i, _)| !lossy || !self.slots[i].lost_by(now)).map(|(_, p)| p);
+        let sending = self.lost_on_wire.iter().filter(move |_| self.ending.is_some_and(|s| !s.lost_by(now)));
         queued.chain(sending).chain(self.pipe.iter().map(|(_, p)| p))
     }
 
@@ -313,16 +393,27 @@ impl Link {
     pub fn holds(&self, now: SimTime, hit: impl Fn(&Packet) -> bool) -> bool {
         if !self.queue.is_empty() {
             let lossy = self.loss > 0.0;
-            if self.queue.iter().enumerate().any(|(i, p)| hit(p) && !(lossy && self.slots.get(i).is_some_and(|s| s.lost_by(now)))) {
+            if self.queue.iter().enumerate().any(|(i, p)| hit(p) && !(lossy && self.slots[i].lost_by(now))) {
                 return true;
             }
         }
-        if let (Some(p), Some(s)) = (&self.lost_on_wire, self.transmitting) {
+        if let (Some(p), Some(s)) = (&self.lost_on_wire, self.ending) {
             if hit(p) && !s.lost_by(now) {
                 return true;
             }
         }
         !self.pipe.is_empty() && self.pipe.iter().any(|(_, p)| hit(p))
+    }
+
+    /// How many packets satisfying `hit` the link has lost on the wire by `now` whose loss
+    /// the last [`advance`](Self::advance) has not yet replayed.
+    pub fn lost_unreplayed(&self, now: SimTime, hit: impl Fn(&Packet) -> bool) -> usize {
+        let sending = match (&self.lost_on_wire, self.ending) {
+            (Some(p), Some(s)) => (s.lost_by(now) && hit(p)) as usize,
+            _ => 0,
+        };
+        let queued = self.queue.iter().zip(&self.slots).filter(|(p, s)| s.lost_by(now) && hit(p)).count();
+        sending + queued
     }
 
     /// The link's and its queue's counters as of `now`, without changing the link: the
@@ -335,10 +426,10 @@ impl Link {
         (copy.stats, copy.queue.stats)
     }
 
-    /// Brings time integrals up to `now` (the link must have been advanced to now).
+    /// Brings the counters and time integrals up to `now` (the link must have been advanced
+    /// to now).
     pub fn settle(&mut self, now: SimTime) {
-        self.busy.advance(self.transmitting.is_some() as u64, now.as_nanos());
-        self.stats.busy_ns = self.busy.area;
+        self.sync(now);
         self.queue.settle(now);
     }
 }
@@ -397,16 +488,50 @@ mod tests {
     #[test]
     fn replay_reports_each_end_of_transmission_in_order_with_its_time() {
         let mut l = link(0.0, 10);
+        l.replay_ends = true;
         for i in 0..3 {
             offer(&mut l, pkt(i), ms(0));
         }
         let mut ends = Vec::new();
         l.advance(ms(20), |t, p, lost| ends.push((t, p.seq, lost)));
         assert_eq!(ends, vec![(ms(8), Seq(0), false), (ms(16), Seq(960), false)]);
-        assert_eq!((l.queue.len(), l.transmitting_packet().map(|p| p.seq)), (0, Some(Seq(1920))));
+        assert_eq!((l.queue.len(), l.transmitting_packet(ms(20)).map(|p| p.seq)), (0, Some(Seq(1920))));
+        l.sync(ms(20));
+        assert_eq!((l.stats.tx_packets, l.stats.tx_bytes, l.stats.busy_ns), (2, 2000, 20_000_000), "the third is half sent");
         l.advance(ms(24), |t, p, _| ends.push((t, p.seq, false)));
         assert_eq!(ends.last(), Some(&(ms(24), Seq(1920), false)));
+        l.sync(ms(24));
         assert_eq!((l.stats.tx_packets, l.stats.tx_bytes), (3, 3000));
+        // Without `replay_ends`, only losses are replayed; the counters are the same.
+        let mut quiet = link(0.0, 10);
+        for i in 0..3 {
+            offer(&mut quiet, pkt(i), ms(0));
+        }
+        quiet.advance(ms(24), |_, _, _| panic!("no end to replay"));
+        quiet.sync(ms(24));
+        assert_eq!(quiet.stats, l.stats);
+    }
+
+    #[test]
+    fn an_idle_link_takes_a_packet_straight_to_the_transmitter_as_if_queued() {
+        // The same packets offered through the buffer and through `accept`: the same
+        // schedule, link counters and queue counters.
+        let (mut queued, mut direct) = (link(0.0, 10), link(0.0, 10));
+        for (i, t) in [(0, 0), (1, 3), (2, 30), (3, 31), (4, 100)] {
+            let a = offer(&mut queued, pkt(i), ms(t)).unwrap();
+            direct.advance(ms(t), |_, _, _| {});
+            let mut p = pkt(i);
+            let (v, act) = direct.queue.classify(&p, ms(t));
+            assert!(direct.queue.admit(&mut p, v, act));
+            let b = direct.accept(p, ms(t));
+            assert_eq!((a.tx_end, a.arrival), (b.tx_end, b.arrival), "packet {i}");
+        }
+        for l in [&mut queued, &mut direct] {
+            l.advance(ms(200), |_, _, _| {});
+            l.settle(ms(200));
+        }
+        assert_eq!((queued.stats, queued.queue.stats, queued.queue.max_packets), (direct.stats, direct.queue.stats, direct.queue.max_packets));
+        assert_eq!(direct.queue.stats.delay_sum_ns, 5_000_000 + 7_000_000, "packets 1 and 3 waited");
     }
 
     #[test]
@@ -440,13 +565,16 @@ mod tests {
     #[test]
     fn random_loss_happens_on_the_wire_after_transmission() {
         let mut l = link(0.5, 1000);
-        let mut arrivals = 0;
+        let (mut arrivals, mut replayed) = (0, 0);
         for i in 0..400 {
+            l.advance(ms(8 * i as u64), |_, _, lost| replayed += lost as u64);
             let s = offer(&mut l, pkt(i), ms(8 * i as u64)).unwrap();
             arrivals += s.arrival.is_some() as u32;
         }
-        l.advance(ms(100_000), |_, _, _| {});
+        l.advance(ms(100_000), |_, _, lost| replayed += lost as u64);
+        l.sync(ms(100_000));
         let lost = l.stats.lost_random;
+        assert_eq!(replayed, lost, "each loss replayed");
         assert_eq!(l.stats.tx_packets, 400);
         assert!((150..250).contains(&lost), "about half lost: {lost}");
         assert_eq!(l.packets(ms(100_000)).count() as u64, 400 - lost, "the others are in the pipe");
@@ -490,13 +618,13 @@ mod tests {
     fn a_transmission_started_by_hand_occupies_the_transmitter_and_arrives_one_delay_later() {
         let mut l = link(0.0, 10);
         assert!(l.is_idle(ms(0)));
-        let s = l.start(pkt(0), ms(0));
+        let s = l.start_now(pkt(0), ms(0));
         assert_eq!((s.tx_end, s.arrival), (ms(8), Some(ms(18))));
         assert!(!l.is_idle(ms(7)) && l.is_idle(ms(8)));
-        assert_eq!(l.transmitting_packet().map(|p| p.seq), Some(Seq(0)));
+        assert_eq!(l.transmitting_packet(ms(0)).map(|p| p.seq), Some(Seq(0)));
         // The next one, started when the first ends, waits for the first's arrival event.
         l.advance(ms(8), |_, _, _| {});
-        let s = l.start(pkt(1), ms(8));
+        let s = l.start_now(pkt(1), ms(8));
         assert_eq!((s.tx_end, s.arrival), (ms(16), None));
         l.advance(ms(18), |_, _, _| {});
         assert_eq!(l.deliver().1, Some(ms(26)));

@@ -1,6 +1,7 @@
 //! The network: nodes (hosts and routers), unidirectional links with their egress queues,
 //! and routing tables.
 
+pub mod checksum;
 pub mod frr;
 pub mod link;
 pub mod packet;

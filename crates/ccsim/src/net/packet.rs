@@ -2,10 +2,12 @@
 //! plus a few simulator fields (flow index, kind, send time) that never reach the wire.
 //!
 //! Packets are made by named constructors, one per kind ([`Packet::tcp_data`],
-//! [`Packet::tcp_ack`], [`Packet::spoofed_ack`], [`Packet::udp`], [`Packet::acc_control`]),
-//! so that every field a kind does not use has one value everywhere, and the transport
-//! protocol on the wire ([`Protocol`]) follows from the kind.
+//! [`Packet::tcp_ack`], [`Packet::spoofed_ack`], [`Packet::udp`], [`Packet::acc_control`],
+//! and [`Packet::rdp`] for both directions of an RDP connection), so that every field a kind
+//! does not use has one value everywhere, and the transport protocol on the wire
+//! ([`Protocol`]) follows from the kind.
 
+use crate::rdp::{wire, Fields, VarArea};
 use crate::sim::SimTime;
 use crate::tcp::seq::Seq;
 
@@ -18,10 +20,13 @@ pub type FlowId = u32;
 pub const TCP_IP_HEADER: u32 = 40;
 /// Bytes of IPv4 + UDP header.
 pub const UDP_IP_HEADER: u32 = 28;
+/// Bytes of the IPv4 header (no options), before a transport header of variable length
+/// (RDP's).
+pub const IP_HEADER: u32 = 20;
 /// UDP port that ACC control messages are sent to.
 pub const ACC_PORT: u16 = 7777;
-/// Bytes of the ACC control payload (cwnd, ssthresh, srtt, flags; see `crate::trace`).
-pub const ACC_PAYLOAD: u32 = 16;
+/// Bytes of the ACC control payload (cwnd, ssthresh, srtt, flags: [`AccState::to_bytes`]).
+pub const ACC_PAYLOAD: u32 = AccState::BYTES as u32;
 /// Initial TTL of the packets routers make (spoofed ACKs, ACC controls).
 pub const ROUTER_TTL: u8 = 64;
 
@@ -60,6 +65,8 @@ pub mod flags {
 pub enum Protocol {
     Tcp = 6,
     Udp = 17,
+    /// The Reliable Data Protocol (RFC 908, RFC 1151), IANA protocol number 27.
+    Rdp = 27,
 }
 
 /// What a packet is, for dispatch at the end host and for statistics and traces.
@@ -75,6 +82,12 @@ pub enum Kind {
     AccControl,
     /// A UDP datagram.
     Udp,
+    /// An RDP segment from the connection's sending side (its active opener) to the
+    /// receiving side: SYN, data, or RST.
+    RdpData,
+    /// An RDP segment from the receiving side (the passive opener) to the sending side:
+    /// SYN-ACK, ACK (with or without EACKs), or RST.
+    RdpAck,
 }
 
 impl Kind {
@@ -83,11 +96,12 @@ impl Kind {
         match self {
             Kind::TcpData | Kind::TcpAck | Kind::SpoofedAck => Protocol::Tcp,
             Kind::AccControl | Kind::Udp => Protocol::Udp,
+            Kind::RdpData | Kind::RdpAck => Protocol::Rdp,
         }
     }
-    /// True for packets travelling from a TCP receiver toward its sender.
+    /// True for packets travelling from a flow's receiver toward its sender.
     pub const fn is_reverse(self) -> bool {
-        matches!(self, Kind::TcpAck | Kind::SpoofedAck | Kind::AccControl)
+        matches!(self, Kind::TcpAck | Kind::SpoofedAck | Kind::AccControl | Kind::RdpAck)
     }
 }
 
@@ -113,16 +127,46 @@ impl Endpoints {
     }
 }
 
-/// The sender's congestion state that ACC/TCP carries in every data packet.
+/// The sender's congestion state that ACC/TCP and ACC/RDP carry in every data packet: "the endpoint's
+/// current estimate of round trip time, its window size, and slow-start and fast
+/// retransmission state" (Faber, Section 3.1). In an ACC control message the same block is
+/// the state the router tells the sender to take.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct AccState {
-    /// Congestion window, bytes.
+    /// Congestion window: bytes for TCP, packets for RDP.
     pub cwnd: u32,
-    /// Slow-start threshold, bytes.
+    /// Slow-start threshold, in the unit of `cwnd`.
     pub ssthresh: u32,
     /// Smoothed round-trip time, microseconds.
     pub srtt_us: u32,
+    /// In slow start (cwnd below ssthresh); in a control: the sender is to slow-start.
     pub slow_start: bool,
+    /// In fast retransmission / fast recovery (the window carried is then inflated by the
+    /// duplicate ACKs, and the loss that started it is already being answered).
+    pub fast_recovery: bool,
+}
+
+impl AccState {
+    /// Bytes of the state block on the wire (ACC controls; RDP's ACC extension).
+    pub const BYTES: usize = 16;
+
+    /// The state block: cwnd, ssthresh, srtt in microseconds (big-endian u32 each), a flags
+    /// byte (bit 0: slow start, bit 1: fast recovery), three zero bytes.
+    pub fn to_bytes(&self) -> [u8; AccState::BYTES] {
+        let mut b = [0; AccState::BYTES];
+        b[0..4].copy_from_slice(&self.cwnd.to_be_bytes());
+        b[4..8].copy_from_slice(&self.ssthresh.to_be_bytes());
+        b[8..12].copy_from_slice(&self.srtt_us.to_be_bytes());
+        b[12] = self.slow_start as u8 | (self.fast_recovery as u8) << 1;
+        b
+    }
+
+    /// Reads a state block written by [`AccState::to_bytes`]; flag bits it does not know and
+    /// the reserved bytes are ignored.
+    pub fn from_bytes(b: &[u8; AccState::BYTES]) -> AccState {
+        let word = |i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        AccState { cwnd: word(0), ssthresh: word(4), srtt_us: word(8), slow_start: b[12] & 1 == 1, fast_recovery: b[12] & 2 == 2 }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -135,7 +179,8 @@ pub struct Packet {
     pub dport: u16,
     pub ttl: u8,
     pub ecn: Ecn,
-    /// TCP flags (see [`flags`]).
+    /// TCP flags (see [`flags`]), or RDP's control flags (`crate::rdp::flags`) in an RDP
+    /// segment.
     pub flags: u8,
     pub seq: Seq,
     pub ack: Seq,
@@ -150,6 +195,9 @@ pub struct Packet {
     pub sent_at: SimTime,
     /// Present on data packets of ACC-enabled senders.
     pub acc: Option<AccState>,
+    /// RDP's variable header area: a SYN's parameters or an ACK's EACK set (zero in other
+    /// packets).
+    pub rdp_var: VarArea,
     /// IP fast reroute: 1 + the index of the explicit repair path the packet is tunnelled
     /// along, or 0 when it is routed normally.
     pub tunnel: u16,
@@ -177,9 +225,11 @@ impl Packet {
             size: match kind.protocol() {
                 Protocol::Tcp => TCP_IP_HEADER,
                 Protocol::Udp => UDP_IP_HEADER,
+                Protocol::Rdp => IP_HEADER + wire::FIXED_HEADER as u32,
             },
             sent_at: now,
             acc: None,
+            rdp_var: VarArea::NONE,
             tunnel: 0,
         }
     }
@@ -238,6 +288,33 @@ impl Packet {
         p
     }
 
+    /// An RDP segment (RFC 908, RFC 1151) of the flow: from its sender (`Kind::RdpData`) or
+    /// from its receiver (`Kind::RdpAck`, whose addresses and ports are the reverse), with the
+    /// header fields `f` and `payload` bytes of data. Its size on the wire is the IPv4 header,
+    /// the RDP header as [`crate::rdp::wire`] lays it out (which depends on `f`), and the
+    /// data.
+    pub fn rdp(kind: Kind, ends: &Endpoints, f: Fields, payload: u32, ttl: u8, now: SimTime) -> Packet {
+        debug_assert!(matches!(kind, Kind::RdpData | Kind::RdpAck));
+        let mut p = if kind == Kind::RdpAck {
+            Packet::bare(kind, ends.flow, ends.receiver, ends.sender, ends.dport, ends.sport, ttl, now)
+        } else {
+            Packet::bare(kind, ends.flow, ends.sender, ends.receiver, ends.sport, ends.dport, ttl, now)
+        };
+        p.flags = f.flags;
+        p.seq = f.seq;
+        p.ack = f.ack;
+        p.rdp_var = f.var;
+        p.acc = f.acc;
+        p.payload = payload;
+        p.size = IP_HEADER + wire::header_len(&f) as u32 + payload;
+        p
+    }
+
+    /// The RDP header fields of an RDP segment.
+    pub fn rdp_fields(&self) -> Fields {
+        Fields { flags: self.flags, seq: self.seq, ack: self.ack, var: self.rdp_var, acc: self.acc }
+    }
+
     pub fn has_flag(&self, f: u8) -> bool {
         self.flags & f != 0
     }
@@ -248,7 +325,7 @@ impl Packet {
     pub fn is_tcp(&self) -> bool {
         self.protocol() == Protocol::Tcp
     }
-    /// True for packets travelling from a TCP receiver toward its sender.
+    /// True for packets travelling from a flow's receiver toward its sender.
     pub fn is_reverse(&self) -> bool {
         self.kind.is_reverse()
     }
@@ -274,7 +351,7 @@ mod tests {
         assert_eq!((s.kind, s.src, s.dst, s.ttl), (Kind::SpoofedAck, 2, 1, ROUTER_TTL));
         let u = Packet::udp(&ENDS, 200, 64, t);
         assert_eq!((u.size, u.protocol(), u.is_tcp()), (228, Protocol::Udp, false));
-        let state = AccState { cwnd: 5000, ssthresh: 5000, srtt_us: 1, slow_start: false };
+        let state = AccState { cwnd: 5000, ssthresh: 5000, srtt_us: 1, ..AccState::default() };
         let c = Packet::acc_control(7, &d, state, t);
         assert_eq!((c.src, c.dst, c.seq, c.size, c.acc), (7, 1, Seq(1000), 44, Some(state)));
         assert!(!c.is_tcp(), "an ACC control is a UDP datagram");

@@ -15,6 +15,13 @@
 //! interval seconds" says. The paper's automatic `w_q` and thresholds are not applied: the
 //! scenario gives them.
 //!
+//! `update = "ns2"` (the `ns2` profile's) follows ns-2.35's `updateMaxP()` instead: every
+//! arrival more than `interval` after the last *change* of `max_p` evaluates (so an arrival
+//! that changes nothing leaves the next one to try again); the guards are ns-2's, `max_p >
+//! bottom` to decrease and `max_p < top` to increase, with no clamping (one step may cross
+//! a bound); `top` is 0.5 and `bottom` is `min(0.01, 80000 / C)` for a link of `C` bit/s
+//! (ns-2's `initialize_params()`: at most one packet of 1000 bytes per 100 ms round trip).
+//!
 //! **Feng, Kandlur, Saha & Shin 1999** ("A self-configuring RED gateway", INFOCOM): when
 //! `avg` *enters* the region below `min_th`, `max_p /= 3`; when it *enters* the region at or
 //! above `max_th`, `max_p *= 2`. The regions are RED's own (`avg < min_th`, `avg >= max_th`);
@@ -29,6 +36,7 @@
 use super::red::{Red, RedParams, RedSpec, FAMILY};
 use super::spec::{keys_of, read, Registration, SettingError, Table};
 use super::{Aqm, Discipline, Occupancy, Probe, QueueContext, Verdict};
+use crate::scenario::profile::Profile;
 use crate::scenario::units::{num, Duration};
 use crate::sim::{Dur, Rng, SimTime};
 use serde::Deserialize;
@@ -42,11 +50,26 @@ const FENG_MAX_P: (f64, f64) = (0.001, 1.0);
 /// `interval_`).
 pub const FGS_INTERVAL: Dur = Dur::from_millis(500);
 
+/// ns-2's guards on `max_p` (`top_`, and `bottom_` as `initialize_params()` sets it).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ns2Bounds {
+    pub bottom: f64,
+    pub top: f64,
+}
+
+impl Ns2Bounds {
+    /// ns-2's defaults for a link of `link_bps`.
+    pub fn for_link(link_bps: u64) -> Ns2Bounds {
+        Ns2Bounds { bottom: (80_000.0 / link_bps as f64).min(0.01), top: 0.5 }
+    }
+}
+
 /// Which adaptation rule drives `max_p`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum AredVariant {
-    /// Additive increase, multiplicative decrease toward a target band, once per `interval`.
-    FloydGummadiShenker { interval: Dur },
+    /// Additive increase, multiplicative decrease toward a target band, once per `interval`
+    /// (`ns2`: ns-2's timing and guards, with `bottom`; module doc).
+    FloydGummadiShenker { interval: Dur, ns2: Option<Ns2Bounds> },
     /// Multiply on entering the region above `max_th`, divide on entering the one below
     /// `min_th`.
     Feng { multiply_above: f64, divide_below: f64 },
@@ -55,7 +78,7 @@ pub enum AredVariant {
 impl AredVariant {
     /// The published defaults: a 0.5 s interval ([`FGS_INTERVAL`]).
     pub fn floyd_gummadi_shenker() -> AredVariant {
-        AredVariant::FloydGummadiShenker { interval: FGS_INTERVAL }
+        AredVariant::FloydGummadiShenker { interval: FGS_INTERVAL, ns2: None }
     }
     /// The published defaults (Feng et al. 1999): multiply by 2, divide by 3.
     pub fn feng() -> AredVariant {
@@ -73,14 +96,27 @@ pub struct AredSpec {
     pub adapt: Option<String>,
     /// `fgs` only: the adaptation interval; default [`FGS_INTERVAL`].
     pub interval: Option<Duration>,
+    /// `fgs` only: `paper` (once per interval, `max_p` kept in `[0.01, 0.5]`; the default)
+    /// or `ns2` (ns-2's `updateMaxP()`; the `ns2` profile's). See the module doc.
+    pub update: Option<String>,
 }
 
 impl AredSpec {
     /// The adaptation rule for a queue in `ctx`, defaults filled in.
-    pub fn resolve(&self, _ctx: &QueueContext) -> Result<AredVariant, SettingError> {
+    pub fn resolve(&self, ctx: &QueueContext) -> Result<AredVariant, SettingError> {
         match self.adapt.as_deref().unwrap_or("fgs") {
-            "fgs" => Ok(AredVariant::FloydGummadiShenker { interval: self.interval.map_or(FGS_INTERVAL, |i| i.dur()) }),
+            "fgs" => {
+                let ns2 = match self.update.as_deref() {
+                    None => ctx.profile == Profile::Ns2,
+                    Some("paper") => false,
+                    Some("ns2") => true,
+                    Some(other) => return Err(SettingError::new("update", format!("unknown update rule {other:?} (expected \"paper\" or \"ns2\")"))),
+                };
+                let interval = self.interval.map_or(FGS_INTERVAL, |i| i.dur());
+                Ok(AredVariant::FloydGummadiShenker { interval, ns2: ns2.then(|| Ns2Bounds::for_link(ctx.link_bps)) })
+            }
             "feng" if self.interval.is_some() => Err(SettingError::new("interval", "only for adapt = \"fgs\"")),
+            "feng" if self.update.is_some() => Err(SettingError::new("update", "only for adapt = \"fgs\"")),
             "feng" => Ok(AredVariant::feng()),
             other => Err(SettingError::new("adapt", format!("unknown adaptation {other:?} (expected \"fgs\" or \"feng\")"))),
         }
@@ -121,7 +157,7 @@ impl AdaptiveRed {
     /// `params.max_p` is the starting `max_p`.
     pub fn new(params: RedParams, variant: AredVariant) -> Result<AdaptiveRed, SettingError> {
         match variant {
-            AredVariant::FloydGummadiShenker { interval } if interval == Dur::ZERO => {
+            AredVariant::FloydGummadiShenker { interval, .. } if interval == Dur::ZERO => {
                 return Err(SettingError::new("interval", "must be positive"));
             }
             AredVariant::Feng { multiply_above, divide_below } if !(multiply_above > 1.0 && divide_below > 1.0) => {
@@ -131,12 +167,15 @@ impl AdaptiveRed {
             _ => {}
         }
         let next_due = match variant {
-            AredVariant::FloydGummadiShenker { interval } => SimTime::ZERO + interval,
+            AredVariant::FloydGummadiShenker { interval, .. } => SimTime::ZERO + interval,
             AredVariant::Feng { .. } => SimTime::ZERO,
         };
         Ok(AdaptiveRed { red: Red::new(params)?, variant, next_due, region: Region::Below })
     }
 
+    pub fn variant(&self) -> &AredVariant {
+        &self.variant
+    }
     pub fn red(&self) -> &Red {
         &self.red
     }
@@ -145,7 +184,23 @@ impl AdaptiveRed {
     fn adapt(&mut self, now: SimTime) -> Option<f64> {
         let (p, avg, max_p) = (self.red.params(), self.red.state().avg, self.red.state().max_p);
         match self.variant {
-            AredVariant::FloydGummadiShenker { interval } => {
+            AredVariant::FloydGummadiShenker { interval, ns2: Some(b) } => {
+                // ns-2: `now > lastset + interval`, lastset moved only by a change.
+                if now <= self.next_due {
+                    return None;
+                }
+                let d = p.max_th - p.min_th;
+                let new = if avg < p.min_th + 0.4 * d && max_p > b.bottom {
+                    max_p * 0.9
+                } else if avg > p.max_th - 0.4 * d && b.top > max_p {
+                    max_p + (0.25 * max_p).min(0.01)
+                } else {
+                    return None;
+                };
+                self.next_due = now + interval;
+                Some(new)
+            }
+            AredVariant::FloydGummadiShenker { interval, ns2: None } => {
                 if now < self.next_due {
                     return None;
                 }
@@ -184,10 +239,16 @@ impl Aqm for AdaptiveRed {
         if let Some(max_p) = self.adapt(now) {
             self.red.set_max_p(max_p);
         }
-        self.red.decide(pkt_bytes, rng)
+        self.red.decide(occ, pkt_bytes, rng)
     }
     fn on_departure(&mut self, occ: Occupancy, now: SimTime) {
-        self.red.on_departure(occ, now);
+        self.red.on_departure(occ, 0, now);
+    }
+    fn on_departure_of(&mut self, occ: Occupancy, departed_bytes: u32, now: SimTime) {
+        self.red.on_departure(occ, departed_bytes, now);
+    }
+    fn on_overflow(&mut self) -> bool {
+        self.red.on_overflow()
     }
     fn probe(&self) -> Probe {
         self.red.probe()
@@ -323,16 +384,18 @@ mod tests {
         assert!(AdaptiveRed::new(params.clone(), bad).unwrap_err().message.contains("multiply_above"));
         let bad = RedParams { max_th: 1.0, ..params.clone() };
         assert_eq!(AdaptiveRed::new(bad, AredVariant::feng()).unwrap_err().key, "min_th");
-        let bad = AredVariant::FloydGummadiShenker { interval: Dur::ZERO };
+        let bad = AredVariant::FloydGummadiShenker { interval: Dur::ZERO, ns2: None };
         assert_eq!(AdaptiveRed::new(params, bad).unwrap_err(), SettingError::new("interval", "must be positive"));
     }
 
     #[test]
     fn spec_resolves_the_variant_with_its_defaults() {
         let ctx = QueueContext { link_bps: 1_000_000, limit: crate::queue::Limit::Packets(50), profile: Default::default() };
-        let spec = |adapt: Option<&str>, interval: Option<f64>| AredSpec { adapt: adapt.map(String::from), interval: interval.map(Duration) }.resolve(&ctx);
-        assert_eq!(spec(None, None).unwrap(), AredVariant::FloydGummadiShenker { interval: Dur::from_millis(500) });
-        assert_eq!(spec(Some("fgs"), Some(0.25)).unwrap(), AredVariant::FloydGummadiShenker { interval: Dur::from_millis(250) });
+        let spec = |adapt: Option<&str>, interval: Option<f64>| {
+            AredSpec { adapt: adapt.map(String::from), interval: interval.map(Duration), update: None }.resolve(&ctx)
+        };
+        assert_eq!(spec(None, None).unwrap(), AredVariant::FloydGummadiShenker { interval: Dur::from_millis(500), ns2: None });
+        assert_eq!(spec(Some("fgs"), Some(0.25)).unwrap(), AredVariant::FloydGummadiShenker { interval: Dur::from_millis(250), ns2: None });
         assert_eq!(spec(Some("feng"), None).unwrap(), AredVariant::Feng { multiply_above: 2.0, divide_below: 3.0 });
         assert_eq!(spec(Some("feng"), Some(1.0)).unwrap_err(), SettingError::new("interval", "only for adapt = \"fgs\""));
         assert_eq!(spec(Some("aimd"), None).unwrap_err(), SettingError::new("adapt", "unknown adaptation \"aimd\" (expected \"fgs\" or \"feng\")"));

@@ -9,11 +9,18 @@
 //! [`finish_departure`](EgressQueue::finish_departure)); either way the signal policy turns
 //! its verdict into an action, and the counters below say which decision it was.
 
+//!
+//! The time integrals of the length (packet x ns, byte x ns) are not advanced at every
+//! arrival and departure: the integral of the length is the sum of the time each packet
+//! spends in the buffer, so each packet that leaves it (sent, dropped at dequeue, evicted or
+//! lost with the link) adds its sojourn and [`EgressQueue::settle`] adds the sojourns so far
+//! of the packets still queued: the same numbers, integer for integer, for less work per
+//! packet.
 use super::{Discipline, Head, Occupancy, Verdict};
 use crate::net::packet::{Ecn, Packet};
 use crate::signal::{Action, SignalPolicy};
 use crate::sim::{Rng, SimTime};
-use crate::stats::{counters, TimeIntegral};
+use crate::stats::counters;
 use std::collections::VecDeque;
 
 /// The buffer's hard limit.
@@ -85,8 +92,10 @@ pub struct EgressQueue {
     /// with `bounds[i-1] <= len < bounds[i]`.
     area_bounds: Vec<u32>,
     pub drop_areas: [u64; MAX_AREAS],
-    len_packets: TimeIntegral,
-    len_bytes: TimeIntegral,
+    /// Sum of the sojourns of the packets that have left the buffer, ns, and the same
+    /// weighted by their sizes, byte x ns.
+    left_area_packets: u128,
+    left_area_bytes: u128,
     /// Packets the discipline dropped from the buffer to admit an arrival (FQ-CoDel's
     /// overflow), for the router to account; see [`take_evicted`](Self::take_evicted).
     evicted: Vec<Packet>,
@@ -96,16 +105,10 @@ pub struct EgressQueue {
 
 impl EgressQueue {
     /// The buffer a new queue of `limit` allocates, in packets (see [`EgressQueue::new`]).
-    fn initial_capacity(limit: Limit) -> usize {
-        match limit {
-            Limit::Packets(n) => (n as usize).min(64),
-            Limit::Bytes(b) => ((b / 1500) as usize).clamp(1, 64),
-        }
-    }
-
-    /// Bytes a new queue of `limit` holds (for the scenario's memory estimate).
-    pub fn footprint(limit: Limit) -> u64 {
-        (std::mem::size_of::<EgressQueue>() + Self::initial_capacity(limit) * std::mem::size_of::<Queued>()) as u64
+    /// Bytes a new queue holds (for the scenario's memory estimate): no buffer until a
+    /// packet waits (each then costs [`bytes_per_packet`](Self::bytes_per_packet)).
+    pub fn footprint(_limit: Limit) -> u64 {
+        std::mem::size_of::<EgressQueue>() as u64
     }
 
     /// Bytes each queued packet takes.
@@ -115,12 +118,12 @@ impl EgressQueue {
 
     pub fn new(limit: Limit, discipline: Discipline, policy: SignalPolicy, rng: Rng, area_bounds: Vec<u32>) -> EgressQueue {
         assert!(area_bounds.len() < MAX_AREAS);
-        // Start small: a queue allocates only when it reaches a new maximum length, which
-        // stops happening once it has seen its peak; preallocating every buffer's full limit
-        // would cost hundreds of megabytes in networks of thousands of links.
-        let cap = Self::initial_capacity(limit);
+        // No buffer until the first packet waits: a queue allocates only when it reaches a
+        // new maximum length, which stops happening once it has seen its peak; most queues
+        // of a large network (a host's uplink, the downlinks to hosts) never hold a packet,
+        // since a packet that finds the transmitter free goes straight to it.
         EgressQueue {
-            buf: VecDeque::with_capacity(cap),
+            buf: VecDeque::new(),
             packets: 0,
             bytes: 0,
             limit,
@@ -131,8 +134,8 @@ impl EgressQueue {
             max_packets: 0,
             area_bounds,
             drop_areas: [0; MAX_AREAS],
-            len_packets: TimeIntegral::default(),
-            len_bytes: TimeIntegral::default(),
+            left_area_packets: 0,
+            left_area_bytes: 0,
             evicted: Vec::new(),
             leaving_since: SimTime::ZERO,
         }
@@ -194,7 +197,7 @@ impl EgressQueue {
         let occ = self.occupancy();
         let room = self.has_room(pkt.size);
         let mut verdict = self.discipline.as_aqm().on_arrival(occ, pkt.size, now, &mut self.rng);
-        if verdict == Verdict::Admit && !room {
+        if !room && (self.discipline.as_aqm().on_overflow() || verdict == Verdict::Admit) {
             verdict = Verdict::Overflow;
         }
         (verdict, self.policy.act(verdict, pkt, room))
@@ -203,6 +206,18 @@ impl EgressQueue {
     /// Applies `action` (possibly changed by a router extension) to `pkt`. Returns true if
     /// the packet was queued.
     pub fn commit(&mut self, mut pkt: Packet, verdict: Verdict, action: Action, now: SimTime) -> bool {
+        let admitted = self.admit(&mut pkt, verdict, action);
+        if admitted {
+            self.push(pkt, now);
+        }
+        admitted
+    }
+
+    /// The first half of [`commit`](Self::commit): counts the arrival and carries out
+    /// `action` on `pkt` (a drop is counted; a mark sets CE). True if the packet is to be
+    /// queued: follow with [`push`](Self::push), or [`pass`](Self::pass) when the
+    /// transmitter is free and the buffer empty (a discipline that decides at enqueue only).
+    pub fn admit(&mut self, pkt: &mut Packet, verdict: Verdict, action: Action) -> bool {
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += pkt.size as u64;
         if action.spoofs() {
@@ -210,7 +225,7 @@ impl EgressQueue {
         }
         if !action.enqueues() {
             match verdict {
-                Verdict::Early => self.stats.drops_early += 1,
+                Verdict::Early | Verdict::EarlyDrop => self.stats.drops_early += 1,
                 Verdict::Forced => self.stats.drops_forced += 1,
                 Verdict::Overflow | Verdict::Admit => self.stats.drops_overflow += 1,
             }
@@ -224,7 +239,11 @@ impl EgressQueue {
                 _ => self.stats.marks_early += 1,
             }
         }
-        self.account(now);
+        true
+    }
+
+    /// Queues an admitted packet: at the tail, or in the discipline's own buffer.
+    pub fn push(&mut self, pkt: Packet, now: SimTime) {
         self.bytes += pkt.size as u64;
         self.packets += 1;
         let q = Queued { pkt, enqueued_at: now };
@@ -235,22 +254,40 @@ impl EgressQueue {
                 Limit::Bytes(b) => self.bytes > b,
             };
             if over {
-                self.evict();
+                self.evict(now);
             }
         } else {
             self.buf.push_back(q);
         }
         self.max_packets = self.max_packets.max(self.packets);
-        true
+    }
+
+    /// An admitted packet that finds the buffer empty and the transmitter free leaves at
+    /// once: everything is counted as if it had been queued and dequeued at `now` (the
+    /// buffer held it for no time), without moving it through the buffer.
+    pub fn pass(&mut self, pkt: &Packet, now: SimTime) {
+        debug_assert!(self.is_empty() && !self.decides_at_dequeue());
+        self.max_packets = self.max_packets.max(1);
+        self.depart(pkt, now, now);
+    }
+
+    /// A packet queued at `since` leaves the buffer at `now` (sent or not): its sojourn adds
+    /// to the time integrals of the length.
+    #[inline]
+    fn leave(&mut self, size: u32, since: SimTime, now: SimTime) {
+        let sojourn = (now - since).as_nanos() as u128;
+        self.left_area_packets += sojourn;
+        self.left_area_bytes += sojourn * size as u128;
     }
 
     /// The buffer is over its limit with a packet just added: the discipline that owns it
     /// drops to make room, and the drops count as overflow.
-    fn evict(&mut self) {
+    fn evict(&mut self, now: SimTime) {
         let Discipline::FqCodel(fq) = &mut self.discipline else { return };
         let mut out = Vec::new();
         fq.evict(&mut out);
         for q in out {
+            self.leave(q.pkt.size, q.enqueued_at, now);
             self.packets -= 1;
             self.bytes -= q.pkt.size as u64;
             self.stats.drops_overflow += 1;
@@ -268,23 +305,23 @@ impl EgressQueue {
     /// The head packet leaves the FIFO for the transmitter, on a link whose discipline
     /// decides at enqueue.
     pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
-        if self.buf.is_empty() {
-            return None; // nothing changes: the time integrals need no update
-        }
-        self.account(now);
         let q = self.buf.pop_front()?;
         self.packets -= 1;
         self.bytes -= q.pkt.size as u64;
-        self.depart(&q, now);
+        self.leave(q.pkt.size, q.enqueued_at, now);
+        self.depart(&q.pkt, q.enqueued_at, now);
         Some(q.pkt)
     }
 
-    fn depart(&mut self, q: &Queued, now: SimTime) {
+    /// Counts the departure of `pkt` for the transmitter, queued at `since`, and tells the
+    /// discipline.
+    #[inline]
+    fn depart(&mut self, pkt: &Packet, since: SimTime, now: SimTime) {
         self.stats.departures += 1;
-        self.stats.departure_bytes += q.pkt.size as u64;
-        self.stats.delay_sum_ns += (now - q.enqueued_at).as_nanos() as u128;
+        self.stats.departure_bytes += pkt.size as u64;
+        self.stats.delay_sum_ns += (now - since).as_nanos() as u128;
         let occ = self.occupancy();
-        self.discipline.as_aqm().on_departure_of(occ, q.pkt.size, now);
+        self.discipline.as_aqm().on_departure_of(occ, pkt.size, now);
     }
 
     /// At a transmission opportunity of a link whose discipline decides at dequeue: takes
@@ -302,9 +339,9 @@ impl EgressQueue {
                 (q?, verdict)
             }
         };
-        self.account(now);
         self.packets -= 1;
         self.bytes -= q.pkt.size as u64;
+        self.leave(q.pkt.size, q.enqueued_at, now);
         self.leaving_since = q.enqueued_at;
         Some((q.pkt, verdict, self.policy.act(verdict, &q.pkt, true)))
     }
@@ -332,42 +369,50 @@ impl EgressQueue {
             pkt.ecn = Ecn::Ce;
             self.stats.marks_dequeue += 1;
         }
-        let q = Queued { pkt, enqueued_at: self.leaving_since };
-        self.depart(&q, now);
+        self.depart(&pkt, self.leaving_since, now);
         Some(pkt)
     }
 
     /// Empties the buffer (the link went down), calling `lost` for each packet.
     pub fn flush(&mut self, now: SimTime, mut lost: impl FnMut(&Packet)) {
-        self.account(now);
-        let mut n = 0;
+        let (mut n, mut area_packets, mut area_bytes) = (0, 0u128, 0u128);
+        let mut gone = |q: &Queued| {
+            let sojourn = (now - q.enqueued_at).as_nanos() as u128;
+            n += 1;
+            area_packets += sojourn;
+            area_bytes += sojourn * q.pkt.size as u128;
+            lost(&q.pkt)
+        };
         if let Discipline::FqCodel(fq) = &mut self.discipline {
-            fq.drain(|q| {
-                n += 1;
-                lost(&q.pkt)
-            });
+            fq.drain(|q| gone(&q));
         }
         for q in self.buf.drain(..) {
-            n += 1;
-            lost(&q.pkt);
+            gone(&q);
         }
         self.stats.drops_link_down += n;
+        self.left_area_packets += area_packets;
+        self.left_area_bytes += area_bytes;
         self.packets = 0;
         self.bytes = 0;
         let occ = self.occupancy();
         self.discipline.as_aqm().on_departure(occ, now);
     }
 
-    fn account(&mut self, now: SimTime) {
-        self.len_packets.advance(self.packets as u64, now.as_nanos());
-        self.len_bytes.advance(self.bytes, now.as_nanos());
-        self.stats.len_area_packets = self.len_packets.area;
-        self.stats.len_area_bytes = self.len_bytes.area;
-    }
-
-    /// Brings the time integrals up to `now` (before a snapshot or the final report).
+    /// Brings the time integrals up to `now` (before a snapshot or the final report): the
+    /// sojourns of the packets that left, and those so far of the packets still queued.
     pub fn settle(&mut self, now: SimTime) {
-        self.account(now);
+        let (mut packets, mut bytes) = (self.left_area_packets, self.left_area_bytes);
+        let owned = match &self.discipline {
+            Discipline::FqCodel(fq) => Some(fq.iter()),
+            _ => None,
+        };
+        for q in owned.into_iter().flatten().chain(self.buf.iter()) {
+            let sojourn = (now - q.enqueued_at).as_nanos() as u128;
+            packets += sojourn;
+            bytes += sojourn * q.pkt.size as u128;
+        }
+        self.stats.len_area_packets = packets;
+        self.stats.len_area_bytes = bytes;
     }
 
     /// Starts a measurement period: maxima and drop areas restart from the current state.

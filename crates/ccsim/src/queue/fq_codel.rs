@@ -159,7 +159,7 @@ impl FqCodel {
 
     /// Rule 1: the queue of `pkt`.
     pub fn classify(&self, pkt: &Packet) -> u32 {
-        let proto: u64 = if pkt.is_tcp() { 6 } else { 17 };
+        let proto = pkt.protocol() as u64;
         let mut h = (pkt.src as u64) << 32 | pkt.dst as u64;
         h = mix(h ^ mix((pkt.sport as u64) << 32 | (pkt.dport as u64) << 8 | proto));
         (h % self.params.flows as u64) as u32

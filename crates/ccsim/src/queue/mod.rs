@@ -52,6 +52,10 @@ pub enum Verdict {
     Early,
     /// A forced signal: the average queue is past the point where every arrival is signalled.
     Forced,
+    /// An early signal that must drop the packet even where the policy would mark it: ns-2's
+    /// RED (`use_mark_p_`) drops rather than marks once `p_b` exceeds `mark_p`, and counts the
+    /// drop as early (see `red.rs`).
+    EarlyDrop,
     /// The buffer is full (decided by the FIFO's hard limit, not by the discipline).
     Overflow,
 }
@@ -114,6 +118,12 @@ pub trait Aqm {
     }
     /// The packet given a signal at dequeue was dropped (`true`) or marked and sent.
     fn after_dequeue_signal(&mut self, _dropped: bool) {}
+    /// Called when an arriving packet finds no room and is dropped, after `on_arrival`.
+    /// Returns true if the drop is to be counted as an overflow whatever the verdict was
+    /// (ns-2's RED: a full buffer makes every drop "forced"); the action is a drop either way.
+    fn on_overflow(&mut self) -> bool {
+        false
+    }
     /// Internal state for series and tests.
     fn probe(&self) -> Probe {
         Probe::default()
@@ -148,6 +158,12 @@ macro_rules! disciplines {
             /// opportunity (CoDel, FQ-CoDel).
             pub fn decides_at_dequeue(&self) -> bool {
                 self.as_aqm_ref().decides_at_dequeue()
+            }
+            /// The registration this discipline was built from (its name, its keys).
+            pub fn registration(&self) -> &'static spec::Registration {
+                match self {
+                    $(Discipline::$variant(_) => &$registration,)*
+                }
             }
         }
 

@@ -27,11 +27,30 @@
 //!   `p_a = p_b / (2 - count p_b)` while `count p_b < 2`, then 1; gaps become uniform on
 //!   `1/p_b..=2/p_b - 1`.
 //!
-//! Not taken from ns-2: its "no signal while the queue holds at most one packet" rule and its
-//! skipping of the first packet after `avg` crosses `min_th` (neither is in the paper).
+//! ns-2.35's rules (`queue/red.cc`, `enque()` and `drop_early()`) where they differ from
+//! F&J, each an option the `ns2` profile turns on:
+//!
+//! - `overload = "early"` (ns-2's `use_mark_p_ true`): the region where every arrival is
+//!   signalled (`avg >= max_th`, gentle: `>= 2 max_th`) is not a forced signal but an early
+//!   one with `p_b = 1`: it goes through the count rule (always a signal, since `count >= 1`
+//!   there) and is counted as an early drop. F&J's (`"forced"`, the default): a forced
+//!   signal.
+//! - `mark_p` (ns-2's `mark_p_`, 0.1): an early signal with `p_b > mark_p` drops even an
+//!   ECN-capable packet ([`Verdict::EarlyDrop`]). The default, 1, lets the `ecn` policy mark
+//!   every early signal.
+//! - `entry_grace` (always on in ns-2): no signal while the queue holds at most one packet,
+//!   and none for the first arrival after `avg` reaches `min_th` (or after such a short
+//!   queue), which restarts `count` at 1; a full buffer's drop resets `count` to 0 as a
+//!   signal does and counts as forced (an overflow) even when RED had chosen the packet for
+//!   an early drop (ns-2's `qlen >= qlim` check comes last). None of this is in F&J.
+//! - `idle = "ns2"`: the idle period starts when the last packet *finishes* transmission
+//!   (ns-2's `deque()` finds the queue empty then), and `m` is truncated to whole mean-packet
+//!   times (ns-2's `int(ptc * (now - idletime_))`); F&J's linear function of the idle time
+//!   (`"linear"`, the default) starts when the queue empties and keeps the fraction.
 
 use super::spec::{keys_of, read, Registration, SettingError, Table};
 use super::{Aqm, Discipline, Occupancy, Probe, QueueContext, Verdict};
+use crate::scenario::profile::Profile;
 use crate::scenario::units::num;
 use crate::sim::{Rng, SimTime};
 use serde::Deserialize;
@@ -44,6 +63,10 @@ pub const DEFAULT_MAX_P: f64 = 0.1;
 /// Default mean packet size on the wire, bytes: ccsim's choice, the default segment size
 /// (ns-2's `mean_pktsize_` is 500).
 pub const DEFAULT_MEAN_PACKET_SIZE: u32 = 1000;
+/// The `ns2` profile's mean packet size: ns-2.35's `mean_pktsize_`.
+pub const NS2_MEAN_PACKET_SIZE: u32 = 500;
+/// The `ns2` profile's `mark_p`: ns-2.35's `mark_p_`.
+pub const NS2_MARK_P: f64 = 0.1;
 
 /// RED's configuration. Thresholds are in packets (of `mean_packet_size` in byte mode).
 #[derive(Clone, Debug, PartialEq)]
@@ -63,13 +86,38 @@ pub struct RedParams {
     pub link_bps: u64,
     /// Mean packet size on the wire, bytes (idle-time correction and byte mode).
     pub mean_packet_size: u32,
+    /// An early signal with `p_b` above it drops even an ECN-capable packet (ns-2's
+    /// `mark_p_`); 1: every early signal may be a mark.
+    pub mark_p: f64,
+    /// The region where every arrival is signalled gives early signals with `p_b = 1`
+    /// (ns-2's `use_mark_p_`), not forced ones.
+    pub overload_early: bool,
+    /// ns-2's grace: no signal with at most one packet queued or on entering the signalling
+    /// region; overflow resets `count`.
+    pub entry_grace: bool,
+    /// Idle time as ns-2 counts it: from the end of the last transmission, in whole packets.
+    pub ns2_idle: bool,
 }
 
 impl RedParams {
-    /// F&J's RED: `w_q` = [`DEFAULT_W_Q`], gentle, byte mode and wait off.
+    /// F&J's RED: `w_q` = [`DEFAULT_W_Q`], gentle, byte mode, wait and ns-2's rules off.
     pub fn new(min_th: f64, max_th: f64, max_p: f64, link_bps: u64, mean_packet_size: u32) -> RedParams {
         let (gentle, byte_mode, wait) = (false, false, false);
-        RedParams { min_th, max_th, max_p, w_q: DEFAULT_W_Q, gentle, byte_mode, wait, link_bps, mean_packet_size }
+        RedParams {
+            min_th,
+            max_th,
+            max_p,
+            w_q: DEFAULT_W_Q,
+            gentle,
+            byte_mode,
+            wait,
+            link_bps,
+            mean_packet_size,
+            mark_p: 1.0,
+            overload_early: false,
+            entry_grace: false,
+            ns2_idle: false,
+        }
     }
 
     /// Rejects parameters the algorithm cannot run with, naming the key. The one place of
@@ -87,6 +135,9 @@ impl RedParams {
         }
         if !(self.w_q > 0.0 && self.w_q <= 1.0) {
             return Err(SettingError::new("w_q", format!("must be in (0, 1], got {}", num(self.w_q))));
+        }
+        if !(self.mark_p > 0.0 && self.mark_p <= 1.0) {
+            return Err(SettingError::new("mark_p", format!("must be in (0, 1], got {}", self.mark_p)));
         }
         if self.mean_packet_size == 0 {
             return Err(SettingError::new("mean_packet_size", "must be positive"));
@@ -115,36 +166,65 @@ pub struct RedSpec {
     /// EWMA weight of the average queue; default [`DEFAULT_W_Q`].
     pub w_q: Option<f64>,
     /// Gentle RED (Floyd 2000): the probability rises from `max_p` to 1 between `max_th`
-    /// and `2 max_th`. Default false, F&J's algorithm (Floyd recommends true, and ns-2.35
-    /// defaults to it).
+    /// and `2 max_th`. Default false, F&J's algorithm (Floyd recommends true; the `ns2`
+    /// profile's default is true, ns-2.35's `gentle_`).
     pub gentle: Option<bool>,
-    /// ns-2's `wait_` spacing between signals. Default false, F&J's algorithm (ns-2's
-    /// default is true).
+    /// ns-2's `wait_` spacing between signals. Default false, F&J's algorithm (`ns2`
+    /// profile: true, ns-2's default).
     pub wait: Option<bool>,
+    /// An early signal with `p_b` above this drops even an ECN-capable packet (ns-2's
+    /// `mark_p_`). Default 1: any early signal may be a mark (`ns2` profile: 0.1).
+    pub mark_p: Option<f64>,
+    /// Where every arrival is signalled (`avg >= max_th`; gentle: `2 max_th`): `forced`
+    /// (F&J, the default) or `early` (ns-2's `use_mark_p_`: an early signal with `p_b = 1`;
+    /// the `ns2` profile's).
+    pub overload: Option<String>,
+    /// ns-2's grace rules (no signal with at most one packet queued, none for the first
+    /// arrival in the signalling region; overflow resets `count`). Default false (`ns2`
+    /// profile: true).
+    pub entry_grace: Option<bool>,
+    /// The idle-time decay: `linear` (F&J, the default) or `ns2` (from the end of the last
+    /// transmission, in whole packet times; the `ns2` profile's).
+    pub idle: Option<String>,
     /// Queue measured in bytes, probability scaled by packet size. Default false: packet
     /// mode, as F&J's simulations and SCENARIOS.md.
     pub byte_mode: Option<bool>,
     /// Mean packet size on the wire, bytes, for the idle-time decay and byte mode; default
-    /// [`DEFAULT_MEAN_PACKET_SIZE`].
+    /// [`DEFAULT_MEAN_PACKET_SIZE`] (`ns2` profile: [`NS2_MEAN_PACKET_SIZE`],
+    /// `mean_pktsize_`).
     pub mean_packet_size: Option<u32>,
 }
 
 impl RedSpec {
-    /// The parameters for a queue in `ctx`: defaults filled in, every bound checked. A
-    /// default that depends on the scenario's profile (ns-2's `wait_` on, `gentle_` on,
-    /// `mean_pktsize_` 500) belongs here, read from `ctx`.
+    /// The parameters for a queue in `ctx`: defaults filled in (those of the scenario's
+    /// profile), every bound checked.
     pub fn resolve(&self, ctx: &QueueContext) -> Result<RedParams, SettingError> {
         let (Some(min_th), Some(max_th)) = (self.min_th, self.max_th) else {
             let missing = if self.min_th.is_none() { "min_th" } else { "max_th" };
             return Err(SettingError::new(missing, "required (RED's thresholds have no default)"));
         };
+        let ns2 = ctx.profile == Profile::Ns2;
         let max_p = self.max_p.unwrap_or(DEFAULT_MAX_P);
-        let mean = self.mean_packet_size.unwrap_or(DEFAULT_MEAN_PACKET_SIZE);
+        let mean = self.mean_packet_size.unwrap_or(if ns2 { NS2_MEAN_PACKET_SIZE } else { DEFAULT_MEAN_PACKET_SIZE });
         let mut p = RedParams::new(min_th, max_th, max_p, ctx.link_bps, mean);
         p.w_q = self.w_q.unwrap_or(p.w_q);
-        p.gentle = self.gentle.unwrap_or(p.gentle);
-        p.wait = self.wait.unwrap_or(p.wait);
+        p.gentle = self.gentle.unwrap_or(ns2);
+        p.wait = self.wait.unwrap_or(ns2);
         p.byte_mode = self.byte_mode.unwrap_or(p.byte_mode);
+        p.mark_p = self.mark_p.unwrap_or(if ns2 { NS2_MARK_P } else { 1.0 });
+        p.overload_early = match self.overload.as_deref() {
+            None => ns2,
+            Some("forced") => false,
+            Some("early") => true,
+            Some(other) => return Err(SettingError::new("overload", format!("unknown rule {other:?} (expected \"forced\" or \"early\")"))),
+        };
+        p.entry_grace = self.entry_grace.unwrap_or(ns2);
+        p.ns2_idle = match self.idle.as_deref() {
+            None => ns2,
+            Some("linear") => false,
+            Some("ns2") => true,
+            Some(other) => return Err(SettingError::new("idle", format!("unknown idle rule {other:?} (expected \"linear\" or \"ns2\")"))),
+        };
         p.validate()?;
         let capacity = ctx.capacity_packets(mean);
         if max_th > capacity {
@@ -219,19 +299,35 @@ impl Red {
         s.found = q;
         if occ.packets == 0 {
             let pkt_time = p.mean_packet_size as f64 * 8.0 / p.link_bps as f64;
-            let m = (now - s.idle_since).as_secs_f64() / pkt_time;
-            s.avg *= (1.0 - p.w_q).powf(m);
+            if p.ns2_idle {
+                // ns-2: whole packet times since the end of the last transmission (none
+                // while it is still being sent).
+                if now > s.idle_since {
+                    let m = ((now - s.idle_since).as_secs_f64() / pkt_time) as i32;
+                    s.avg *= (1.0 - p.w_q).powi(m);
+                }
+            } else {
+                let m = (now - s.idle_since).as_secs_f64() / pkt_time;
+                s.avg *= (1.0 - p.w_q).powf(m);
+            }
             // If this packet is not queued the queue stays idle from now on.
-            s.idle_since = now;
+            s.idle_since = s.idle_since.max(now);
         }
         s.avg = (1.0 - p.w_q) * s.avg + p.w_q * q;
     }
 
-    /// RED's decision at the current `avg` and `max_p` for a packet of `pkt_bytes`.
-    pub fn decide(&mut self, pkt_bytes: u32, rng: &mut Rng) -> Verdict {
+    /// RED's decision at the current `avg` and `max_p` for a packet of `pkt_bytes` that finds
+    /// `occ` queued.
+    pub fn decide(&mut self, occ: Occupancy, pkt_bytes: u32, rng: &mut Rng) -> Verdict {
         let (p, s) = (&self.params, &mut self.state);
-        if s.avg < p.min_th {
+        if s.avg < p.min_th || (p.entry_grace && occ.packets <= 1) {
             s.count = -1;
+            s.prob = 0.0;
+            return Verdict::Admit;
+        }
+        if p.entry_grace && s.count < 0 {
+            // ns-2's `old == 0`: the first arrival in the region only restarts the count.
+            s.count = 1;
             s.prob = 0.0;
             return Verdict::Admit;
         }
@@ -239,6 +335,8 @@ impl Red {
             s.max_p * (s.avg - p.min_th) / (p.max_th - p.min_th)
         } else if p.gentle && s.avg < 2.0 * p.max_th {
             s.max_p + (1.0 - s.max_p) * (s.avg - p.max_th) / p.max_th
+        } else if p.overload_early {
+            1.0
         } else {
             s.count = 0;
             s.prob = 1.0;
@@ -249,9 +347,34 @@ impl Red {
         s.prob = spread(p_b, s.count, p.wait);
         if rng.bernoulli(s.prob) {
             s.count = 0;
-            Verdict::Early
+            if p_b > p.mark_p {
+                Verdict::EarlyDrop
+            } else {
+                Verdict::Early
+            }
         } else {
             Verdict::Admit
+        }
+    }
+
+    /// The arriving packet found the buffer full: under ns-2's rules that drop resets
+    /// `count` as a signal does, and counts as forced (an overflow) whatever the verdict.
+    pub fn on_overflow(&mut self) -> bool {
+        if self.params.entry_grace {
+            self.state.count = 0;
+        }
+        self.params.entry_grace
+    }
+
+    /// A packet left for the link, `pkt_bytes` long, leaving `occ` behind.
+    pub fn on_departure(&mut self, occ: Occupancy, pkt_bytes: u32, now: SimTime) {
+        if occ.packets == 0 {
+            self.state.idle_since = if self.params.ns2_idle {
+                let tx = pkt_bytes as u128 * 8 * 1_000_000_000 / self.params.link_bps as u128;
+                now + crate::sim::Dur(tx as u64)
+            } else {
+                now
+            };
         }
     }
 }
@@ -271,12 +394,16 @@ fn spread(p_b: f64, count: i64, wait: bool) -> f64 {
 impl Aqm for Red {
     fn on_arrival(&mut self, occ: Occupancy, pkt_bytes: u32, now: SimTime, rng: &mut Rng) -> Verdict {
         self.update_avg(occ, now);
-        self.decide(pkt_bytes, rng)
+        self.decide(occ, pkt_bytes, rng)
     }
     fn on_departure(&mut self, occ: Occupancy, now: SimTime) {
-        if occ.packets == 0 {
-            self.state.idle_since = now;
-        }
+        Red::on_departure(self, occ, 0, now);
+    }
+    fn on_departure_of(&mut self, occ: Occupancy, departed_bytes: u32, now: SimTime) {
+        Red::on_departure(self, occ, departed_bytes, now);
+    }
+    fn on_overflow(&mut self) -> bool {
+        Red::on_overflow(self)
     }
     fn probe(&self) -> Probe {
         Probe { avg: self.state.avg, max_p: self.state.max_p, prob: self.state.prob }
@@ -374,7 +501,7 @@ pub(super) mod tests {
         let mut red = Red::new(RedParams { w_q: w, ..RedParams::new(50.0, 60.0, 0.1, 1_000_000, 125) }).unwrap();
         let mut rng = Rng::from_seed(1);
         red.state.avg = 8.0;
-        red.on_departure(occ(0), at_ms(1000));
+        red.on_departure(occ(0), 125, at_ms(1000));
         red.on_arrival(occ(0), 125, at_ms(1010), &mut rng);
         // Ten packet times of decay, then the arrival's own sample of 0.
         let expected = 8.0 * (1.0 - w).powi(10) * (1.0 - w);
@@ -382,7 +509,7 @@ pub(super) mod tests {
 
         // m is fractional: 2.5 ms idle.
         red.state.avg = 8.0;
-        red.on_departure(occ(0), at_ms(2000));
+        red.on_departure(occ(0), 125, at_ms(2000));
         red.on_arrival(occ(0), 125, SimTime(2_002_500_000), &mut rng);
         let expected = 8.0 * (1.0 - w).powf(2.5) * (1.0 - w);
         assert!(close(red.state().avg, expected), "{} vs {expected}", red.state().avg);
@@ -394,14 +521,14 @@ pub(super) mod tests {
         let mut red = Red::new(RedParams { w_q: w, ..RedParams::new(50.0, 60.0, 0.1, 1_000_000, 125) }).unwrap();
         let mut rng = Rng::from_seed(1);
         red.state.avg = 8.0;
-        red.on_departure(occ(0), at_ms(0));
-        red.on_departure(occ(3), at_ms(5)); // busy again: no new idle period
+        red.on_departure(occ(0), 125, at_ms(0));
+        red.on_departure(occ(3), 125, at_ms(5)); // busy again: no new idle period
         red.on_arrival(occ(3), 125, at_ms(20), &mut rng);
         assert!(close(red.state().avg, 0.9 * 8.0 + 0.1 * 3.0));
 
         // An arrival to an empty queue that is not queued leaves it idle from that instant.
         red.state.avg = 8.0;
-        red.on_departure(occ(0), at_ms(100));
+        red.on_departure(occ(0), 125, at_ms(100));
         red.on_arrival(occ(0), 125, at_ms(104), &mut rng);
         red.on_arrival(occ(0), 125, at_ms(110), &mut rng);
         let expected = 8.0 * (1.0 - w).powi(4 + 1 + 6 + 1);
@@ -538,12 +665,121 @@ pub(super) mod tests {
             wait: false,
             link_bps: 10_000_000,
             mean_packet_size: 1000,
+            mark_p: 1.0,
+            overload_early: false,
+            entry_grace: false,
+            ns2_idle: false,
         };
         assert_eq!(p, expected);
         let spec =
             RedSpec { max_p: Some(0.5), w_q: Some(0.1), gentle: Some(true), wait: Some(true), byte_mode: Some(true), mean_packet_size: Some(500), ..spec };
         let p = spec.resolve(&ctx(Limit::Packets(100))).unwrap();
         assert_eq!(p, RedParams { max_p: 0.5, w_q: 0.1, gentle: true, wait: true, byte_mode: true, mean_packet_size: 500, ..expected });
+    }
+
+    #[test]
+    fn ns2_profile_defaults_are_ns2s_and_explicit_values_win() {
+        let ns2 = QueueContext { profile: Profile::Ns2, ..ctx(Limit::Packets(100)) };
+        let spec = RedSpec { min_th: Some(5.0), max_th: Some(15.0), ..RedSpec::default() };
+        let p = spec.resolve(&ns2).unwrap();
+        // gentle_ true, wait_ true, mean_pktsize_ 500, use_mark_p_ with mark_p_ 0.1, and
+        // ns-2's grace and idle rules; thresholds, max_p, w_q and packet mode as given.
+        let rfc = spec.resolve(&ctx(Limit::Packets(100))).unwrap();
+        let expected =
+            RedParams { gentle: true, wait: true, mean_packet_size: 500, mark_p: 0.1, overload_early: true, entry_grace: true, ns2_idle: true, ..rfc };
+        assert_eq!(p, expected);
+        let spec = RedSpec {
+            gentle: Some(false),
+            wait: Some(false),
+            mean_packet_size: Some(1000),
+            mark_p: Some(0.2),
+            overload: Some("forced".into()),
+            entry_grace: Some(false),
+            idle: Some("linear".into()),
+            ..spec
+        };
+        assert_eq!(spec.resolve(&ns2).unwrap(), RedParams { mark_p: 0.2, ..rfc.clone() });
+        let spec = RedSpec { idle: Some("ns3".into()), ..spec };
+        assert_eq!(spec.resolve(&ns2).unwrap_err().key, "idle");
+        let spec = RedSpec { idle: None, mark_p: Some(0.0), ..spec };
+        assert_eq!(spec.resolve(&ns2).unwrap_err(), SettingError::new("mark_p", "must be in (0, 1], got 0"));
+    }
+
+    /// RED with ns-2's rules, `w_q = 1` (avg is the queue found), min_th 5, max_th 15.
+    fn ns2_instant(max_p: f64, gentle: bool) -> Red {
+        let params = RedParams { w_q: 1.0, gentle, mark_p: 0.1, overload_early: true, entry_grace: true, ..RedParams::new(5.0, 15.0, max_p, 10_000_000, 1000) };
+        Red::new(params).unwrap()
+    }
+
+    #[test]
+    fn ns2_rules_signal_early_with_certainty_past_max_th_and_drop_past_mark_p() {
+        let mut rng = Rng::from_seed(1);
+        // Non-gentle: avg >= max_th is an early signal with p_b = 1, not a forced one, and
+        // it drops even what ECN could mark (p_b > mark_p).
+        let mut red = ns2_instant(0.1, false);
+        assert_eq!(red.on_arrival(occ(16), 1000, SimTime::ZERO, &mut rng), Verdict::Admit, "the first arrival in the region");
+        assert_eq!(red.state().count, 1);
+        for q in [16, 20, 40] {
+            assert_eq!(red.on_arrival(occ(q), 1000, SimTime::ZERO, &mut rng), Verdict::EarlyDrop);
+            assert_eq!(red.state().count, 0);
+        }
+        // In the linear region p_b <= max_p <= mark_p: a signal is an ordinary early one.
+        let mut red = ns2_instant(0.1, false);
+        let mut kinds = std::collections::BTreeSet::new();
+        for _ in 0..2000 {
+            kinds.insert(format!("{:?}", red.on_arrival(occ(14), 1000, SimTime::ZERO, &mut rng)));
+        }
+        assert_eq!(kinds.into_iter().collect::<Vec<_>>(), ["Admit", "Early"]);
+        // Gentle with max_p 0.05: p_b crosses mark_p (0.1) at avg = 15 (1 + 0.05 / 0.95) =
+        // 15.79; below it signals may be marks, above it they drop.
+        for (q, want) in [(15, Verdict::Early), (17, Verdict::EarlyDrop), (29, Verdict::EarlyDrop), (30, Verdict::EarlyDrop)] {
+            let mut red = ns2_instant(0.05, true);
+            red.on_arrival(occ(q), 1000, SimTime::ZERO, &mut rng);
+            let got = (0..200).map(|_| red.on_arrival(occ(q), 1000, SimTime::ZERO, &mut rng)).find(|v| *v != Verdict::Admit);
+            assert_eq!(got, Some(want), "q {q}");
+        }
+    }
+
+    #[test]
+    fn ns2_rules_give_grace_to_short_queues_and_entries_and_reset_count_on_overflow() {
+        let mut rng = Rng::from_seed(1);
+        let mut red = ns2_instant(0.1, false);
+        // avg = 40 but the queue holds one packet: no signal, and the next arrival with a
+        // longer queue is an entry again.
+        assert_eq!(red.on_arrival(Occupancy { packets: 1, bytes: 1000 }, 1000, SimTime::ZERO, &mut rng), Verdict::Admit);
+        red.state.avg = 40.0;
+        let mut red2 = red.clone();
+        red2.state.count = 7;
+        red2.state.avg = 40.0;
+        assert_eq!(red2.decide(Occupancy { packets: 1, bytes: 1000 }, 1000, &mut rng), Verdict::Admit);
+        assert_eq!(red2.state().count, -1);
+        assert_eq!(red2.decide(occ(20), 1000, &mut rng), Verdict::Admit, "entry");
+        assert_eq!(red2.decide(occ(20), 1000, &mut rng), Verdict::EarlyDrop);
+        red2.state.count = 5;
+        assert!(red2.on_overflow(), "counted as an overflow whatever the verdict");
+        assert_eq!(red2.state().count, 0);
+        // Without the rules an overflow leaves count alone.
+        let mut plain = instant(0.1);
+        plain.state.count = 5;
+        assert!(!plain.on_overflow());
+        assert_eq!(plain.state().count, 5);
+    }
+
+    #[test]
+    fn ns2_idle_counts_whole_packet_times_from_the_end_of_transmission() {
+        // 125-byte packets at 1 Mb/s take 1 ms; the last one leaves at 1000 ms, so the queue
+        // is idle from 1001 ms.
+        let w = 0.1;
+        let params = RedParams { w_q: w, ns2_idle: true, ..RedParams::new(50.0, 60.0, 0.1, 1_000_000, 125) };
+        let mut red = Red::new(params).unwrap();
+        let mut rng = Rng::from_seed(1);
+        red.state.avg = 8.0;
+        red.on_departure(occ(0), 125, at_ms(1000));
+        red.on_arrival(occ(0), 125, SimTime(1_000_500_000), &mut rng);
+        assert!(close(red.state().avg, 8.0 * (1.0 - w)), "during the transmission: no decay");
+        red.state.avg = 8.0;
+        red.on_arrival(occ(0), 125, SimTime(1_003_700_000), &mut rng);
+        assert!(close(red.state().avg, 8.0 * (1.0 - w).powi(2) * (1.0 - w)), "2.7 packet times count 2: {}", red.state().avg);
     }
 
     #[test]

@@ -53,6 +53,9 @@ impl Rtred {
         Ok(Rtred { red, risk_th })
     }
 
+    pub fn risk_th(&self) -> f64 {
+        self.risk_th
+    }
     pub fn red(&self) -> &Red {
         &self.red
     }
@@ -110,10 +113,16 @@ impl Aqm for Rtred {
     fn on_arrival(&mut self, occ: Occupancy, pkt_bytes: u32, now: SimTime, rng: &mut Rng) -> Verdict {
         self.red.update_avg(occ, now);
         self.red.set_max_p(self.max_p_for(self.red.queue_len(occ)));
-        self.red.decide(pkt_bytes, rng)
+        self.red.decide(occ, pkt_bytes, rng)
     }
     fn on_departure(&mut self, occ: Occupancy, now: SimTime) {
-        self.red.on_departure(occ, now);
+        self.red.on_departure(occ, 0, now);
+    }
+    fn on_departure_of(&mut self, occ: Occupancy, departed_bytes: u32, now: SimTime) {
+        self.red.on_departure(occ, departed_bytes, now);
+    }
+    fn on_overflow(&mut self) -> bool {
+        self.red.on_overflow()
     }
     fn probe(&self) -> Probe {
         self.red.probe()

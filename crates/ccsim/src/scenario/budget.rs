@@ -432,6 +432,18 @@ pub fn events(sc: &Scenario, net: &Network, flows: &[Flow], groups: &[(usize, us
                 let ack_per_packet = if rx.cfg.delayed_ack.is_some() { 0.5 } else { 1.0 };
                 Demand { pps: bottleneck(bytes, &path).min(window), bytes, path, reverse, ack_per_packet, seconds, most_packets, sends: 0.0 }
             }
+            Transport::Rdp { tx, rx } => {
+                // RDP: segments of segment_size bytes, each acknowledged; at most the receiver's
+                // max_outstanding segments per round trip.
+                let seg = tx.cfg.segment_size.max(1) as f64;
+                let bytes = seg + 20.0 + crate::rdp::wire::FIXED_HEADER as f64;
+                let reverse = net.routes.path(links, f.dst, f.src).unwrap_or_default();
+                let rtt: f64 = path.iter().map(|&l| links[l as usize].delay.as_secs_f64() + bytes * 8.0 / links[l as usize].rate_bps as f64).sum::<f64>()
+                    + reverse.iter().map(|&l| links[l as usize].delay.as_secs_f64() + 320.0 / links[l as usize].rate_bps as f64).sum::<f64>();
+                let window = rx.cfg.max_outstanding.max(1) as f64 / rtt.max(1e-9);
+                let most_packets = tx.cfg.data_bytes.map_or(f64::INFINITY, |b| 1.5 * (b as f64 / seg).ceil() + 10.0);
+                Demand { pps: bottleneck(bytes, &path).min(window), bytes, path, reverse, ack_per_packet: 1.0, seconds, most_packets, sends: 0.0 }
+            }
             Transport::Udp(src) => {
                 let bytes = src.payload as f64 + 28.0;
                 let gap = (bytes * 8.0 / src.rate_bps as f64).max(1e-9);

@@ -4,18 +4,22 @@
 use super::budget::{self, Limits};
 pub use super::error::{fail, BuildError};
 use super::expand_names;
-use super::profile::Profile;
+use super::profile::{self, Profile};
 use super::schema::{DelayedAck, FlowSpec, LinkSpec, PcapSpec, QueueSpec, Scenario, SeriesSpecToml};
 use super::units::num;
 use crate::app::{Period, UdpPattern, UdpSource};
 use crate::engine::{Flow, Origins, Simulation, Transport};
 use crate::net::{Link, LinkId, Network, Node, NodeId, NodeKind, NodeStats, Routes};
 use crate::queue::{self, fifo::MAX_AREAS, Discipline, EgressQueue, Limit, QueueContext};
+use crate::rdp::{self, RdpReceiver, RdpSender};
 use crate::router::{BuildContext, Mechanism};
 use crate::signal::SignalPolicy;
 use crate::sim::{Dur, Rng, SimTime};
 use crate::stats::{SeriesSpec, SeriesTarget};
-use crate::tcp::{CcConfig, Endpoints, NewRenoConfig, PartialAckTimer, ReceiverConfig, Recovery, RenoConfig, SenderConfig, TcpReceiver, TcpSender};
+use crate::tcp::{
+    CcConfig, Endpoints, FullAck, NewRenoConfig, PartialAckTimer, ReceiverConfig, Recovery, RenoConfig, RttArithmetic, SenderConfig, SsthreshFrom, TcpReceiver,
+    TcpSender,
+};
 use crate::trace::{PcapFormat, Tracer};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -102,8 +106,8 @@ pub fn build_with(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>, limi
         let group = spec.name.clone().unwrap_or_else(|| format!("flow{i}"));
         let (a, b) = groups[&group];
         for f in &flows[a..b] {
-            let tcp = matches!(f.transport, Transport::Tcp { .. });
-            let pairs: &[(NodeId, NodeId)] = if tcp { &[(f.src, f.dst), (f.dst, f.src)] } else { &[(f.src, f.dst)] };
+            let two_way = matches!(f.transport, Transport::Tcp { .. } | Transport::Rdp { .. });
+            let pairs: &[(NodeId, NodeId)] = if two_way { &[(f.src, f.dst), (f.dst, f.src)] } else { &[(f.src, f.dst)] };
             for &(x, y) in pairs {
                 if net.routes.path(&net.links, x, y).is_none() {
                     let (xn, yn) = (&net.nodes[x as usize].name, &net.nodes[y as usize].name);
@@ -163,6 +167,7 @@ pub fn build_with(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>, limi
     let cx = BuildContext { scenario: sc, net: &net, seed, node_ids: &ids, link_ids: &link_ids, link_queues: &link_queues };
     let mechanisms = Mechanism::build_all(&cx)?;
     let trace = make_tracer(&sc.pcap, &net, &ids, &link_ids, out_dir)?;
+    let packet_log = super::packet_log::build(sc.packet_log.as_ref(), &net, &ids, &link_ids, &groups, flows.len())?;
     let name = sc.name.clone().unwrap_or_else(|| "scenario".into());
     let warmup = SimTime::from_secs_f64(sc.warmup.0);
     let mut sim = Simulation::new(name, seed, net, flows, stop, warmup, series, link_events);
@@ -171,6 +176,8 @@ pub fn build_with(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>, limi
     }
     sim.trace = trace;
     sim.origins = origins;
+    sim.profile = sc.profile;
+    sim.packet_log = packet_log;
     Ok(sim)
 }
 
@@ -238,6 +245,20 @@ fn make_tracer(
         paths.push(path);
     }
     Ok(Some(Box::new(tracer)))
+}
+
+/// The flows `sel` names: one flow (`g[k]`) or a whole group (`g`); `path` for errors.
+pub(super) fn select_flows(sel: &str, path: &str, groups: &HashMap<String, (usize, usize)>) -> Result<std::ops::Range<usize>, BuildError> {
+    let (group, one) = match sel.split_once('[') {
+        Some((g, rest)) => (g, Some(rest.trim_end_matches(']').parse::<usize>().map_err(|_| (path.to_string(), format!("bad flow index in {sel:?}")))?)),
+        None => (sel, None),
+    };
+    let &(a, b) = groups.get(group).ok_or_else(|| (path.to_string(), format!("unknown flow group {group:?}")))?;
+    match one {
+        Some(k) if k < b - a => Ok(a + k..a + k + 1),
+        Some(k) => fail(path, format!("group {group:?} has {} flows, no index {k}", b - a)),
+        None => Ok(a..b),
+    }
 }
 
 /// Pairs two expanded name lists: element-wise if equally long, or one against many.
@@ -376,9 +397,10 @@ fn add_flows(
             let mut start_rng = Rng::stream(seed, &format!("start/{group}/{k}"));
             let start = SimTime::ZERO + spec.start.map_or(Dur::ZERO, |s| s.draw(&mut start_rng));
             let transport = match transport {
-                "tcp" => tcp_transport(spec, path, ends, ttl, profile)?,
+                "tcp" => tcp_transport(spec, path, ends, ttl, profile, Rng::stream(seed, &format!("tick/{group}/{k}")))?,
                 "udp" => udp_transport(spec, path, ends, ttl, Rng::stream(seed, &format!("udp/{group}/{k}")))?,
-                other => return fail(format!("{path}.transport"), format!("unknown transport {other:?} (expected \"tcp\" or \"udp\")")),
+                "rdp" => rdp_transport(spec, path, ends, ttl)?,
+                other => return fail(format!("{path}.transport"), format!("unknown transport {other:?} (expected \"tcp\", \"udp\" or \"rdp\")")),
             };
             let jitter_rng = Rng::stream(seed, &format!("jitter/{group}/{k}"));
             flows.push(Flow::new(group.to_string(), k, src, dst, start, stop, transport, jitter, jitter_rng));
@@ -388,26 +410,43 @@ fn add_flows(
     Ok(())
 }
 
-/// The TCP sender and receiver of one flow; defaults as `profile` has them.
-fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile: Profile) -> Result<Transport, BuildError> {
-    let _ = profile; // ns-2 profile defaults: see scenario::profile
-    if spec.udp.is_some() {
-        return fail(format!("{path}.udp"), "only for `transport = \"udp\"`");
-    }
+/// The TCP sender and receiver of one flow; defaults as `profile` has them
+/// (`scenario::profile` lists them). `tick_rng` draws the phase of ns-2's RTT clock.
+fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile: Profile, mut tick_rng: Rng) -> Result<Transport, BuildError> {
+    only_table(spec, path, "tcp")?;
     let t = spec.tcp.clone().unwrap_or_default();
-    let data_bytes = match (spec.app.as_deref().unwrap_or("bulk"), spec.bytes) {
-        ("bulk", None) => None,
-        ("bulk", Some(_)) => return fail(format!("{path}.bytes"), "only for `app = \"finite\"`"),
-        ("finite", Some(0)) => return fail(format!("{path}.bytes"), "must be positive"),
-        ("finite", Some(b)) => Some(b),
-        ("finite", None) => return fail(format!("{path}.bytes"), "required for `app = \"finite\"`"),
-        (other, _) => return fail(format!("{path}.app"), format!("unknown TCP application {other:?} (expected \"bulk\" or \"finite\")")),
-    };
+    let data_bytes = reliable_app(spec, path, "TCP")?;
     let tp = format!("{path}.tcp");
+    let d = profile::TcpDefaults::of(profile);
+    let choose = |field: &str, given: Option<&str>, default: &'static str, names: &[&'static str]| -> Result<&'static str, BuildError> {
+        let name = given.unwrap_or(default);
+        names.iter().find(|n| **n == name).copied().ok_or_else(|| {
+            let quoted: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+            (format!("{tp}.{field}"), format!("unknown value {name:?} (expected {})", quoted.join(" or ")))
+        })
+    };
+    let ssthresh_from = match choose("ssthresh_from", t.ssthresh_from.as_deref(), d.ssthresh_from, &["flight", "window"])? {
+        "window" => SsthreshFrom::Window,
+        _ => SsthreshFrom::Flight,
+    };
+    let exact_increase = choose("ca_increase", t.ca_increase.as_deref(), d.ca_increase, &["floor", "exact"])? == "exact";
+    let reno = RenoConfig { ssthresh_from, exact_increase, ..RenoConfig::default() };
     // A variant is a loss recovery paired with a congestion controller (tcp/cc/mod.rs).
-    let (recovery, cc) = match t.variant.as_deref().unwrap_or("newreno") {
-        "newreno" => (Recovery::NewReno, CcConfig::NewReno(NewRenoConfig::default())),
-        "reno" => (Recovery::Reno, CcConfig::Reno(RenoConfig::default())),
+    let variant = t.variant.as_deref().unwrap_or("newreno");
+    let (recovery, cc) = match variant {
+        "newreno" => {
+            let full_ack = match choose("full_ack", t.full_ack.as_deref(), d.full_ack, &["min-flight", "ssthresh"])? {
+                "ssthresh" => FullAck::Ssthresh,
+                _ => FullAck::MinFlight,
+            };
+            (Recovery::NewReno, CcConfig::NewReno(NewRenoConfig { reno, full_ack }))
+        }
+        "reno" => {
+            if t.full_ack.is_some() {
+                return fail(format!("{tp}.full_ack"), "only for `variant = \"newreno\"` (Reno leaves recovery with cwnd = ssthresh)");
+            }
+            (Recovery::Reno, CcConfig::Reno(reno))
+        }
         other => return fail(format!("{tp}.variant"), format!("unknown variant {other:?} (expected \"reno\" or \"newreno\")")),
     };
     let mut cfg = SenderConfig { recovery, cc, data_bytes, ttl, ..SenderConfig::default() };
@@ -417,27 +456,37 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile:
         }
         cfg.mss = mss;
     }
-    if let Some(w) = t.init_cwnd {
-        if w == 0 || w as u64 * cfg.mss as u64 > MAX_WINDOW_BYTES {
-            let most = MAX_WINDOW_BYTES / cfg.mss as u64;
-            return fail(format!("{tp}.init_cwnd"), format!("must be from 1 to {most} segments (at most 2^30 bytes of {} each), got {w}", cfg.mss));
-        }
-        cfg.init_cwnd = w;
+    let w = t.init_cwnd.unwrap_or(d.init_cwnd);
+    if w == 0 || w as u64 * cfg.mss as u64 > MAX_WINDOW_BYTES {
+        let most = MAX_WINDOW_BYTES / cfg.mss as u64;
+        return fail(format!("{tp}.init_cwnd"), format!("must be from 1 to {most} segments (at most 2^30 bytes of {} each), got {w}", cfg.mss));
     }
+    cfg.init_cwnd = w;
     if let Some(r) = t.min_rto {
         cfg.min_rto = r.dur();
     }
-    if let Some(r) = t.initial_rto {
-        if r.0 <= 0.0 {
-            return fail(format!("{tp}.initial_rto"), "must be positive");
-        }
-        cfg.initial_rto = r.dur();
-    }
+    cfg.initial_rto = match t.initial_rto {
+        Some(r) if r.0 <= 0.0 => return fail(format!("{tp}.initial_rto"), "must be positive"),
+        Some(r) => r.dur(),
+        None => d.initial_rto,
+    };
+    cfg.clock_granularity = match t.clock_granularity {
+        Some(g) if g.0 <= 0.0 => return fail(format!("{tp}.clock_granularity"), "must be positive"),
+        Some(g) => g.dur(),
+        None => d.clock_granularity,
+    };
+    cfg.rtt_arithmetic = match choose("rtt_arithmetic", t.rtt_arithmetic.as_deref(), d.rtt_arithmetic, &["rfc6298", "ns2"])? {
+        "ns2" => RttArithmetic::Ns2Ticks { phase: Dur((tick_rng.uniform() * cfg.clock_granularity.as_nanos() as f64) as u64) },
+        _ => RttArithmetic::Rfc6298,
+    };
     cfg.partial_ack_timer = match t.partial_ack_timer.as_deref().unwrap_or("impatient") {
         "impatient" => PartialAckTimer::Impatient,
         "slow-but-steady" => PartialAckTimer::SlowButSteady,
         other => return fail(format!("{tp}.partial_ack_timer"), format!("unknown timer rule {other:?} (expected \"impatient\" or \"slow-but-steady\")")),
     };
+    cfg.reno_recover_check = t.reno_recover_check.unwrap_or(d.reno_recover_check);
+    cfg.limited_transmit = t.limited_transmit.unwrap_or(d.limited_transmit);
+    cfg.fast_retransmit_resets_timer = t.fast_retransmit_resets_timer.unwrap_or(d.fast_retransmit_resets_timer);
     cfg.ecn = t.ecn.unwrap_or(false);
     cfg.acc = t.acc.unwrap_or(false);
     cfg.isn = t.isn.unwrap_or(0);
@@ -459,10 +508,75 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile:
     Ok(Transport::Tcp { tx: Box::new(TcpSender::new(cfg, ends, rwnd)), rx: Box::new(TcpReceiver::new(rcfg, ends, isn)) })
 }
 
-fn udp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, rng: Rng) -> Result<Transport, BuildError> {
-    if spec.tcp.is_some() {
-        return fail(format!("{path}.tcp"), "only for `transport = \"tcp\"`");
+/// Fails on a table of another transport's options than `transport`'s.
+fn only_table(spec: &FlowSpec, path: &str, transport: &str) -> Result<(), BuildError> {
+    for (table, given) in [("tcp", spec.tcp.is_some()), ("udp", spec.udp.is_some()), ("rdp", spec.rdp.is_some())] {
+        if given && table != transport {
+            return fail(format!("{path}.{table}"), format!("only for `transport = \"{table}\"`"));
+        }
     }
+    Ok(())
+}
+
+/// The bytes a reliable transport's application sends: None for `bulk`, `bytes` for `finite`.
+fn reliable_app(spec: &FlowSpec, path: &str, name: &str) -> Result<Option<u64>, BuildError> {
+    match (spec.app.as_deref().unwrap_or("bulk"), spec.bytes) {
+        ("bulk", None) => Ok(None),
+        ("bulk", Some(_)) => fail(format!("{path}.bytes"), "only for `app = \"finite\"`"),
+        ("finite", Some(0)) => fail(format!("{path}.bytes"), "must be positive"),
+        ("finite", Some(b)) => Ok(Some(b)),
+        ("finite", None) => fail(format!("{path}.bytes"), "required for `app = \"finite\"`"),
+        (other, _) => fail(format!("{path}.app"), format!("unknown {name} application {other:?} (expected \"bulk\" or \"finite\")")),
+    }
+}
+
+/// The RDP sender and receiver of one flow (`crate::rdp`).
+fn rdp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8) -> Result<Transport, BuildError> {
+    only_table(spec, path, "rdp")?;
+    let r = spec.rdp.clone().unwrap_or_default();
+    let rp = format!("{path}.rdp");
+    let mut cfg = rdp::SenderConfig { data_bytes: reliable_app(spec, path, "RDP")?, ttl, ..rdp::SenderConfig::default() };
+    let mut rcfg = rdp::ReceiverConfig { ttl, ..rdp::ReceiverConfig::default() };
+    if let Some(size) = r.segment_size {
+        if !(1..=65_000).contains(&size) {
+            return fail(format!("{rp}.segment_size"), format!("must be between 1 and 65000 bytes, got {size}"));
+        }
+        cfg.segment_size = size;
+    }
+    if let Some(m) = r.max_outstanding {
+        if !(1..=u16::MAX as u32).contains(&m) {
+            return fail(format!("{rp}.max_outstanding"), format!("must be between 1 and 65535 segments, got {m}"));
+        }
+        rcfg.max_outstanding = m as u16;
+    }
+    if let Some(w) = r.init_cwnd {
+        if w == 0 {
+            return fail(format!("{rp}.init_cwnd"), "must be at least 1 packet");
+        }
+        cfg.init_cwnd = w;
+    }
+    if let Some(t) = r.min_rto {
+        cfg.min_rto = t.dur();
+    }
+    if let Some(t) = r.initial_rto {
+        if t.0 <= 0.0 {
+            return fail(format!("{rp}.initial_rto"), "must be positive");
+        }
+        cfg.initial_rto = t.dur();
+    }
+    if let Some(t) = r.close_wait {
+        cfg.close_wait = t.dur();
+        rcfg.close_wait = t.dur();
+    }
+    cfg.acc = r.acc.unwrap_or(true);
+    cfg.isn = r.isn.unwrap_or(0);
+    // The receiver accepts the segments its sender makes: header, ACC extension, data.
+    rcfg.max_segment = (rdp::wire::FIXED_HEADER + rdp::wire::ACC_AREA) as u16 + cfg.segment_size as u16;
+    Ok(Transport::Rdp { tx: Box::new(RdpSender::new(cfg, ends)), rx: Box::new(RdpReceiver::new(rcfg, ends)) })
+}
+
+fn udp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, rng: Rng) -> Result<Transport, BuildError> {
+    only_table(spec, path, "udp")?;
     if spec.bytes.is_some() {
         return fail(format!("{path}.bytes"), "only for TCP `app = \"finite\"`");
     }
@@ -509,28 +623,28 @@ fn add_series(
     }
     let interval_ns = s.interval.dur().as_nanos();
     let mut push = |name: String, target: SeriesTarget| out.push(SeriesSpec { name, target, interval_ns, max_points: s.max_points });
-    let flow_kind = matches!(s.kind.as_str(), "cwnd" | "goodput");
-    let link_kind = matches!(s.kind.as_str(), "queue" | "queue_avg" | "max_p" | "drop_prob" | "link_rate");
+    let flow_kind = matches!(s.kind.as_str(), "cwnd" | "ssthresh" | "rtt" | "srtt" | "goodput");
+    let link_kind = matches!(s.kind.as_str(), "queue" | "queue_avg" | "max_p" | "drop_prob" | "link_rate" | "drops");
     if flow_kind {
         let Some(sel) = &s.flow else { return fail(format!("{path}.flow"), format!("required for kind {:?}", s.kind)) };
-        let (group, one) = match sel.split_once('[') {
-            Some((g, rest)) => {
-                (g, Some(rest.trim_end_matches(']').parse::<usize>().map_err(|_| (format!("{path}.flow"), format!("bad flow index in {sel:?}")))?))
-            }
-            None => (sel.as_str(), None),
-        };
-        let &(a, b) = groups.get(group).ok_or_else(|| (format!("{path}.flow"), format!("unknown flow group {group:?}")))?;
-        let range = match one {
-            Some(k) if k < b - a => a + k..a + k + 1,
-            Some(k) => return fail(format!("{path}.flow"), format!("group {group:?} has {} flows, no index {k}", b - a)),
-            None => a..b,
-        };
+        let range = select_flows(sel, &format!("{path}.flow"), groups)?;
         for fi in range {
-            if s.kind == "cwnd" && !matches!(flows[fi].transport, Transport::Tcp { .. }) {
-                return fail(format!("{path}.flow"), format!("{} is not a TCP flow", flows[fi].name()));
+            let needs = match s.kind.as_str() {
+                "goodput" => None,
+                "cwnd" => matches!(flows[fi].transport, Transport::Udp(_)).then_some("a UDP flow, which has no window"),
+                _ => (!matches!(flows[fi].transport, Transport::Tcp { .. })).then_some("not a TCP flow"),
+            };
+            if let Some(why) = needs {
+                return fail(format!("{path}.flow"), format!("{} is {why}", flows[fi].name()));
             }
             let flow = fi as u32;
-            let target = if s.kind == "cwnd" { SeriesTarget::Cwnd { flow } } else { SeriesTarget::Goodput { flow } };
+            let target = match s.kind.as_str() {
+                "cwnd" => SeriesTarget::Cwnd { flow },
+                "ssthresh" => SeriesTarget::Ssthresh { flow },
+                "rtt" => SeriesTarget::Rtt { flow },
+                "srtt" => SeriesTarget::Srtt { flow },
+                _ => SeriesTarget::Goodput { flow },
+            };
             push(format!("{} {}", s.kind, flows[fi].name()), target);
         }
     } else if link_kind {
@@ -541,13 +655,14 @@ fn add_series(
             "queue_avg" => SeriesTarget::QueueAvg { link },
             "max_p" => SeriesTarget::MaxP { link },
             "drop_prob" => SeriesTarget::DropProb { link },
+            "drops" => SeriesTarget::Drops { link },
             _ => SeriesTarget::LinkRate { link },
         };
         push(format!("{} {name}", s.kind), target);
     } else {
         return fail(
             format!("{path}.kind"),
-            format!("unknown series kind {:?} (expected cwnd, goodput, queue, queue_avg, max_p, drop_prob or link_rate)", s.kind),
+            format!("unknown series kind {:?} (expected cwnd, ssthresh, rtt, srtt, goodput, queue, queue_avg, max_p, drop_prob, link_rate or drops)", s.kind),
         );
     }
     Ok(())

@@ -5,8 +5,10 @@
 
 pub mod budget;
 pub mod build;
+pub mod describe;
 pub mod error;
 pub mod overrides;
+mod packet_log;
 pub mod profile;
 pub mod schema;
 pub mod units;
@@ -62,18 +64,24 @@ pub fn load_with(
     out_dir: Option<&Path>,
     limits: &Limits,
 ) -> Result<Simulation, ScenarioError> {
+    let scenario = parse(text, origin, overrides)?;
+    build::build_with(&scenario, seed, out_dir, limits).map_err(|(path, message)| ScenarioError { origin: origin.to_string(), path, message })
+}
+
+/// Parses `text` (from `origin`) and applies `overrides`, without checking more than the
+/// file's structure and types.
+pub fn parse(text: &str, origin: &str, overrides: &[String]) -> Result<schema::Scenario, ScenarioError> {
     let err = |path: &str, message: String| ScenarioError { origin: origin.to_string(), path: path.to_string(), message };
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| syntax_error(origin, text, &e))?;
     let mut root = toml::Value::Table(table);
     for o in overrides {
         overrides::apply(&mut root, o).map_err(|(path, m)| err(&path, m))?;
     }
-    let scenario: schema::Scenario = serde_path_to_error::deserialize(root).map_err(|e| {
+    serde_path_to_error::deserialize(root).map_err(|e| {
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
         err(&path, error::plain_words(e.into_inner().message()))
-    })?;
-    build::build_with(&scenario, seed, out_dir, limits).map_err(|(path, message)| err(&path, message))
+    })
 }
 
 /// The memory (bytes) the scenario in `text` with `overrides` is estimated to need, as the

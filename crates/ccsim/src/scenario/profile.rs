@@ -6,6 +6,7 @@
 //! difference: the parameter, the RFC behaviour, ns-2's variable and default, and what it
 //! changes.
 
+use crate::sim::Dur;
 use serde::Deserialize;
 
 /// The `profile` key at the top of a scenario.
@@ -33,6 +34,64 @@ impl Profile {
         match self {
             Profile::Rfc => rfc,
             Profile::Ns2 => ns2,
+        }
+    }
+}
+
+/// The TCP defaults of a profile: each is also a `[flows.tcp]` key, and a value the scenario
+/// gives wins. ns-2's variables and defaults are ns-2.35's `tcl/lib/ns-default.tcl` (and the
+/// installed binary's, which agree); `tcp/` cites the code each follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpDefaults {
+    /// `init_cwnd`: 1 segment (RFC 5681's lower bound) / 2 (`windowInit_`).
+    pub init_cwnd: u32,
+    /// `initial_rto`: 1 s (RFC 6298 (2.1)) / 3 s (`rtxcur_init_`).
+    pub initial_rto: Dur,
+    /// `clock_granularity`: 1 ms / 10 ms (`tcpTick_`).
+    pub clock_granularity: Dur,
+    /// `rtt_arithmetic`: `rfc6298` / `ns2` (`rtt_update()`, `rtt_timeout()`).
+    pub rtt_arithmetic: &'static str,
+    /// `ssthresh_from`: `flight` (RFC 5681 eq. (4)) / `window` (`slowdown()`).
+    pub ssthresh_from: &'static str,
+    /// `ca_increase`: `floor` (whole bytes) / `exact` (`cwnd_ += 1 / cwnd_` in reals).
+    pub ca_increase: &'static str,
+    /// `full_ack`: `min-flight` (RFC 6582 option 1) / `ssthresh` (`exit_recovery_fix_ 0`).
+    pub full_ack: &'static str,
+    /// `reno_recover_check`: false (RFC 5681 has none) / true (`bugFix_`).
+    pub reno_recover_check: bool,
+    /// `limited_transmit`: false / true (`singledup_ 1`).
+    pub limited_transmit: bool,
+    /// `fast_retransmit_resets_timer`: false (RFC 6298) / true (`reset_rtx_timer()`).
+    pub fast_retransmit_resets_timer: bool,
+}
+
+impl TcpDefaults {
+    pub fn of(profile: Profile) -> TcpDefaults {
+        match profile {
+            Profile::Rfc => TcpDefaults {
+                init_cwnd: 1,
+                initial_rto: Dur::from_secs(1),
+                clock_granularity: Dur::from_millis(1),
+                rtt_arithmetic: "rfc6298",
+                ssthresh_from: "flight",
+                ca_increase: "floor",
+                full_ack: "min-flight",
+                reno_recover_check: false,
+                limited_transmit: false,
+                fast_retransmit_resets_timer: false,
+            },
+            Profile::Ns2 => TcpDefaults {
+                init_cwnd: 2,
+                initial_rto: Dur::from_secs(3),
+                clock_granularity: Dur::from_millis(10),
+                rtt_arithmetic: "ns2",
+                ssthresh_from: "window",
+                ca_increase: "exact",
+                full_ack: "ssthresh",
+                reno_recover_check: true,
+                limited_transmit: true,
+                fast_retransmit_resets_timer: true,
+            },
         }
     }
 }

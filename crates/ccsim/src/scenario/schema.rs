@@ -47,6 +47,37 @@ pub struct Scenario {
     /// Packet captures (pcap or pcapng files) of chosen links; none by default.
     #[serde(default)]
     pub pcap: Vec<PcapSpec>,
+    /// The per-packet event log (see `ccsim::trace::packet_log`); absent: none.
+    #[serde(default)]
+    pub packet_log: Option<PacketLogSpec>,
+}
+
+/// Which packet events to log. Empty lists select everything of their kind.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PacketLogSpec {
+    /// `false` turns the log off (so that `--set packet_log.enabled=true` can turn it on).
+    #[serde(default = "yes")]
+    pub enabled: bool,
+    /// Events to keep: `enqueue`, `dequeue`, `drop`, `mark`, `receive`.
+    #[serde(default)]
+    pub events: Vec<String>,
+    /// Links ("R1->R2") whose events are kept.
+    #[serde(default)]
+    pub links: Vec<String>,
+    /// Nodes whose events are kept (their queues' events, and what they receive or drop).
+    #[serde(default)]
+    pub nodes: Vec<String>,
+    /// Flows (`g[0]`) or flow groups (`g`) whose packets are kept.
+    #[serde(default)]
+    pub flows: Vec<String>,
+    /// Records kept at most; later events are counted and not kept.
+    #[serde(default)]
+    pub max_events: Option<usize>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// One capture file. See `ccsim::trace` for what the frames hold.
@@ -120,6 +151,10 @@ pub struct IpFrrSpec {
     /// Explicit repair paths, used instead of an alternate for their link.
     #[serde(default)]
     pub repair_paths: Vec<RepairPathSpec>,
+    /// A packet's TTL on an explicit repair path: `tunnel` (IP in IP, unchanged inside the
+    /// tunnel; the default) or `per-hop` (decremented by every router; the `ns2` profile's).
+    #[serde(default)]
+    pub tunnel_ttl: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -250,10 +285,10 @@ pub struct FlowSpec {
     /// Flows per (from, to) pair.
     #[serde(default = "one_u32")]
     pub count: u32,
-    /// `tcp` (default) or `udp`.
+    /// `tcp` (default), `udp` or `rdp`.
     #[serde(default)]
     pub transport: Option<String>,
-    /// TCP: `bulk` (default) or `finite`; UDP: `cbr` (default), `onoff` or `poisson`.
+    /// TCP and RDP: `bulk` (default) or `finite`; UDP: `cbr` (default), `onoff` or `poisson`.
     #[serde(default)]
     pub app: Option<String>,
     /// Bytes to send, for `finite`.
@@ -272,6 +307,36 @@ pub struct FlowSpec {
     pub tcp: Option<TcpSpec>,
     #[serde(default)]
     pub udp: Option<UdpSpec>,
+    #[serde(default)]
+    pub rdp: Option<RdpSpec>,
+}
+
+/// RDP (`crate::rdp`): RFC 908/1151 with the ACC paper's congestion control.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RdpSpec {
+    /// Data bytes per segment (default 1000).
+    #[serde(default)]
+    pub segment_size: Option<u32>,
+    /// The receiver's maximum outstanding segments, said in its SYN-ACK (default 1024).
+    #[serde(default)]
+    pub max_outstanding: Option<u32>,
+    /// Initial congestion window, packets (default 1).
+    #[serde(default)]
+    pub init_cwnd: Option<u32>,
+    #[serde(default)]
+    pub min_rto: Option<Duration>,
+    #[serde(default)]
+    pub initial_rto: Option<Duration>,
+    /// Carry the congestion state in data segments and obey ACC controls (default true).
+    #[serde(default)]
+    pub acc: Option<bool>,
+    /// The sender's initial sequence number (default 0).
+    #[serde(default)]
+    pub isn: Option<u32>,
+    /// How long CLOSE-WAIT lasts (default 1 s).
+    #[serde(default)]
+    pub close_wait: Option<Duration>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -283,13 +348,44 @@ pub struct TcpSpec {
     /// Payload bytes per segment (default 1000).
     #[serde(default)]
     pub mss: Option<u32>,
-    /// Initial window, segments (default 1).
+    /// Initial window, segments (default 1; `ns2` profile 2, ns-2's `windowInit_`).
     #[serde(default)]
     pub init_cwnd: Option<u32>,
     #[serde(default)]
     pub min_rto: Option<Duration>,
+    /// RTO before the first RTT sample (default 1 s, RFC 6298; `ns2` profile 3 s,
+    /// `rtxcur_init_`).
     #[serde(default)]
     pub initial_rto: Option<Duration>,
+    /// Clock granularity of the RTO (default 1 ms; `ns2` profile 10 ms, `tcpTick_`).
+    #[serde(default)]
+    pub clock_granularity: Option<Duration>,
+    /// `rfc6298` (default) or `ns2`: RTT samples, SRTT, RTTVAR and the RTO in whole ticks
+    /// of `clock_granularity` with ns-2's integer arithmetic (`tcp/rto.rs`).
+    #[serde(default)]
+    pub rtt_arithmetic: Option<String>,
+    /// What a reduction halves: `flight` (default, RFC 5681's FlightSize) or `window`
+    /// (ns-2: `min(cwnd, rwnd)` in whole segments, at every timeout).
+    #[serde(default)]
+    pub ssthresh_from: Option<String>,
+    /// Congestion avoidance's increase per ACK: `floor` (default, whole bytes, at least one)
+    /// or `exact` (the fraction carried over, as ns-2's real-valued window).
+    #[serde(default)]
+    pub ca_increase: Option<String>,
+    /// NewReno's window on leaving recovery: `min-flight` (default, RFC 6582 option 1) or
+    /// `ssthresh` (option 2, ns-2's).
+    #[serde(default)]
+    pub full_ack: Option<String>,
+    /// Reno checks `recover` before a fast retransmit (ns-2's `bugFix_`; default false).
+    #[serde(default)]
+    pub reno_recover_check: Option<bool>,
+    /// Limited Transmit, RFC 3042 (ns-2's `singledup_`; default false).
+    #[serde(default)]
+    pub limited_transmit: Option<bool>,
+    /// Fast retransmit restarts the retransmission timer and the RTT measurement (ns-2's
+    /// `reset_rtx_timer()`; default false).
+    #[serde(default)]
+    pub fast_retransmit_resets_timer: Option<bool>,
     /// Receiver's advertised window, bytes (default 1 MiB).
     #[serde(default)]
     pub rwnd: Option<u32>,
@@ -358,7 +454,7 @@ pub struct FailureSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SeriesSpecToml {
-    /// `cwnd`, `goodput` (flows); `queue`, `queue_avg`, `max_p`, `drop_prob`, `link_rate` (links).
+    /// `cwnd`, `ssthresh`, `rtt`, `srtt`, `goodput` (flows); `queue`, `queue_avg`, `max_p`, `drop_prob`, `link_rate`, `drops` (links).
     pub kind: String,
     /// A flow (`g1[0]`) or a whole group (`g1`), for flow series.
     #[serde(default)]

@@ -8,12 +8,15 @@
 //!    without room is an overflow.
 //! 2. **Overflow** (no room: `Overflow`, or `Admit` without room) drops the packet, whatever
 //!    the policy; `spoof` also spoofs if the packet can be spoofed for (below).
-//! 3. **`drop`**: an early or forced signal drops the packet.
+//! 3. **`drop`**: an early or forced signal drops the packet (`EarlyDrop` is an early one
+//!    under every policy but `ecn`).
 //! 4. **`ecn`** (RFC 3168 Section 5): an early or forced signal marks an ECN-capable packet
 //!    (ECT(0) or ECT(1)) CE and queues it; a packet that is not ECN-capable is dropped, and
 //!    so is any packet that finds no room: a full queue drops, with or without ECN. A packet
 //!    that arrives already marked CE counts as not ECN-capable here and is dropped; Linux
-//!    (`IP_ECN_set_ce` in `include/net/inet_ecn.h`) counts it as marked and queues it.
+//!    (`IP_ECN_set_ce` in `include/net/inet_ecn.h`) counts it as marked and queues it. An
+//!    early signal the discipline says must drop (`EarlyDrop`: ns-2's RED past `mark_p`)
+//!    drops, ECN-capable or not.
 //! 5. **`spoof`** (the ACK-spoofing paper): an early or forced signal queues the packet and
 //!    spoofs duplicate ACKs to its source; without room it drops the packet *and* spoofs.
 //!    Only a TCP packet travelling from sender to receiver (data) can be spoofed for: the
@@ -79,7 +82,7 @@ impl SignalPolicy {
                 }
             }
             (Admit, _) | (Overflow, _) => Action::Drop,
-            (Early | Forced, SignalPolicy::Drop) => Action::Drop,
+            (Early | Forced | EarlyDrop, SignalPolicy::Drop) | (EarlyDrop, SignalPolicy::Ecn) => Action::Drop,
             (Early | Forced, SignalPolicy::Ecn) => {
                 if room && pkt.ecn.is_ect() {
                     Action::MarkAndEnqueue
@@ -87,7 +90,7 @@ impl SignalPolicy {
                     Action::Drop
                 }
             }
-            (Early | Forced, SignalPolicy::Spoof) => {
+            (Early | Forced | EarlyDrop, SignalPolicy::Spoof) => {
                 let spoofable = pkt.is_tcp() && !pkt.is_reverse();
                 match (room, spoofable) {
                     (true, true) => Action::EnqueueAndSpoof,

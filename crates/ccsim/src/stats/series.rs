@@ -8,6 +8,15 @@ use serde::Serialize;
 pub enum SeriesTarget {
     /// Congestion window of a flow, in segments.
     Cwnd { flow: u32 },
+    /// Slow-start threshold of a flow, in segments; not a number while it still has its
+    /// initial, arbitrarily high value (RFC 5681 section 3.1).
+    Ssthresh { flow: u32 },
+    /// The flow's latest round-trip time sample, ms (one timed segment per round trip, RFC
+    /// 6298 with Karn's rule); not a number before the first.
+    Rtt { flow: u32 },
+    /// The flow's smoothed round-trip time (RFC 6298's SRTT), ms; not a number before the
+    /// first sample.
+    Srtt { flow: u32 },
     /// Instantaneous queue length of a link's egress queue, packets.
     QueueLen { link: u32 },
     /// The discipline's average queue estimate (RED's avg), packets.
@@ -20,6 +29,8 @@ pub enum SeriesTarget {
     Goodput { flow: u32 },
     /// Bytes carried by a link during each interval, as bit/s, split by nothing.
     LinkRate { link: u32 },
+    /// Packets a link's egress queue dropped during each interval (every reason).
+    Drops { link: u32 },
 }
 
 #[derive(Clone, Debug)]

@@ -15,8 +15,9 @@ pub mod rto;
 pub mod sender;
 pub mod seq;
 
-pub use cc::{CcConfig, NewRenoConfig, RenoConfig};
+pub use cc::{CcConfig, FullAck, NewRenoConfig, RenoConfig, SsthreshFrom};
 pub use receiver::{ReceiverConfig, ReceiverStats, TcpReceiver};
+pub use rto::RttArithmetic;
 pub use sender::{SenderStats, TcpSender};
 pub use seq::Seq;
 
@@ -46,8 +47,9 @@ pub enum PartialAckTimer {
     SlowButSteady,
 }
 
-/// Sender parameters. Defaults follow the RFCs, with ns-2's initial window of one segment:
-/// NewReno recovery with NewReno's window (`tcp.variant = "newreno"`).
+/// Sender parameters. Defaults follow the RFCs (an initial window of one segment, RFC 5681's
+/// lower bound): NewReno recovery with NewReno's window (`tcp.variant = "newreno"`). The
+/// scenario's `ns2` profile changes several (`scenario::profile`).
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
     pub recovery: Recovery,
@@ -66,6 +68,21 @@ pub struct SenderConfig {
     pub clock_granularity: Dur,
     pub dupack_threshold: u32,
     pub partial_ack_timer: PartialAckTimer,
+    /// How RTT samples become the RTO: RFC 6298, or ns-2's whole ticks of
+    /// `clock_granularity` (`tcp/rto.rs`).
+    pub rtt_arithmetic: RttArithmetic,
+    /// Limited Transmit (RFC 3042; ns-2's `singledup_`): each of the first two duplicate
+    /// ACKs sends one new segment if the receiver's window allows and no more than cwnd plus
+    /// the duplicates would be in flight.
+    pub limited_transmit: bool,
+    /// Reno recovery checks `recover` before a fast retransmit, as NewReno always does (RFC
+    /// 6582 step 2; ns-2's `bugFix_`, on for every variant): duplicates of data sent before
+    /// the last fast retransmit or timeout start no second one.
+    pub reno_recover_check: bool,
+    /// Fast retransmit restarts the retransmission timer and abandons the RTT measurement in
+    /// progress (ns-2's `reset_rtx_timer()`); otherwise the timer runs on from the last new
+    /// ACK (RFC 6298) and only a retransmission of the timed segment stops its measurement.
+    pub fast_retransmit_resets_timer: bool,
     /// Initial sequence number.
     pub isn: u32,
     /// Set ECT on data packets and react to ECE (RFC 3168).
@@ -92,6 +109,10 @@ impl Default for SenderConfig {
             clock_granularity: Dur::from_millis(1),
             dupack_threshold: 3,
             partial_ack_timer: PartialAckTimer::Impatient,
+            rtt_arithmetic: RttArithmetic::Rfc6298,
+            limited_transmit: false,
+            reno_recover_check: false,
+            fast_retransmit_resets_timer: false,
             isn: 0,
             ecn: false,
             acc: false,

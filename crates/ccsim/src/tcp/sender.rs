@@ -89,11 +89,13 @@ pub struct TcpSender {
     pub stats: SenderStats,
     /// The most recent window reduction, for observers (engine statistics, ACC).
     pub last_reduction: Option<(SimTime, ReductionCause, u32)>,
+    /// The most recent RTT sample, for observers (the `rtt` series).
+    pub last_rtt: Option<Dur>,
 }
 
 impl TcpSender {
     pub fn new(cfg: SenderConfig, ends: Endpoints, peer_wnd: u32) -> TcpSender {
-        let rto = RtoEstimator::new(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.clock_granularity);
+        let rto = RtoEstimator::with_arithmetic(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.clock_granularity, cfg.rtt_arithmetic);
         let cc = cfg.cc.build(cfg.mss, cfg.init_cwnd, cfg.init_ssthresh);
         TcpSender {
             isn: Seq(cfg.isn),
@@ -116,6 +118,7 @@ impl TcpSender {
             completed_at: None,
             stats: SenderStats::default(),
             last_reduction: None,
+            last_rtt: None,
             cfg,
             ends,
         }
@@ -182,7 +185,7 @@ impl TcpSender {
 
     /// What the controller is told of the sender when it is not acknowledging new data.
     fn event(&self, now: SimTime) -> Event {
-        Event { now, flight: self.flight_size(), dupacks: self.dupacks, backoffs: self.rto.backoffs() }
+        Event { now, flight: self.flight_size(), dupacks: self.dupacks, backoffs: self.rto.backoffs(), rwnd: self.peer_wnd }
     }
 
     // ---- inputs ----
@@ -225,10 +228,11 @@ impl TcpSender {
         if let Some((_, end, sent)) = self.timed {
             if ack >= end {
                 let sample = now - sent;
-                self.rto.sample(sample);
+                self.rto.sample_between(sent, now);
                 self.stats.rtt_samples += 1;
                 self.stats.rtt_sum_ns += sample.as_nanos() as u128;
                 self.timed = None;
+                self.last_rtt = Some(sample);
                 rtt = Some(sample);
             }
         }
@@ -276,6 +280,9 @@ impl TcpSender {
             self.cc.on_recovery_dupack(&self.event(now));
             return;
         }
+        if self.dupacks < self.cfg.dupack_threshold && self.cfg.limited_transmit {
+            self.limited_transmit(now, out);
+        }
         if self.dupacks != self.cfg.dupack_threshold {
             return;
         }
@@ -287,7 +294,8 @@ impl TcpSender {
         }
         // RFC 6582 step 2: only if the cumulative ACK covers more than `recover`
         // (otherwise these duplicates belong to a window already recovered).
-        if self.cfg.recovery == Recovery::NewReno && self.una <= self.recover && self.recover > 0 {
+        let check = self.cfg.recovery == Recovery::NewReno || self.cfg.reno_recover_check;
+        if check && self.una <= self.recover && self.recover > 0 {
             return;
         }
         // RFC 5681 3.2: step 2 (the controller's response, ssthresh), then step 3: retransmit
@@ -299,6 +307,10 @@ impl TcpSender {
         self.in_recovery = true;
         self.partial_acks = 0;
         self.stats.fast_retransmits += 1;
+        if self.cfg.fast_retransmit_resets_timer {
+            self.timed = None;
+            self.rto_deadline = Some(now + self.rto.rto());
+        }
         self.retransmit_una(now, out);
         self.cc.on_recovery_start(&self.event(now));
         self.note_reduction(now, ReductionCause::FastRetransmit, before.saturating_sub(self.cc.ssthresh()));
@@ -310,6 +322,11 @@ impl TcpSender {
     /// acknowledged", presumes that segment and everything sent after it lost (the router
     /// dropped the first, its filter is removing the rest) and resends them by go-back-N as
     /// the new window allows, as after a timeout but without slow start.
+    ///
+    /// The control's slow-start flag says how the sender continues: with it, from one
+    /// segment up to the router's threshold (a timeout's slow start); without it (what ACC's
+    /// routers send, Section 3.1: a single loss with the ACK clock intact, like a fast
+    /// retransmission), from the router's window.
     ///
     /// Like any congestion signal a control is obeyed at most once per window of data: not
     /// for a segment sent before the last reduction's recovery point, and not during fast
@@ -324,7 +341,11 @@ impl TcpSender {
         if dropped < covered as i64 || dropped >= self.max as i64 || self.in_recovery || ctl.cwnd >= before {
             return;
         }
-        self.cc.on_acc_control(&self.event(now), ctl.cwnd, ctl.ssthresh);
+        // A control that asks for slow start sets the loss window, as after a timeout;
+        // otherwise the router's window, in congestion avoidance when it is not below the
+        // router's threshold (what ACC's controls ask for: `router/acc/decide.rs`).
+        let cwnd = if ctl.slow_start { self.cfg.mss } else { ctl.cwnd };
+        self.cc.on_acc_control(&self.event(now), cwnd, ctl.ssthresh);
         self.acc_recover = self.max;
         self.ecn_recover = self.max;
         self.nxt = dropped as u64;
@@ -385,6 +406,19 @@ impl TcpSender {
         }
     }
 
+    /// Limited Transmit (RFC 3042 section 2; ns-2's `send_one()`): one new segment on a
+    /// duplicate ACK below the threshold, if the receiver's window allows it and at most cwnd
+    /// plus the duplicates so far would be in flight.
+    fn limited_transmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let len = (self.cfg.mss as u64).min(self.data_end().saturating_sub(self.nxt));
+        let allowed = (self.cc.cwnd() as u64 + self.dupacks as u64 * self.cfg.mss as u64).min(self.peer_wnd as u64);
+        if self.started && len > 0 && self.nxt >= self.max && self.nxt + len <= self.una + allowed {
+            self.emit(self.nxt, len as u32, now, out);
+            self.nxt += len;
+            self.max = self.nxt;
+        }
+    }
+
     /// Sends every full segment the window allows (a last short segment only at the end of
     /// a finite transfer).
     fn send_available(&mut self, now: SimTime, out: &mut Vec<Packet>) {
@@ -431,6 +465,7 @@ impl TcpSender {
             ssthresh: self.cc.ssthresh(),
             srtt_us: self.rto.srtt().map_or(0, |d| (d.as_nanos() / 1000) as u32),
             slow_start: self.cc.cwnd() < self.cc.ssthresh(),
+            fast_recovery: self.in_recovery,
         });
         let mut pkt = Packet::tcp_data(&self.ends, self.seq_at(off), len, self.cfg.ttl, now);
         pkt.flags = f;
@@ -723,7 +758,7 @@ mod tests {
         let mut p = ack(s, 0);
         p.kind = Kind::AccControl;
         p.seq = Seq(s.cfg.isn.wrapping_add(dropped));
-        p.acc = Some(AccState { cwnd: segs * MSS, ssthresh: segs * MSS, srtt_us: 100_000, slow_start: false });
+        p.acc = Some(AccState { cwnd: segs * MSS, ssthresh: segs * MSS, srtt_us: 100_000, ..AccState::default() });
         p
     }
 
@@ -751,6 +786,29 @@ mod tests {
             assert!(dropped + MSS < max);
             assert_eq!(s.stats.retransmitted_packets, 2);
         }
+    }
+
+    #[test]
+    fn acc_state_carries_slow_start_and_fast_recovery_and_a_control_may_ask_for_slow_start() {
+        let mut s = acc_sender(Recovery::NewReno);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        assert!(out[0].acc.is_some_and(|a| a.slow_start && !a.fast_recovery), "slow start at first");
+        let acked = grow_to(&mut s, 10, &mut out);
+        out.clear();
+        for i in 0..3 {
+            s.on_ack(&ack(&s, acked), t(200 + i), &mut out);
+        }
+        let state = out[0].acc.expect("the retransmission carries the state");
+        assert!(state.fast_recovery && !state.slow_start, "{state:?}");
+        // A control asking for slow start (no ACC router sends one; the flag is honoured):
+        // the loss window, and the router's threshold to grow to.
+        let mut s = acc_sender(Recovery::Reno);
+        let acked = grow_to(&mut s, 10, &mut out);
+        let mut c = control(&s, acked + 2 * MSS, 5);
+        c.acc = c.acc.map(|a| AccState { slow_start: true, ..a });
+        s.on_acc_control(&c, t(300));
+        assert_eq!((s.cwnd(), s.ssthresh()), (MSS, 5 * MSS));
     }
 
     #[test]

@@ -2,8 +2,10 @@
 //! prefix (the headers, and the ACC control payload) followed by zeros up to `pkt.size`.
 //! Encoding fills a fixed stack array, so tracing allocates nothing per packet.
 
-use crate::net::packet::{AccState, TCP_IP_HEADER, UDP_IP_HEADER};
+use crate::net::checksum::{fold, sum};
+use crate::net::packet::{TCP_IP_HEADER, UDP_IP_HEADER};
 use crate::net::{Kind, NodeId, Packet};
+use crate::rdp::wire;
 
 pub use crate::net::packet::ACC_PORT;
 /// DSCP of spoofed ACKs: CS1.
@@ -13,11 +15,14 @@ pub const DSCP_ACC_CONTROL: u8 = 16;
 /// Bytes of the ACC control payload layout (see the module docs of [`super`]).
 pub const ACC_PAYLOAD: usize = crate::net::packet::ACC_PAYLOAD as usize;
 
-const IP_HEADER: usize = 20;
+const IP_HEADER: usize = crate::net::packet::IP_HEADER as usize;
 const PROTO_TCP: u8 = 6;
 const PROTO_UDP: u8 = 17;
-/// Largest non-zero prefix: IPv4 + UDP headers + the ACC control payload.
-const MAX_PREFIX: usize = UDP_IP_HEADER as usize + ACC_PAYLOAD;
+const PROTO_RDP: u8 = crate::net::packet::Protocol::Rdp as u8;
+/// Largest non-zero prefix: IPv4 and the longest RDP header (which is longer than the UDP
+/// header and the ACC control payload).
+const MAX_PREFIX: usize = IP_HEADER + wire::MAX_HEADER;
+const _: () = assert!(MAX_PREFIX >= UDP_IP_HEADER as usize + ACC_PAYLOAD);
 
 /// The IPv4 address of node `n`: `10.a.b.c` with `c = n % 254 + 1` (1..=254, so never a
 /// `.0` or `.255` address), `b = (n / 254) % 256`, `a = (n / (254 * 256)) % 256`. Node 0 is
@@ -44,6 +49,7 @@ impl Frame {
             Kind::SpoofedAck => (PROTO_TCP, TCP_IP_HEADER, DSCP_SPOOFED_ACK),
             Kind::Udp => (PROTO_UDP, UDP_IP_HEADER, 0),
             Kind::AccControl => (PROTO_UDP, UDP_IP_HEADER, DSCP_ACC_CONTROL),
+            Kind::RdpData | Kind::RdpAck => (PROTO_RDP, IP_HEADER as u32 + wire::header_len(&pkt.rdp_fields()) as u32, 0),
         };
         // An IPv4 total length is 16 bits and must cover the headers.
         let len = pkt.size.clamp(headers, u16::MAX as u32);
@@ -64,6 +70,13 @@ impl Frame {
         p[10..12].copy_from_slice(&ip_sum.to_be_bytes());
 
         let seg_len = len - IP_HEADER as u32;
+        if proto == PROTO_RDP {
+            // The RDP header of `crate::rdp::wire`, its checksum over the segment alone (no
+            // pseudo-header); the data are zeros, which add nothing to it.
+            let data = (len - headers) as u16;
+            wire::write_header(&wire::Header::of(pkt), data, 0, &mut f.prefix[IP_HEADER..]).expect("the prefix holds the longest RDP header");
+            return f;
+        }
         let t = &mut p[IP_HEADER..];
         if proto == PROTO_TCP {
             t[0..2].copy_from_slice(&pkt.sport.to_be_bytes());
@@ -81,7 +94,7 @@ impl Frame {
             if let (Kind::AccControl, Some(acc)) = (pkt.kind, pkt.acc) {
                 // The payload is whatever fits of the layout; the rest stays zero.
                 let room = (seg_len as usize - 8).min(ACC_PAYLOAD);
-                t[8..8 + room].copy_from_slice(&acc_payload(&acc)[..room]);
+                t[8..8 + room].copy_from_slice(&acc.to_bytes()[..room]);
                 f.prefix_len += room;
             }
         }
@@ -111,34 +124,11 @@ impl Frame {
     }
 }
 
-/// ACC control payload: cwnd, ssthresh, srtt in microseconds (big-endian u32 each), a
-/// flags byte (bit 0: slow start), three zero bytes.
-fn acc_payload(acc: &AccState) -> [u8; ACC_PAYLOAD] {
-    let mut b = [0; ACC_PAYLOAD];
-    b[0..4].copy_from_slice(&acc.cwnd.to_be_bytes());
-    b[4..8].copy_from_slice(&acc.ssthresh.to_be_bytes());
-    b[8..12].copy_from_slice(&acc.srtt_us.to_be_bytes());
-    b[12] = acc.slow_start as u8;
-    b
-}
-
-/// Sum of big-endian 16-bit words (odd trailing byte padded with zero), unfolded.
-fn sum(bytes: &[u8]) -> u32 {
-    bytes.chunks(2).map(|w| u32::from(w[0]) << 8 | u32::from(*w.get(1).unwrap_or(&0))).sum()
-}
-
-/// Folds carries into 16 bits: the one's-complement sum (RFC 1071).
-fn fold(mut s: u32) -> u16 {
-    while s > 0xffff {
-        s = (s & 0xffff) + (s >> 16);
-    }
-    s as u16
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::net::packet::flags;
+    use crate::net::packet::AccState;
     use crate::net::Ecn;
     use crate::sim::SimTime;
     use crate::tcp::seq::Seq;
@@ -161,6 +151,7 @@ mod tests {
             size: 1040,
             sent_at: SimTime::ZERO,
             acc: None,
+            rdp_var: Default::default(),
             tunnel: 0,
         }
     }
@@ -227,11 +218,11 @@ mod tests {
 
         let mut c = pkt(Kind::AccControl);
         c.size = 28 + 16;
-        c.acc = Some(AccState { cwnd: 0x0102_0304, ssthresh: 9, srtt_us: 1, slow_start: true });
+        c.acc = Some(AccState { cwnd: 0x0102_0304, ssthresh: 9, srtt_us: 1, slow_start: true, fast_recovery: true });
         let b = bytes(&c);
         assert_eq!(b[1], DSCP_ACC_CONTROL << 2 | 3);
         assert_eq!(&b[22..24], &ACC_PORT.to_be_bytes());
-        assert_eq!(&b[28..41], &[1, 2, 3, 4, 0, 0, 0, 9, 0, 0, 0, 1, 1]);
+        assert_eq!(&b[28..41], &[1, 2, 3, 4, 0, 0, 0, 9, 0, 0, 0, 1, 3], "flags: slow start (bit 0) and fast recovery (bit 1)");
         assert_eq!(fold(sum(&b[..20])), 0xffff);
         assert!(l4_ok(&b));
 

@@ -1,4 +1,5 @@
-//! Traces of simulated traffic that Wireshark and tshark read.
+//! Traces of simulated traffic: packet captures that Wireshark and tshark read, and the
+//! per-packet event log ([`packet_log`]).
 //!
 //! A scenario's `[[pcap]]` tables become a [`Tracer`] that records chosen links as their
 //! packets finish transmission (see [`Tracer`] for the capture point).
@@ -20,11 +21,16 @@
 //!   (no options), the flags byte straight from `pkt.flags`, window `min(pkt.wnd, 65535)`
 //!   (no window scaling), urgent pointer 0, a correct checksum.
 //! - UDP: ports, length, a correct checksum.
+//! - RDP (`Kind::RdpData`, `Kind::RdpAck`): IPv4 protocol 27 (RDP's IANA number), the
+//!   segment's header as [`crate::rdp::wire`] lays it out (flags and version 2, ports,
+//!   data length, sequence and acknowledgement numbers, SYN parameters, the ACC state
+//!   extension, EACKs) with its checksum, which covers the segment alone.
 //!
 //! Payload bytes are zeros, except in ACC control messages. Checksums cover the full
 //! payload even when `snaplen` cuts the captured frame short; the original length is
-//! always the total length. The ACC state block that ACC data packets carry (`pkt.acc`)
-//! is a simulator field with no header to live in, and is left out of data frames.
+//! always the total length. The ACC state block that ACC/TCP data packets carry
+//! (`pkt.acc`) is a simulator field with no header to live in, and is left out of TCP
+//! frames; RDP's header has room for it (its ACC extension).
 //!
 //! # Telling router-made packets apart
 //!
@@ -40,16 +46,17 @@
 //!   ACC state block, the payload begins with as much of this 16-byte layout as fits,
 //!   zeros after it:
 //!
-//!   | bytes | field                                 |
-//!   |-------|---------------------------------------|
-//!   | 0-3   | cwnd, bytes (big-endian u32)          |
-//!   | 4-7   | ssthresh, bytes (big-endian u32)      |
-//!   | 8-11  | srtt, microseconds (big-endian u32)   |
-//!   | 12    | flags: bit 0 set in slow start        |
-//!   | 13-15 | zero                                  |
+//!   | bytes | field                                        |
+//!   |-------|----------------------------------------------|
+//!   | 0-3   | cwnd, bytes (big-endian u32)                 |
+//!   | 4-7   | ssthresh, bytes (big-endian u32)             |
+//!   | 8-11  | srtt, microseconds (big-endian u32)          |
+//!   | 12    | flags: bit 0 slow start, bit 1 fast recovery |
+//!   | 13-15 | zero                                         |
 
 mod capture;
 mod frame;
+pub mod packet_log;
 mod pcap;
 
 pub use capture::Tracer;

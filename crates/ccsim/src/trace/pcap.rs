@@ -182,6 +182,7 @@ mod tests {
             size,
             sent_at: SimTime::ZERO,
             acc: None,
+            rdp_var: Default::default(),
             tunnel: 0,
         }
     }

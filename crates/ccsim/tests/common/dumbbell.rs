@@ -1,8 +1,21 @@
 //! The DUMBBELL-N benchmark scenario (benchmarks/README.md) as TOML, shared by the
 //! benchmark example and the tests.
 
-/// The scenario `ccsim.bench.dumbbell(n, sim_time, seed)` builds, as TOML.
+/// The scenario `ccsim.bench.dumbbell(n, sim_time, seed)` builds, as TOML: a 100 Mb/s
+/// bottleneck.
+#[allow(dead_code)] // not every test binary that includes this module uses both
 pub fn dumbbell_toml(n: u32, sim_time: f64, seed: u64, warmup: f64) -> String {
+    dumbbell_toml_at(n, sim_time, seed, warmup, 100)
+}
+
+/// The same with a bottleneck of `mbps` Mb/s (a multiple of 100) and a buffer to match, as
+/// `ccsim.bench.dumbbell(..., bottleneck_mbps=mbps)`: RED's limit and thresholds grow with
+/// the rate and its weight shrinks with it, so that the queue holds the same time's worth
+/// of packets and its average has the same time constant.
+pub fn dumbbell_toml_at(n: u32, sim_time: f64, seed: u64, warmup: f64, mbps: u32) -> String {
+    assert!(mbps >= 100 && mbps.is_multiple_of(100), "the bottleneck is a multiple of 100 Mb/s");
+    let k = mbps / 100;
+    let (limit, min_th, max_th, w_q) = (200 * k, 30 * k, 90 * k, 0.002 / k as f64);
     format!(
         r#"name = "dumbbell-{n}"
 duration = "{sim_time}s"
@@ -19,9 +32,9 @@ queue = {{ limit = 10000 }}
 
 [[links]]
 between = ["R1", "R2"]
-rate = "100Mbps"
+rate = "{mbps}Mbps"
 delay = "20ms"
-queue = {{ discipline = "red", limit = 200, min_th = 30, max_th = 90, max_p = 0.1, w_q = 0.002, mean_packet_size = 1040, wait = true }}
+queue = {{ discipline = "red", limit = {limit}, min_th = {min_th}, max_th = {max_th}, max_p = 0.1, w_q = {w_q}, mean_packet_size = 1040, wait = true }}
 queue_reverse = {{ limit = 10000 }}
 
 [[links]]

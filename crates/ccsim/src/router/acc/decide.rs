@@ -16,6 +16,18 @@
 //!
 //! - The window TCP would choose after a loss is half the carried one, and at least two
 //!   segments; `ssthresh` takes the same value (RFC 5681's reaction to a loss).
+//! - Slow start: the control says *not* to slow-start (its `slow_start` is false, and cwnd =
+//!   ssthresh puts the sender in congestion avoidance), whatever the carried state. Section
+//!   3.1: a timeout halves the window and slow-starts, a fast retransmission halves it and
+//!   does not, "because this pacing information has not been lost"; a router's drop of one
+//!   packet leaves the ACK clock running as a fast retransmission does. A sender carrying
+//!   `slow_start` (still opening its window, or recovering from a timeout) leaves slow start
+//!   at half its window, as TCP's fast retransmission would take it out.
+//! - Fast retransmission state: no control for a packet sent while its sender is in fast
+//!   recovery. The sender is already halving its window for a loss in this window, which is
+//!   all TCP does for one window (and the window it carries is inflated by the duplicate
+//!   ACKs, not one to halve); the sender would ignore such a control, and a filter for it
+//!   would discard packets of a flow that will not react. *(choice)*
 //! - No control when that does not close the window (it is already two segments): TCP
 //!   would not close it either. *(choice)*
 //! - At most one control per flow per carried srtt, per queue; a packet that carries no
@@ -49,8 +61,8 @@ pub struct MonitorConfig {
 pub enum Decision {
     /// The flow's carried srtt is below the RTT floor.
     BelowFloor,
-    /// No control: no RTT estimate yet, a control went out less than an srtt ago, or the
-    /// window cannot close further.
+    /// No control: no RTT estimate yet, the sender is in fast recovery, a control went out
+    /// less than an srtt ago, or the window cannot close further.
     Ignore,
     /// Tell the sender `state`; if `filter` is given, ask the upstream router to filter.
     Control { state: AccState, filter: Option<FilterRequest> },
@@ -75,7 +87,7 @@ pub fn on_drop(cfg: &MonitorConfig, carried: &AccState, seg: u32, last_control: 
     if srtt < cfg.rtt_floor {
         return Decision::BelowFloor;
     }
-    if srtt == Dur::ZERO || last_control.is_some_and(|t| now < t + srtt) {
+    if srtt == Dur::ZERO || carried.fast_recovery || last_control.is_some_and(|t| now < t + srtt) {
         return Decision::Ignore;
     }
     let seg = seg.max(1);
@@ -83,7 +95,7 @@ pub fn on_drop(cfg: &MonitorConfig, carried: &AccState, seg: u32, last_control: 
     if cwnd >= carried.cwnd {
         return Decision::Ignore;
     }
-    let state = AccState { cwnd, ssthresh: cwnd, srtt_us: carried.srtt_us, slow_start: false };
+    let state = AccState { cwnd, ssthresh: cwnd, srtt_us: carried.srtt_us, slow_start: false, fast_recovery: false };
     let remaining = (carried.cwnd - cwnd) / seg;
     let filter = (remaining > 0).then(|| FilterRequest { carried: carried.cwnd, remaining, lifetime: cfg.filter_timeout.unwrap_or(srtt.saturating_mul(2)) });
     Decision::Control { state, filter }
@@ -148,7 +160,7 @@ mod tests {
     const SEG: u32 = 1000;
 
     fn carried(segs: u32, srtt_ms: u32) -> AccState {
-        AccState { cwnd: segs * SEG, ssthresh: u32::MAX, srtt_us: srtt_ms * 1000, slow_start: false }
+        AccState { cwnd: segs * SEG, ssthresh: u32::MAX, srtt_us: srtt_ms * 1000, ..AccState::default() }
     }
 
     fn ms(t: u64) -> SimTime {
@@ -161,6 +173,16 @@ mod tests {
         let Decision::Control { state, filter: Some(f) } = d else { panic!("{d:?}") };
         assert_eq!((state.cwnd, state.ssthresh, state.slow_start), (10 * SEG, 10 * SEG, false));
         assert_eq!((f.carried, f.remaining, f.lifetime), (20 * SEG, 10, Dur::from_millis(200)));
+    }
+
+    #[test]
+    fn control_leaves_slow_start_and_none_goes_to_a_sender_in_fast_recovery() {
+        let cfg = MonitorConfig::default();
+        let slow = AccState { slow_start: true, ssthresh: 64 * SEG, ..carried(16, 100) };
+        let Decision::Control { state, .. } = on_drop(&cfg, &slow, SEG, None, ms(0)) else { panic!() };
+        assert_eq!((state.cwnd, state.ssthresh, state.slow_start, state.fast_recovery), (8 * SEG, 8 * SEG, false, false));
+        let recovering = AccState { fast_recovery: true, ..carried(16, 100) };
+        assert_eq!(on_drop(&cfg, &recovering, SEG, None, ms(0)), Decision::Ignore);
     }
 
     #[test]
@@ -188,7 +210,7 @@ mod tests {
 
     #[test]
     fn packet_counted_windows_use_a_segment_of_one() {
-        let s = AccState { cwnd: 9, ssthresh: 100, srtt_us: 100_000, slow_start: false };
+        let s = AccState { cwnd: 9, ssthresh: 100, srtt_us: 100_000, ..AccState::default() };
         let Decision::Control { state, filter: Some(f) } = on_drop(&MonitorConfig::default(), &s, 1, None, ms(0)) else { panic!() };
         assert_eq!((state.cwnd, f.remaining), (4, 5));
     }

@@ -1,7 +1,11 @@
-//! ACC/TCP in the routers (Faber, "Experience with Active Congestion Control", Sections 2
-//! and 3.1): a monitor on each egress queue configured with ACC, and packet filters. The
-//! decisions themselves are in [`decide`], which a live router shares; this module wires
-//! them to the simulated network.
+//! ACC/TCP and ACC/RDP in the routers (Faber, "Experience with Active Congestion Control",
+//! Sections 2, 3.1 and 4.2): a monitor on each egress queue configured with ACC, and packet
+//! filters. The decisions themselves are in [`decide`], which a live router shares; this
+//! module wires them to the simulated network.
+//!
+//! ACC acts on the data packets that carry their sender's state: TCP segments, whose windows
+//! are in bytes (the segment size is the dropped packet's payload), and RDP data segments,
+//! whose windows are in packets (a segment of one, `decide.rs`'s unit rule).
 //!
 //! When an ACC queue drops a data packet that carries its sender's state (`pkt.acc`), the
 //! router computes the window TCP would choose, half the carried cwnd and at least two
@@ -45,7 +49,7 @@ pub mod decide;
 
 pub use decide::MonitorConfig;
 
-use crate::net::packet::{FlowId, Kind, NodeId, Packet};
+use crate::net::packet::{AccState, FlowId, Kind, NodeId, Packet};
 use crate::net::{LinkId, Network, NodeKind};
 use crate::router::hooks::{BuildContext, Cx, Hooks, Passage, RouterMechanism};
 use crate::scenario::error::{fail, BuildError};
@@ -135,12 +139,12 @@ impl Acc {
     /// `link`'s queue dropped `pkt`. Returns the control message to send, if ACC reacts.
     pub fn on_drop(&mut self, link: LinkId, pkt: &Packet, now: SimTime, net: &Network) -> Option<Packet> {
         let cfg = self.monitors[link as usize]?;
-        let state = pkt.acc.filter(|_| pkt.kind == Kind::TcpData)?;
+        let (state, seg) = carried(pkt)?;
         let router = net.links[link as usize].from;
         let stats = &mut self.stats[router as usize];
         stats.acc_drops += 1;
         let last = self.last_control.get(&(link, pkt.flow)).copied();
-        let (state, filter) = match decide::on_drop(&cfg, &state, pkt.payload, last, now) {
+        let (state, filter) = match decide::on_drop(&cfg, &state, seg, last, now) {
             Decision::BelowFloor => {
                 stats.below_rtt_floor += 1;
                 return None;
@@ -175,7 +179,7 @@ impl Acc {
         if filters.is_empty() {
             return false;
         }
-        let (Kind::TcpData, Some(state)) = (pkt.kind, pkt.acc) else { return false };
+        let Some((state, _)) = carried(pkt) else { return false };
         let Some(i) = filters.iter().position(|f| f.flow == pkt.flow && f.state.from <= now) else { return false };
         let stats = &mut self.stats[node as usize];
         let verdict = decide::filter(&mut filters[i].state, state.cwnd, now);
@@ -245,6 +249,18 @@ impl RouterMechanism for Acc {
     }
 }
 
+/// The congestion state a data packet carries, and the segment of its windows' unit: the
+/// payload for a TCP segment (bytes), one for an RDP segment (packets). None for packets
+/// that carry none.
+pub fn carried(pkt: &Packet) -> Option<(AccState, u32)> {
+    let state = pkt.acc?;
+    match pkt.kind {
+        Kind::TcpData => Some((state, pkt.payload)),
+        Kind::RdpData if pkt.payload > 0 => Some((state, 1)),
+        _ => None,
+    }
+}
+
 /// The ACC monitor of a queue at node `head`, if its table `q` (at `path`) runs ACC.
 fn monitor(q: Option<&QueueSpec>, path: &str, head: &str, kind: NodeKind) -> Result<Option<MonitorConfig>, BuildError> {
     let Some(q) = q else { return Ok(None) };
@@ -286,7 +302,7 @@ fn filter_site(net: &Network, link: LinkId, pkt: &Packet) -> (NodeId, Dur) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{AccState, Endpoints};
+    use crate::net::packet::Endpoints;
     use crate::net::{Link, Node, NodeStats};
     use crate::queue::{Discipline, EgressQueue, Limit, TailDrop};
     use crate::signal::SignalPolicy;
@@ -320,7 +336,7 @@ mod tests {
     fn data(seq: u32, cwnd_segs: u32, srtt_ms: u32) -> Packet {
         let ends = Endpoints { flow: 0, sender: 0, receiver: 3, sport: 1, dport: 2 };
         let mut p = Packet::tcp_data(&ends, Seq(seq), MSS, 64, SimTime::ZERO);
-        p.acc = Some(AccState { cwnd: cwnd_segs * MSS, ssthresh: u32::MAX, srtt_us: srtt_ms * 1000, slow_start: false });
+        p.acc = Some(AccState { cwnd: cwnd_segs * MSS, ssthresh: u32::MAX, srtt_us: srtt_ms * 1000, ..AccState::default() });
         p
     }
 
@@ -416,5 +432,33 @@ mod tests {
         assert_eq!((a.filters_at(1), a.stats[2].below_rtt_floor), (0, 1));
         assert!(a.on_drop(2, &data(0, 40, 50), ms(1), &net).is_some());
         assert!(a.on_drop(2, &data(0, 40, 0), ms(1), &net).is_none(), "no RTT estimate yet");
+    }
+
+    /// An RDP data segment of flow 0 carrying a window of `cwnd` packets.
+    fn rdp_data(seq: u32, cwnd: u32, srtt_ms: u32) -> Packet {
+        let ends = Endpoints { flow: 0, sender: 0, receiver: 3, sport: 1, dport: 2 };
+        let acc = Some(AccState { cwnd, ssthresh: 1000, srtt_us: srtt_ms * 1000, slow_start: false, fast_recovery: false });
+        let f = crate::rdp::Fields { flags: crate::rdp::flags::ACK, seq: Seq(seq), acc, ..Default::default() };
+        Packet::rdp(Kind::RdpData, &ends, f, MSS, 64, SimTime::ZERO)
+    }
+
+    #[test]
+    fn rdp_windows_are_counted_in_packets() {
+        let (net, mut a) = (net(), acc(MonitorConfig::default()));
+        let c = a.on_drop(2, &rdp_data(7, 20, 100), ms(1), &net).expect("a control");
+        assert_eq!((c.kind, c.dst, c.seq), (Kind::AccControl, 0, Seq(7)));
+        let s = c.acc.unwrap();
+        assert_eq!((s.cwnd, s.ssthresh), (10, 10), "half of 20 packets");
+        // The filter at R0 discards the 10 packets the sender would not have sent.
+        let discarded = (0..12).filter(|&i| a.filter(1, &rdp_data(8 + i, 20, 100), ms(10 + i as u64))).count();
+        assert_eq!((discarded, a.stats[1].filters_removed_count), (10, 1));
+        // At two packets there is nothing to close; segments without data carry no state.
+        assert!(a.on_drop(2, &rdp_data(9, 2, 100), ms(500), &net).is_none());
+        let mut syn = rdp_data(1, 40, 100);
+        syn.payload = 0;
+        assert!(a.on_drop(2, &syn, ms(900), &net).is_none());
+        assert_eq!(carried(&syn), None);
+        assert_eq!(carried(&rdp_data(1, 40, 100)).map(|c| c.1), Some(1));
+        assert_eq!(carried(&data(1, 40, 100)).map(|c| c.1), Some(MSS));
     }
 }

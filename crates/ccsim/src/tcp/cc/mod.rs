@@ -87,22 +87,27 @@
 //!   answers ECN-Echo at most once per window and sends CWR, as RFC 8257 asks; losses are
 //!   Reno's. Whether a marked ACK may grow the window is the controller's choice (it sees
 //!   `ece`): RFC 3168's "no increase" is Reno's rule, not the sender's.
-//! - **Packet-counted Reno** for the RDP transport: the controller keeps cwnd in packets and
-//!   counts acknowledged packets in congestion avoidance, adding one packet once the count
-//!   reaches cwnd (1/cwnd per ACK, the fraction held until whole). `cwnd()` reports packets
-//!   times the MSS it was built with, so a byte-counting sender needs nothing else.
-//! - **An ns-2 profile**: the initial window of 2 is `SenderConfig::init_cwnd`; ssthresh
-//!   from cwnd/2 instead of FlightSize/2 after a timeout is an option of [`RenoConfig`] that
-//!   `Reno::on_timeout` reads (the controller knows cwnd; `Event::flight` is RFC 5681's
-//!   FlightSize); Reno's guard against a second fast retransmit in one window (ns-2's
-//!   `bug_fix_`) is loss recovery, an option of the sender's Reno recovery next to NewReno's
-//!   `recover` check.
+//! - **Packet-counted Reno** for the RDP transport is [`PacketReno`] (`packet_reno.rs`):
+//!   [`NewReno`]'s arithmetic with the window and threshold in whole packets, congestion
+//!   avoidance counting ACKs and adding one packet once the count reaches cwnd (1/cwnd per
+//!   ACK, the fraction held until whole). `cwnd()` reports packets times the MSS it was
+//!   built with, so a byte-counting sender needs nothing else.
+//! - **The ns-2 profile** (`scenario::profile`, `docs/profiles.md`): the initial window of 2
+//!   is `SenderConfig::init_cwnd`; what a reduction halves (RFC 5681's FlightSize, or ns-2's
+//!   `window()`, `min(cwnd, rwnd)`, counted in whole segments and at every timeout) is
+//!   [`RenoConfig::ssthresh_from`], which reads `Event::rwnd`; NewReno's window on leaving
+//!   recovery is [`NewRenoConfig::full_ack`]; Reno's guard against a second fast retransmit
+//!   in one window (ns-2's `bugFix_`) is loss recovery, `SenderConfig::reno_recover_check`,
+//!   next to NewReno's `recover` check, and so is Limited Transmit
+//!   (`SenderConfig::limited_transmit`, ns-2's `singledup_`).
 
 pub mod newreno;
+pub mod packet_reno;
 pub mod reno;
 
-pub use newreno::{NewReno, NewRenoConfig};
-pub use reno::{Reno, RenoConfig};
+pub use newreno::{FullAck, NewReno, NewRenoConfig};
+pub use packet_reno::{PacketReno, PacketRenoConfig};
+pub use reno::{Reno, RenoConfig, SsthreshFrom};
 
 use crate::sim::{Dur, SimTime};
 
@@ -148,6 +153,9 @@ pub struct Event {
     /// timeout of a segment (RFC 5681 3.1: ssthresh is set only "if the segment has not yet
     /// been resent by way of the retransmission timer").
     pub backoffs: u32,
+    /// The receiver's advertised window, bytes: what limits sending besides `cwnd` (ns-2
+    /// halves `min(cwnd, rwnd)`, its `window()`, where RFC 5681 halves the FlightSize).
+    pub rwnd: u32,
 }
 
 /// The window arithmetic of a congestion-control algorithm. Windows are in bytes.
@@ -200,6 +208,8 @@ pub trait Controller {
 pub enum CcConfig {
     Reno(RenoConfig),
     NewReno(NewRenoConfig),
+    /// The RDP transport's window (Faber, Section 4.2.1).
+    PacketReno(PacketRenoConfig),
 }
 
 impl Default for CcConfig {
@@ -216,6 +226,7 @@ impl CcConfig {
         match self {
             CcConfig::Reno(c) => AnyController::Reno(c.build(mss, init_cwnd, init_ssthresh)),
             CcConfig::NewReno(c) => AnyController::NewReno(c.build(mss, init_cwnd, init_ssthresh)),
+            CcConfig::PacketReno(c) => AnyController::PacketReno(c.build(mss, init_cwnd, init_ssthresh)),
         }
     }
 }
@@ -225,6 +236,7 @@ impl CcConfig {
 pub enum AnyController {
     Reno(Reno),
     NewReno(NewReno),
+    PacketReno(PacketReno),
 }
 
 /// `each!(controller, c => expr)` evaluates `expr` with `c` bound to the algorithm inside.
@@ -233,6 +245,7 @@ macro_rules! each {
         match $cc {
             AnyController::Reno($c) => $e,
             AnyController::NewReno($c) => $e,
+            AnyController::PacketReno($c) => $e,
         }
     };
 }
@@ -301,7 +314,7 @@ pub(crate) mod testing {
     /// An event with `flight` bytes outstanding after `dupacks` duplicates, on a timer not
     /// yet backed off.
     pub fn event(flight: u32, dupacks: u32) -> Event {
-        Event { now: SimTime::ZERO, flight, dupacks, backoffs: 0 }
+        Event { now: SimTime::ZERO, flight, dupacks, backoffs: 0, rwnd: u32::MAX }
     }
 }
 
@@ -314,11 +327,12 @@ mod tests {
     /// the algorithm itself gives the same windows at every step.
     #[test]
     fn any_controller_forwards_every_hook() {
-        for cfg in [CcConfig::Reno(RenoConfig::default()), CcConfig::NewReno(NewRenoConfig::default())] {
+        for cfg in [CcConfig::Reno(RenoConfig::default()), CcConfig::NewReno(NewRenoConfig::default()), CcConfig::PacketReno(PacketRenoConfig::default())] {
             let mut any = cfg.build(MSS, 1, u32::MAX / 2);
             let mut direct: Box<dyn Controller> = match &cfg {
                 CcConfig::Reno(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::NewReno(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
+                CcConfig::PacketReno(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
             };
             let steps: [fn(&mut dyn Controller); 10] = [
                 |c| c.on_ack(&ack(MSS, 20 * MSS)),

@@ -5,33 +5,56 @@
 //! - Partial acknowledgment (RFC 6582 3.2 step 3): "Deflate the congestion window by the
 //!   amount of new data acknowledged [...]. If the partial ACK acknowledges at least one
 //!   SMSS of new data, then add back SMSS bytes", so that about ssthresh is outstanding when
-//!   recovery ends. The window never falls below one SMSS.
-//! - Full acknowledgment (step 3): of the two choices the RFC offers, option (1), `cwnd =
-//!   min(ssthresh, max(FlightSize, SMSS) + SMSS)`, FlightSize as it is after the ACK: the
-//!   window is not larger than what is in flight plus one segment, so leaving recovery sends
-//!   no burst. Option (2), `cwnd = ssthresh`, is [`Reno`]'s rule.
+//!   recovery ends. The window never falls below one SMSS. (ns-2's `partialnewack()` takes
+//!   the deflation off the duplicates' inflation first and off the window under it only
+//!   for the rest; [`Reno`]'s `base` follows that.)
+//! - Full acknowledgment (step 3), [`NewRenoConfig::full_ack`]: of the two choices the RFC
+//!   offers, option (1), `cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS)`, FlightSize as
+//!   it is after the ACK (the default: the window is not larger than what is in flight plus
+//!   one segment, so leaving recovery sends no burst), or option (2), `cwnd = ssthresh`,
+//!   [`Reno`]'s rule and ns-2.35's (`exit_recovery_fix_ 0`: the inflation is dropped and the
+//!   window under it stays, whatever is in flight).
 
+use super::reno::SsthreshFrom;
 use super::{Ack, Controller, Event, Reno, RenoConfig};
 
-/// NewReno's parameters. RFC 6582 adds none: the defaults are RFC 5681's, in `reno`.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// The window on leaving fast recovery (RFC 6582 3.2 step 3, full acknowledgment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FullAck {
+    /// Option (1): `min(ssthresh, max(FlightSize, SMSS) + SMSS)`.
+    MinFlight,
+    /// Option (2): the reduced window (`ssthresh`), as Reno and ns-2.
+    Ssthresh,
+}
+
+/// NewReno's parameters: RFC 5681's, in `reno`, and the exit rule.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewRenoConfig {
     /// Slow start, congestion avoidance and the reductions, as RFC 6582 keeps them.
     pub reno: RenoConfig,
+    /// The window on leaving recovery; default [`FullAck::MinFlight`].
+    pub full_ack: FullAck,
+}
+
+impl Default for NewRenoConfig {
+    fn default() -> Self {
+        NewRenoConfig { reno: RenoConfig::default(), full_ack: FullAck::MinFlight }
+    }
 }
 
 impl NewRenoConfig {
     /// A NewReno window of `init_cwnd` segments of `mss` bytes, threshold `init_ssthresh`
     /// bytes.
     pub fn build(&self, mss: u32, init_cwnd: u32, init_ssthresh: u32) -> NewReno {
-        NewReno { reno: self.reno.build(mss, init_cwnd, init_ssthresh) }
+        NewReno { reno: self.reno.build(mss, init_cwnd, init_ssthresh), full_ack: self.full_ack }
     }
 }
 
 /// NewReno's window: [`Reno`]'s, with RFC 6582's deflation and exit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NewReno {
-    reno: Reno,
+    pub(super) reno: Reno,
+    full_ack: FullAck,
 }
 
 impl Controller for NewReno {
@@ -63,11 +86,21 @@ impl Controller for NewReno {
         let r = &mut self.reno;
         let add_back = if ack.acked >= r.mss as u64 { r.mss } else { 0 };
         r.cwnd = ((r.cwnd as u64).saturating_sub(ack.acked) as u32 + add_back).max(r.mss);
+        if r.cfg.ssthresh_from == SsthreshFrom::Window {
+            // ns-2: what the deflation took beyond the inflation comes off the window under it.
+            r.base = r.base.min(r.cwnd.saturating_sub(r.mss)).max(r.mss);
+        }
     }
 
     fn on_recovery_end(&mut self, ack: &Ack) {
-        let r = &mut self.reno;
-        r.cwnd = r.ssthresh.min(ack.flight().max(r.mss) + r.mss);
+        match self.full_ack {
+            FullAck::MinFlight => {
+                let r = &mut self.reno;
+                r.cwnd = r.ssthresh.min(ack.flight().max(r.mss) + r.mss);
+                r.leave_recovery();
+            }
+            FullAck::Ssthresh => self.reno.on_recovery_end(ack),
+        }
     }
 
     fn on_timeout(&mut self, ev: &Event) {
@@ -152,7 +185,7 @@ mod tests {
     #[test]
     fn everything_else_is_renos() {
         let cfg = RenoConfig::default();
-        let mut n = NewRenoConfig { reno: cfg.clone() }.build(MSS, 2, 6 * MSS);
+        let mut n = NewRenoConfig { reno: cfg.clone(), ..NewRenoConfig::default() }.build(MSS, 2, 6 * MSS);
         let mut r = cfg.build(MSS, 2, 6 * MSS);
         let acks = [ack(MSS, 4 * MSS), Ack { ece: true, ..ack(MSS, 4 * MSS) }, ack(MSS / 3, 4 * MSS)];
         for i in 0..40 {

@@ -6,7 +6,8 @@
 //! - Slow start (RFC 5681 3.1, eq. (2)): while `cwnd < ssthresh`, each ACK of new data adds
 //!   `min(N, SMSS)`, N the bytes it acknowledges.
 //! - Congestion avoidance (eq. (3)): otherwise each ACK adds `SMSS * SMSS / cwnd`, at least
-//!   one byte, which is about one SMSS per window of data.
+//!   one byte, which is about one SMSS per window of data; rounded down to whole bytes, or
+//!   exactly with the fraction carried over ([`RenoConfig::exact_increase`]).
 //! - Neither on an ACK carrying ECN-Echo (RFC 3168 6.1.2: "the congestion window [...]
 //!   should not be increased"), nor when the window did not limit sending (the ACK's
 //!   `cwnd_limited`).
@@ -20,8 +21,30 @@
 //! - ECN-Echo (RFC 3168 6.1.2): as for a loss, without the loss: eq. (4), and `cwnd` no
 //!   larger than the new `ssthresh`.
 //! - ACC control: the router's window, at least one SMSS, and its threshold, at least two.
+//!
+//! What a reduction halves is [`RenoConfig::ssthresh_from`]. [`SsthreshFrom::Flight`] is RFC
+//! 5681's rule above. [`SsthreshFrom::Window`] is ns-2.35's (`tcp.cc`, `slowdown()` with
+//! `precisionReduce_`, the default): half of `window()`, the smaller of cwnd and the
+//! receiver's window, where during fast recovery cwnd is the window without the duplicates'
+//! inflation (ns-2 keeps the inflation apart, in `dupwnd_`); ssthresh is that half rounded
+//! down to whole segments (ns-2's `ssthresh_` is an integer number of packets), at least two,
+//! and the window after a fast retransmit or an ECN-Echo is the unrounded half, which is also
+//! what fast recovery inflates and what it leaves with. A timeout sets ssthresh so at every
+//! expiry, backoffs included: after a second expiry ssthresh is two segments (ns-2's
+//! `TcpAgent::timeout` calls `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)` each time).
 
 use super::{Ack, Controller, Event};
+
+/// What a congestion event halves to set ssthresh.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SsthreshFrom {
+    /// RFC 5681 eq. (4): `max(FlightSize / 2, 2 * SMSS)`; a timeout sets it only on the first
+    /// expiry for a segment.
+    Flight,
+    /// ns-2.35: half of `min(cwnd, rwnd)` in whole segments, at every reduction and every
+    /// timeout expiry.
+    Window,
+}
 
 /// Reno's parameters, in segments of the connection's MSS. The defaults are RFC 5681's.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,18 +55,25 @@ pub struct RenoConfig {
     /// The loss window LW, cwnd after a retransmission timeout: "one full-sized segment"
     /// (RFC 5681 3.1). Default 1.
     pub loss_window: u32,
+    /// What a reduction halves: default [`SsthreshFrom::Flight`] (RFC 5681).
+    pub ssthresh_from: SsthreshFrom,
+    /// Congestion avoidance adds `SMSS * SMSS / cwnd` exactly, carrying the fraction of a
+    /// byte to the next ACK (ns-2's real-valued `cwnd_ += 1 / cwnd_`), instead of rounding
+    /// each increment down to whole bytes (at least one), which with small segments and
+    /// large windows grows the window up to half as fast. Default false.
+    pub exact_increase: bool,
 }
 
 impl Default for RenoConfig {
     fn default() -> Self {
-        RenoConfig { min_ssthresh: 2, loss_window: 1 }
+        RenoConfig { min_ssthresh: 2, loss_window: 1, ssthresh_from: SsthreshFrom::Flight, exact_increase: false }
     }
 }
 
 impl RenoConfig {
     /// A Reno window of `init_cwnd` segments of `mss` bytes, threshold `init_ssthresh` bytes.
     pub fn build(&self, mss: u32, init_cwnd: u32, init_ssthresh: u32) -> Reno {
-        Reno { cwnd: init_cwnd * mss, ssthresh: init_ssthresh, mss, cfg: self.clone() }
+        Reno { cwnd: init_cwnd * mss, ssthresh: init_ssthresh, mss, base: 0, recovering: false, carry: 0, cfg: self.clone() }
     }
 }
 
@@ -53,13 +83,42 @@ pub struct Reno {
     pub(super) cwnd: u32,
     pub(super) ssthresh: u32,
     pub(super) mss: u32,
-    cfg: RenoConfig,
+    /// The window the last reduction left, which fast recovery inflates and leaves with:
+    /// ssthresh under RFC 5681, the unrounded half window under ns-2's rule (its `cwnd_`
+    /// beside `dupwnd_`). NewReno's partial ACKs may lower it.
+    pub(super) base: u32,
+    /// In fast recovery: `cwnd` holds the inflation, `base` the window under it.
+    pub(super) recovering: bool,
+    /// With `exact_increase`: the remainder of the last increment, in 1/cwnd bytes.
+    carry: u64,
+    pub(super) cfg: RenoConfig,
 }
 
 impl Reno {
     /// RFC 5681 eq. (4) for the given FlightSize.
     fn halve(&self, flight: u32) -> u32 {
         (flight / 2).max(self.cfg.min_ssthresh * self.mss)
+    }
+
+    /// A reduction: sets ssthresh and returns the window it leaves (see the module doc).
+    fn reduce(&mut self, ev: &Event) -> u32 {
+        match self.cfg.ssthresh_from {
+            SsthreshFrom::Flight => {
+                self.ssthresh = self.halve(ev.flight);
+                self.ssthresh
+            }
+            SsthreshFrom::Window => {
+                let window = if self.recovering { self.base } else { self.cwnd };
+                let half = window.min(ev.rwnd) / 2;
+                self.ssthresh = (half / self.mss).max(self.cfg.min_ssthresh) * self.mss;
+                half.max(self.mss)
+            }
+        }
+    }
+
+    /// Fast recovery is over (the sender left it, or a timeout ended it).
+    pub(super) fn leave_recovery(&mut self) {
+        self.recovering = false;
     }
 }
 
@@ -79,6 +138,10 @@ impl Controller for Reno {
         let mss = self.mss;
         if self.cwnd < self.ssthresh {
             self.cwnd = self.cwnd.saturating_add(ack.acked.min(mss as u64) as u32);
+        } else if self.cfg.exact_increase {
+            let num = mss as u64 * mss as u64 + self.carry;
+            self.carry = num % self.cwnd as u64;
+            self.cwnd = self.cwnd.saturating_add((num / self.cwnd as u64) as u32);
         } else {
             let inc = ((mss as u64 * mss as u64) / self.cwnd as u64).max(1);
             self.cwnd = self.cwnd.saturating_add(inc as u32);
@@ -86,11 +149,12 @@ impl Controller for Reno {
     }
 
     fn on_fast_retransmit(&mut self, ev: &Event) {
-        self.ssthresh = self.halve(ev.flight);
+        self.base = self.reduce(ev);
     }
 
     fn on_recovery_start(&mut self, ev: &Event) {
-        self.cwnd = self.ssthresh + ev.dupacks * self.mss;
+        self.cwnd = self.base + ev.dupacks * self.mss;
+        self.recovering = true;
     }
 
     fn on_recovery_dupack(&mut self, _ev: &Event) {
@@ -98,19 +162,21 @@ impl Controller for Reno {
     }
 
     fn on_recovery_end(&mut self, _ack: &Ack) {
-        self.cwnd = self.ssthresh;
+        self.cwnd = self.base;
+        self.recovering = false;
     }
 
     fn on_timeout(&mut self, ev: &Event) {
-        if ev.backoffs == 0 {
-            self.ssthresh = self.halve(ev.flight);
+        if ev.backoffs == 0 || self.cfg.ssthresh_from == SsthreshFrom::Window {
+            self.reduce(ev);
         }
         self.cwnd = self.cfg.loss_window * self.mss;
+        self.recovering = false;
     }
 
     fn on_ecn_echo(&mut self, ev: &Event) {
-        self.ssthresh = self.halve(ev.flight);
-        self.cwnd = self.ssthresh.min(self.cwnd);
+        let left = self.reduce(ev);
+        self.cwnd = left.min(self.cwnd);
     }
 
     fn on_acc_control(&mut self, _ev: &Event, cwnd: u32, ssthresh: u32) {

@@ -1,0 +1,52 @@
+"""`ccsim show` and `ccsim.show.expand`: the expanded scenario without running it."""
+
+import json
+
+import pytest
+
+import ccsim
+from ccsim import show
+from conftest import DUMBBELL, ROOT, ccsim_cli
+
+
+def test_expand_counts_nodes_links_and_flows_per_pair():
+    d = show.expand(DUMBBELL, overrides={"flows.bulk.count": 2})
+    assert len(d["nodes"]) == 22 and len(d["links"]) == 42
+    # count = 2 is two flows per (sender, receiver) pair: 10 pairs, 20 flows.
+    assert len(d["flows"]) == 20
+    assert d["flows"][0]["route"] == ["S1", "R1", "R2", "D1"] == d["flows"][1]["route"]
+    assert d["flows"][0]["reverse_route"] == ["D1", "R2", "R1", "S1"]
+    assert show.bottlenecks(d) == ["R1->R2"]
+    assert d["profile"] == "rfc"
+    assert show.expand(DUMBBELL, overrides=["profile=ns2"])["profile"] == "ns2"
+
+
+def test_settings_are_the_resolved_ones():
+    d = show.expand(ROOT / "scenarios" / "rtred_s1.toml")
+    q = {lk["name"]: lk["queue"] for lk in d["links"]}
+    rtred = [v for v in q.values() if v["discipline"] == "rtred"]
+    assert rtred and "risk_th" in rtred[0]["settings"] and "w_q" in rtred[0]["settings"]
+    assert "mss" in d["flows"][0]["settings"]["sender"]
+
+
+def test_show_creates_no_capture_file(tmp_path):
+    d = show.expand(DUMBBELL, overrides=['pcap+={ file = "%s", links = ["R1->R2"] }' % (tmp_path / "x.pcapng")])
+    assert d["pcap"][0]["links"] == ["R1->R2"]
+    assert not (tmp_path / "x.pcapng").exists()
+
+
+def test_errors_are_those_of_a_run():
+    with pytest.raises(ccsim.ScenarioError, match=r"links\[1\].rate"):
+        show.expand(DUMBBELL, overrides=["links.1.rate=fast"])
+
+
+def test_cli_text_and_json():
+    r = ccsim_cli("show", DUMBBELL)
+    assert r.returncode == 0, r.stderr
+    assert "R1->R2 *" in r.stdout and "S1 -> R1 -> R2 -> D1" in r.stdout
+    assert "SenderConfig" in r.stdout and "profile rfc" in r.stdout
+    assert "cost:" in r.stdout
+    r = ccsim_cli("show", DUMBBELL, "--json")
+    assert json.loads(r.stdout)["scenario"] == "dumbbell"
+    r = ccsim_cli("show", DUMBBELL, "--set", "warmup=40s")
+    assert r.returncode == 2 and "warmup: must be shorter" in r.stderr
