@@ -43,10 +43,55 @@ def outcome(scenario, overrides=None):
 
 
 PATH_PIECES = st.sampled_from(
-    ["duration", "flows", "links", "0", "1", "f", "*", "queue", "limit", "rate", "delay", "tcp", "mss", "count", "udp", "x", "[0]", "[f]", "[", "]", ".", "..", ""]
+    [
+        "duration",
+        "flows",
+        "links",
+        "0",
+        "1",
+        "f",
+        "*",
+        "queue",
+        "limit",
+        "rate",
+        "delay",
+        "tcp",
+        "mss",
+        "count",
+        "udp",
+        "x",
+        "[0]",
+        "[f]",
+        "[",
+        "]",
+        ".",
+        "..",
+        "",
+    ]
 )
 VALUES = st.one_of(
-    st.sampled_from(["10", "-1", "0", "1e308", "inf", "nan", "4294967296", "18446744073709551616", "1Mbps", "1ns", "1e-300s", '"text"', "true", "[1, 2]", "{ a = 1 }", "", "{", '"']),
+    st.sampled_from(
+        [
+            "10",
+            "-1",
+            "0",
+            "1e308",
+            "inf",
+            "nan",
+            "4294967296",
+            "18446744073709551616",
+            "1Mbps",
+            "1ns",
+            "1e-300s",
+            '"text"',
+            "true",
+            "[1, 2]",
+            "{ a = 1 }",
+            "",
+            "{",
+            '"',
+        ]
+    ),
     st.text(max_size=12),
 )
 
@@ -92,7 +137,14 @@ SCALARS = st.one_of(
     st.sampled_from(["10Mbps", "1ms", "0", "-5s", "1e308s", "1e-300s", "B", "A", "udp", "S{1..3}", "", "1.5 Mb/s"]),
     st.booleans(),
 )
-VALUE = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["rate", "mss", "exponential", "uniform", "x", "kind", "interval"]), inner, max_size=3)), max_leaves=6)
+VALUE = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3),
+        st.dictionaries(st.sampled_from(["rate", "mss", "exponential", "uniform", "x", "kind", "interval"]), inner, max_size=3),
+    ),
+    max_leaves=6,
+)
 
 
 @SETTINGS
