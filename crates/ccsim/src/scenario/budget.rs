@@ -229,10 +229,9 @@ pub fn memory(sc: &Scenario, ids: &HashMap<String, NodeId>) -> Result<Vec<Share>
     let packets = limit_packets.min(in_flight);
     shares.push((largest_limit.1, packets * Link::bytes_per_packet() as f64));
     shares.push(("links".into(), n_links * REPORT_BYTES_PER_LINK));
-    // Routing: one column per flow end point, one tree per end point without a single
-    // upstream router.
-    let (columns, trees, field) = routing_shape(sc, ids);
-    shares.push((field, Routes::peak_bytes(n_nodes as u64, n_links as u64, columns, trees) as f64));
+    // Routing: a row per node that is not single-homed, a column per anchor of a flow end.
+    let (rows, columns, field) = routing_shape(sc, ids);
+    shares.push((field, Routes::peak_bytes(n_nodes as u64, n_links as u64, rows, columns) as f64));
     // Series: the points each keeps, allocated when the run starts.
     for (i, s) in sc.series.iter().enumerate() {
         shares.push((format!("series[{i}].interval"), series_count(sc, s) * (series_points(s, duration) * 16.0 + 64.0)));
@@ -312,16 +311,21 @@ fn packets_in_flight(f: &FlowSpec, duration: f64) -> f64 {
     }
 }
 
-/// The routing tables' shape: (columns, trees, the field whose flows make most of them).
+/// The routing tables' shape: (rows, columns, the field whose flows make most of them).
 fn routing_shape(sc: &Scenario, ids: &HashMap<String, NodeId>) -> (u64, u64, String) {
     let n = ids.len();
-    // Incoming links per node: how many, and from whom when there is one.
-    let mut indegree = vec![0u32; n];
+    // Links in and out per node, and the upstream node of a node with one link in.
+    let (mut indegree, mut outdegree) = (vec![0u32; n], vec![0u32; n]);
     let mut upstream = vec![NodeId::MAX; n];
+    let mut downstream = vec![NodeId::MAX; n];
     let mut add = |a: &str, b: &str| {
         if let (Some(&x), Some(&y)) = (ids.get(a), ids.get(b)) {
             indegree[y as usize] = indegree[y as usize].saturating_add(1);
+            outdegree[x as usize] = outdegree[x as usize].saturating_add(1);
             upstream[y as usize] = x;
+            if downstream[x as usize] == NodeId::MAX {
+                downstream[x as usize] = y;
+            }
         }
     };
     for l in &sc.links {
@@ -337,20 +341,26 @@ fn routing_shape(sc: &Scenario, ids: &HashMap<String, NodeId>) -> (u64, u64, Str
             }
         }
     }
-    let mut ends: HashSet<NodeId> = HashSet::new();
+    // Columns: one per anchor of a flow end point (a stub shares its upstream node's).
+    let mut anchors: HashSet<NodeId> = HashSet::new();
     let mut most = (0usize, String::from("flows"));
     for (i, f) in sc.flows.iter().enumerate() {
-        let before = ends.len();
+        let before = anchors.len();
         for (a, b) in expanded_pairs(&f.from, &f.to) {
-            ends.extend(ids.get(&a).copied());
-            ends.extend(ids.get(&b).copied());
+            for d in [ids.get(&a), ids.get(&b)].into_iter().flatten() {
+                let d = *d as usize;
+                anchors.insert(if indegree[d] == 1 && upstream[d] as usize != d { upstream[d] } else { d as NodeId });
+            }
         }
-        if ends.len() - before > most.0 {
-            most = (ends.len() - before, format!("flows[{i}]"));
+        if anchors.len() - before > most.0 {
+            most = (anchors.len() - before, format!("flows[{i}]"));
         }
     }
-    let roots: HashSet<NodeId> = ends.iter().map(|&d| if indegree[d as usize] == 1 && upstream[d as usize] != d { upstream[d as usize] } else { d }).collect();
-    (ends.len() as u64, roots.len() as u64, most.1)
+    // Rows: nodes with links out that are not single-homed (one link out, to a node with
+    // several).
+    let single_homed = |u: usize| outdegree[u] == 1 && outdegree.get(downstream[u] as usize).is_some_and(|&o| o > 1);
+    let rows = (0..n).filter(|&u| outdegree[u] > 0 && !single_homed(u)).count();
+    (rows as u64, anchors.len() as u64, most.1)
 }
 
 /// The name pairs of `a` and `b` (nothing when either is malformed: the builder says why).
