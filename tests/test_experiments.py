@@ -17,7 +17,11 @@ SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 
 
 def load(name: str) -> dict:
-    return tomllib.loads((SCENARIOS / name).read_text())
+    """A paper's scenario file, without its profile: the files say `profile = "ns2"` (the
+    papers simulated in ns-2), the reproductions set the profile of each run themselves."""
+    scenario = tomllib.loads((SCENARIOS / name).read_text())
+    assert scenario.pop("profile") == "ns2", name
+    return scenario
 
 
 @pytest.mark.parametrize("s", ["S1", "S2", "S3"])
