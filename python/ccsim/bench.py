@@ -35,7 +35,13 @@ def dumbbell(n: int, sim_time: float = 60.0, seed: int = 1, ns2_behaviour: bool 
         "wait": ns2_behaviour,
         "gentle": False,
     }
-    tcp = {"variant": "newreno", "mss": 1000, "rwnd": 1 << 30, "init_cwnd": 1, "partial_ack_timer": "slow-but-steady" if ns2_behaviour else "impatient"}
+    tcp = {
+        "variant": "newreno",
+        "mss": 1000,
+        "rwnd": 1 << 30,
+        "init_cwnd": 1,
+        "partial_ack_timer": "slow-but-steady" if ns2_behaviour else "impatient",
+    }
     big = {"limit": 10000}
     return {
         "name": f"dumbbell-{n}",
