@@ -22,7 +22,8 @@ Directives, in an HTML comment on the line before the fence (invisible on GitHub
 - `<!-- doc-test: requires PROGRAM -->`: skipped with a reason when PROGRAM is missing.
 - `<!-- doc-test: output -->`: the printed output of the previous block's last command;
   `<!-- doc-test: output of: COMMAND -->` runs COMMAND for it. Compared after the wall-clock
-  parts (`in 0.84 s`, `14.2 M events/s`) are replaced by placeholders; a last line `...`
+  parts (`in 0.84 s`, `14.2 M events/s`) and the memory a resource guard found free are
+  replaced by placeholders; a last line `...`
   matches whatever follows.
 - `<!-- doc-test: file PATH -->`: write the block to PATH in the document's folder.
 - `<!-- doc-test: excerpt PATH -->`: every line of the block (but `// ...` lines) is a
@@ -125,6 +126,8 @@ WALL = [
     (re.compile(r"in \d+(\.\d+)? s \(\d+(\.\d+)? [kMG]? ?events/s\)"), "in <wall> s (<rate> events/s)"),
     (re.compile(r"in \d+(\.\d+)? s"), "in <wall> s"),
     (re.compile(r"\(\d+(\.\d+)? s\)"), "(<wall> s)"),
+    # What this machine has free when a resource guard speaks.
+    (re.compile(r"\(limit \d+(\.\d+)? GB: the memory available\)"), "(limit <free> GB: the memory available)"),
 ]
 
 

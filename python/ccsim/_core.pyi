@@ -9,7 +9,15 @@ class ScenarioError(ValueError):
 
 class Simulation:
     def __init__(
-        self, text: str, origin: str = "<string>", overrides: list[str] = ..., seed: int | None = None, out_dir: str | None = None
+        self,
+        text: str,
+        origin: str = "<string>",
+        overrides: list[str] = ...,
+        seed: int | None = None,
+        out_dir: str | None = None,
+        force: bool = False,
+        max_events: int | None = None,
+        max_memory: int | None = None,
     ) -> None: ...
     def run_until(self, seconds: float) -> None: ...
     @property

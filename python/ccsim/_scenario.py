@@ -72,6 +72,15 @@ def check_seed(seed: Any, origin: str) -> int | None:
     return int(seed)
 
 
+def check_max_events(max_events: Any, origin: str) -> int | None:
+    """None, or a positive integer below 2^64."""
+    if max_events is None:
+        return None
+    if isinstance(max_events, bool) or not isinstance(max_events, numbers.Integral) or not 1 <= int(max_events) <= U64_MAX:
+        raise scenario_error(origin, "", f"max_events must be an integer from 1 to {U64_MAX}, got {max_events!r}")
+    return int(max_events)
+
+
 def normalize_overrides(overrides: Any, origin: str) -> list[str]:
     """`key.path=value` strings from None, a list of such strings, or a dict {key.path: value}
     (values given as Python objects are written as TOML; None removes the key, as in sweeps)."""

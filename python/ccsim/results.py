@@ -179,22 +179,25 @@ class Results:
 
     def to_parquet(self, directory: str | os.PathLike[str]) -> Path:
         """Writes flows, queues, links, nodes and series (long format: name, t, value) as
-        Parquet files, the packet log as packets.parquet if there is one, summary.json, and
-        the expanded scenario as scenario.json (`ccsim show --json`) for results of
-        `ccsim.run`, into `directory` (created if needed)."""
+        Parquet files, the packet log as packets.parquet if there is one, the expanded
+        scenario as scenario.json (`ccsim show --json`) for results of `ccsim.run`, and
+        summary.json, into `directory` (created if needed). Each file is written whole or not
+        at all, summary.json last."""
+        from ._files import atomic_write, atomic_write_text
+
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         for name in TABLES:
-            self._table(name).write_parquet(out / f"{name}.parquet")
-        self.series_long().write_parquet(out / "series.parquet")
+            atomic_write(out / f"{name}.parquet", self._table(name).write_parquet)
+        atomic_write(out / "series.parquet", self.series_long().write_parquet)
         if self.packets is not None:
-            self.packets.write_parquet(out / "packets.parquet")
+            atomic_write(out / "packets.parquet", self.packets.write_parquet)
         if self.source is not None:
             from ._core import describe
 
             text, origin, overrides, seed = self.source
-            (out / "scenario.json").write_text(describe(text, origin, overrides, seed) + "\n", encoding="utf-8")
-        (out / "summary.json").write_text(self.to_json() + "\n", encoding="utf-8")
+            atomic_write_text(out / "scenario.json", describe(text, origin, overrides, seed) + "\n")
+        atomic_write_text(out / "summary.json", self.to_json() + "\n")
         return out
 
     def to_pandas(self) -> dict[str, Any]:

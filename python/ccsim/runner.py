@@ -11,7 +11,7 @@ import time
 from typing import Any, Callable, Union
 
 from ._core import Simulation
-from ._scenario import check_seed, normalize_overrides, pcap_overrides, resolve
+from ._scenario import check_max_events, check_seed, normalize_overrides, pcap_overrides, resolve
 from .results import Results
 
 #: A run is advanced in this many steps of simulated time, so that a progress bar can be
@@ -31,6 +31,8 @@ def run(
     progress: Progress = None,
     pcap: Any = None,
     out_dir: str | os.PathLike[str] | None = None,
+    force: bool = False,
+    max_events: int | None = None,
 ) -> Results:
     """Runs one scenario and returns its `Results`.
 
@@ -44,12 +46,18 @@ def run(
     (`"R1->R2,R2->R1"` or a list; written to `trace.pcapng`), or a dict (or a list of dicts)
     shaped like a `[[pcap]]` table. `out_dir`: the directory relative capture file names are
     taken from (default: the current directory).
+    `force`: run even when the scenario needs more memory than this process can get, or
+    more events than `max_events` (default 10^10; see docs/scenario-format.md, "Ranges and
+    resources"); without it such a scenario is refused at once with a `ScenarioError`.
 
-    Raises `ccsim.ScenarioError` for any problem with the scenario, the overrides or the seed,
-    and `OSError` when a capture file could not be written.
+    Raises `ccsim.ScenarioError` for any problem with the scenario, the overrides, the seed,
+    its resources, a capture file that cannot be written (against its `pcap[i].file`
+    field), or a run whose simulated time stops advancing. Ctrl-C (`KeyboardInterrupt`)
+    stops a run within a fraction of a second; capture files of an interrupted run are
+    removed.
     """
     text, origin = resolve(scenario)
-    return run_text(text, origin, overrides, seed, progress, pcap, out_dir)
+    return run_text(text, origin, overrides, seed, progress, pcap, out_dir, force, max_events)
 
 
 def run_text(
@@ -60,6 +68,8 @@ def run_text(
     progress: Progress = None,
     pcap: Any = None,
     out_dir: str | os.PathLike[str] | None = None,
+    force: bool = False,
+    max_events: int | None = None,
 ) -> Results:
     """`run` for scenario text already read; `origin` names it in error messages (a file
     name, `<string>`, `<dict>`). Sweeps send the text to their workers, which may not see
@@ -67,7 +77,8 @@ def run_text(
     overrides = normalize_overrides(overrides, origin) + pcap_overrides(pcap, origin)
     seed = check_seed(seed, origin)
     start = time.perf_counter()
-    sim = Simulation(text, origin, overrides, seed, None if out_dir is None else os.fspath(out_dir))
+    max_events = check_max_events(max_events, origin)
+    sim = Simulation(text, origin, overrides, seed, None if out_dir is None else os.fspath(out_dir), bool(force), max_events)
     advance(sim, progress)
     sim.finish_traces()
     wall = time.perf_counter() - start

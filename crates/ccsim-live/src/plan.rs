@@ -167,7 +167,7 @@ impl Plan {
         // The [live] table, with the overrides applied (they may set live keys too).
         let mut root = toml::Value::Table(text.parse::<toml::Table>().map_err(|e| err(origin, "", e.message().to_string()))?);
         for o in overrides {
-            scenario::overrides::apply(&mut root, o).map_err(|m| err(origin, "", m))?;
+            scenario::overrides::apply(&mut root, o).map_err(|(path, m)| err(origin, &path, m))?;
         }
         let live: LiveSpec = match root.get("live") {
             None => LiveSpec::default(),

@@ -25,6 +25,10 @@ fn secs(t: SimTime) -> f64 {
     t.as_nanos() as f64 / 1e9
 }
 
+/// Events run with the GIL released between two looks at Ctrl-C: a few hundredths of a
+/// second of work.
+const EVENTS_PER_SLICE: u64 = 1 << 19;
+
 fn scenario_error(py: Python<'_>, e: ccsim::scenario::ScenarioError) -> PyErr {
     let err = ScenarioError::new_err(e.to_string());
     let value = err.value(py);
@@ -46,36 +50,62 @@ fn scenario_error(py: Python<'_>, e: ccsim::scenario::ScenarioError) -> PyErr {
 /// `origin` the name used in error messages (a file name or "<string>"), `overrides` a list
 /// of `key.path=value` strings, `seed` an integer that replaces the scenario's seed, or None,
 /// `out_dir` the directory relative `[[pcap]]` file names are taken from (None: the current
-/// directory). Building creates the capture files.
+/// directory). Building creates the capture files. A scenario that needs more memory than
+/// this process can get (or `max_memory` bytes) or more events than `max_events` (default
+/// 10^10) is refused before it is built, unless `force` is true.
 #[pyclass(module = "ccsim._core")]
 struct Simulation {
     sim: engine::Simulation,
+    origin: String,
 }
 
 #[pymethods]
 impl Simulation {
     #[new]
-    #[pyo3(signature = (text, origin = "<string>", overrides = Vec::new(), seed = None, out_dir = None))]
-    fn new(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>, seed: Option<u64>, out_dir: Option<std::path::PathBuf>) -> PyResult<Simulation> {
+    #[pyo3(signature = (text, origin = "<string>", overrides = Vec::new(), seed = None, out_dir = None, force = false, max_events = None, max_memory = None))]
+    #[allow(clippy::too_many_arguments)] // the Python signature
+    fn new(
+        py: Python<'_>,
+        text: &str,
+        origin: &str,
+        overrides: Vec<String>,
+        seed: Option<u64>,
+        out_dir: Option<std::path::PathBuf>,
+        force: bool,
+        max_events: Option<u64>,
+        max_memory: Option<u64>,
+    ) -> PyResult<Simulation> {
         let text = text.to_owned();
         let origin_owned = origin.to_owned();
-        let built = py.detach(move || ccsim::scenario::load_in(&text, &origin_owned, &overrides, seed, out_dir.as_deref()));
+        let limits = ccsim::scenario::Limits { max_memory, max_events, force };
+        let built = py.detach(move || ccsim::scenario::load_with(&text, &origin_owned, &overrides, seed, out_dir.as_deref(), &limits));
         match built {
-            Ok(sim) => Ok(Simulation { sim }),
+            Ok(sim) => Ok(Simulation { sim, origin: origin.to_owned() }),
             Err(e) => Err(scenario_error(py, e)),
         }
     }
 
     /// Runs until simulated time `seconds` (or the stop time, whichever is earlier), with the
-    /// GIL released. `math.inf` runs to the end.
+    /// GIL released. `math.inf` runs to the end. Ctrl-C (any Python signal handler that
+    /// raises) stops it within a few hundredths of a second. Raises `ScenarioError` naming
+    /// the source if simulated time stops advancing (the watchdog; the run cannot go on).
     fn run_until(&mut self, py: Python<'_>, seconds: f64) -> PyResult<()> {
         if seconds.is_nan() {
             return Err(PyValueError::new_err("run_until: time is NaN"));
         }
         let t = if seconds >= secs(self.sim.stop_at) { self.sim.stop_at } else { SimTime::from_secs_f64(seconds) };
-        let sim = &mut self.sim;
-        py.detach(move || sim.run_until(t));
-        Ok(())
+        loop {
+            let sim = &mut self.sim;
+            let reached = py.detach(move || sim.run_until_at_most(t, EVENTS_PER_SLICE));
+            if let Some(stall) = &self.sim.stalled {
+                let e = ccsim::scenario::ScenarioError { origin: self.origin.clone(), path: stall.path.clone(), message: stall.message() };
+                return Err(scenario_error(py, e));
+            }
+            if reached {
+                return Ok(());
+            }
+            py.check_signals()?;
+        }
     }
 
     /// Current simulated time, seconds.
@@ -96,11 +126,13 @@ impl Simulation {
         self.sim.events_processed
     }
 
-    /// Flushes the scenario's capture files (none: does nothing). Raises `OSError` naming
-    /// the file if writing one failed during the run.
+    /// Flushes the scenario's capture files (none: does nothing). Raises `ScenarioError`
+    /// against the capture's field (`pcap[0].file`), naming the file, if writing one failed
+    /// during the run; that capture is removed.
     fn finish_traces(&mut self, py: Python<'_>) -> PyResult<()> {
         let sim = &mut self.sim;
-        py.detach(move || sim.finish_traces()).map_err(pyo3::exceptions::PyOSError::new_err)
+        py.detach(move || sim.finish_traces())
+            .map_err(|(path, message)| scenario_error(py, ccsim::scenario::ScenarioError { origin: self.origin.clone(), path, message }))
     }
 
     /// The capture files the scenario writes, in `[[pcap]]` order.

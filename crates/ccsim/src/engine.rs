@@ -2,6 +2,12 @@
 //! and the end-host state machines (TCP, RDP, UDP). Router mechanisms (`crate::router`) are
 //! called through their hooks; this module names none of them.
 //!
+//! A watchdog stops a run whose simulated time stops advancing (see [`Stall`]): more
+//! events at one instant than any scenario makes there ([`WATCHDOG_EVENTS`] plus a few per
+//! flow, link and series) mean a loop that handles events without time passing. Nothing in
+//! the simulator should allow one (every transmission, gap and period takes at least 1 ns),
+//! so the watchdog is the guard, not the mechanism.
+//!
 //! Timers of the TCP and RDP state machines are polled, not cancelled: a sender exposes its
 //! retransmission deadline and the engine keeps at most one pending event per deadline it has
 //! already scheduled, so restarting the timer on every ACK costs no heap operation. An RDP
@@ -158,6 +164,70 @@ impl Flow {
     pub fn name(&self) -> String {
         format!("{}[{}]", self.group, self.index)
     }
+
+    /// Bytes a new flow of a group named with `group_len` bytes holds (for the scenario's
+    /// memory estimate): the flow, its TCP sender and receiver or its UDP source, and the
+    /// events it keeps pending.
+    pub fn footprint(tcp: bool, group_len: usize) -> u64 {
+        use std::mem::size_of;
+        let transport = if tcp { size_of::<TcpSender>() + size_of::<TcpReceiver>() } else { size_of::<UdpSource>() };
+        // Allocator overhead of the boxes and the name, and about four pending events.
+        (size_of::<Flow>() + transport + group_len + 3 * 16 + 4 * 32) as u64
+    }
+}
+
+/// Events at one instant beyond which the watchdog stops a run (plus a few per flow, link
+/// and series, which may all legitimately act at one instant, such as time zero).
+pub const WATCHDOG_EVENTS: u64 = 10_000_000;
+
+/// Where the parts of a simulation come from in its scenario, for messages about the run:
+/// field paths such as `flows[2]`. Empty for simulations made in code.
+#[derive(Clone, Debug, Default)]
+pub struct Origins {
+    /// (first flow, path) of each flow group, in flow order.
+    pub flow_groups: Vec<(FlowIdx, String)>,
+    /// The path of each link's scenario table, by link.
+    pub links: Vec<String>,
+    /// The path of each series' scenario table, by series.
+    pub series: Vec<String>,
+}
+
+impl Origins {
+    fn of_flow(&self, f: FlowIdx) -> String {
+        let i = self.flow_groups.partition_point(|&(first, _)| first <= f);
+        self.flow_groups.get(i.wrapping_sub(1)).map_or_else(String::new, |g| g.1.clone())
+    }
+}
+
+/// A run stopped by the watchdog: simulated time did not advance for `events` events.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stall {
+    pub at: SimTime,
+    pub events: u64,
+    /// The field path of the source of the last event (`flows[0]`, `links[1]`), empty if unknown.
+    pub path: String,
+    /// What the last event was, for the message.
+    pub what: String,
+}
+
+impl Stall {
+    /// The message, without the path.
+    pub fn message(&self) -> String {
+        format!(
+            "simulated time stopped advancing at {:.9} s: {} events at that instant, the last {}; the run was stopped",
+            self.at.as_secs_f64(),
+            self.events,
+            self.what
+        )
+    }
+}
+
+/// Counts events at the current instant.
+#[derive(Clone, Copy, Debug, Default)]
+struct Watchdog {
+    at: SimTime,
+    count: u64,
+    limit: u64,
 }
 
 /// Every cumulative counter of the run, taken at the end of the warm-up.
@@ -203,6 +273,11 @@ pub struct Simulation {
     outbox: Vec<Packet>,
     /// Packets a link's replay found lost on the wire, to count as drops.
     wire_lost: Vec<Packet>,
+    /// Where the parts of the simulation come from in the scenario (for messages).
+    pub origins: Origins,
+    watchdog: Watchdog,
+    /// Set when the watchdog stopped the run; the run cannot go on.
+    pub stalled: Option<Stall>,
     /// When each of `wire_lost` was lost (for the packet log).
     wire_lost_at: Vec<SimTime>,
     /// Links with random loss: the only ones where a packet can be lost on the wire before
@@ -252,9 +327,14 @@ impl Simulation {
             events: EventQueue::default(),
             outbox: Vec::with_capacity(64),
             wire_lost: Vec::new(),
+            origins: Origins::default(),
+            watchdog: Watchdog::default(),
+            stalled: None,
             wire_lost_at: Vec::new(),
             lossy_links: Vec::new(),
         };
+        let parts = (sim.flows.len() + sim.net.links.len() + sim.series_specs.len()) as u64;
+        sim.watchdog.limit = WATCHDOG_EVENTS + 8 * parts;
         sim.lossy_links = (0..sim.net.links.len() as LinkId).filter(|&l| sim.net.links[l as usize].loss > 0.0).collect();
         sim.baseline = sim.snapshot();
         for (i, f) in sim.flows.iter().enumerate() {
@@ -283,13 +363,34 @@ impl Simulation {
         self.mechanisms.push(m);
     }
 
+    /// Schedules `ev` at `at`, as tests of the run loop need.
+    #[cfg(test)]
+    pub(crate) fn schedule_for_test(&mut self, at: SimTime, ev: Event) {
+        self.events.schedule(at, ev);
+    }
+
+    /// Sets the watchdog's limit of events at one instant, as tests of it need.
+    #[cfg(test)]
+    pub(crate) fn set_watchdog_limit(&mut self, events: u64) {
+        self.watchdog.limit = events;
+    }
+
     /// The simulation's mechanism of type `T`, if the scenario uses it.
     pub fn mechanism<T: Registered>(&self) -> Option<&T> {
         self.mechanisms.iter().find_map(T::find)
     }
 
-    /// Runs until simulated time `t` (or the stop time, whichever is earlier).
+    /// Runs until simulated time `t` (or the stop time, whichever is earlier), or until the
+    /// watchdog stops it ([`Simulation::stalled`]).
     pub fn run_until(&mut self, t: SimTime) {
+        self.run_until_at_most(t, u64::MAX);
+    }
+
+    /// [`run_until`](Self::run_until), handling at most `max_events` events; returns true
+    /// when the run reached `t` (or the stop time), false when it stopped for the event
+    /// count or the watchdog. Callers that must stay responsive (to Ctrl-C, a progress bar)
+    /// run in such slices.
+    pub fn run_until_at_most(&mut self, t: SimTime, max_events: u64) -> bool {
         if let Some(trace) = &self.trace {
             // Captures record each packet as its transmission ends.
             for (i, l) in self.net.links.iter_mut().enumerate() {
@@ -297,14 +398,59 @@ impl Simulation {
             }
         }
         let limit = t.min(self.stop_at);
-        while let Some((time, ev)) = self.events.pop_until(limit) {
+        let mut left = max_events;
+        let mut reached = false;
+        while self.stalled.is_none() {
+            if left == 0 {
+                break;
+            }
+            let Some((time, ev)) = self.events.pop_until(limit) else {
+                reached = true;
+                break;
+            };
+            if time == self.watchdog.at {
+                self.watchdog.count += 1;
+                if self.watchdog.count > self.watchdog.limit {
+                    self.stalled = Some(self.stall(ev));
+                    break;
+                }
+            } else {
+                self.watchdog = Watchdog { at: time, count: 1, limit: self.watchdog.limit };
+            }
+            left -= 1;
             self.now = time;
             self.events_processed += 1;
             self.handle(ev);
         }
-        self.now = self.now.max(limit);
+        if reached {
+            self.now = self.now.max(limit);
+        }
         // Whoever looks at the network between runs sees every link as of now.
         self.advance_links();
+        reached
+    }
+
+    /// The watchdog's report, `ev` being the event at which it stopped the run.
+    fn stall(&self, ev: Event) -> Stall {
+        let o = &self.origins;
+        let flow = |f: FlowIdx, what: &str| (o.of_flow(f), format!("{what} of flow {}", self.flows.get(f as usize).map_or_else(|| f.to_string(), Flow::name)));
+        let link = |l: LinkId, what: &str| (o.links.get(l as usize).cloned().unwrap_or_default(), format!("{what} link {}", self.net.links[l as usize].name));
+        let (path, what) = match ev {
+            Event::TxDone { link: l, .. } => link(l, "the end of a transmission on"),
+            Event::Arrive { link: l, .. } => link(l, "an arrival over"),
+            Event::LinkDown(l) => link(l, "a failure of"),
+            Event::LinkUp(l) => link(l, "a repair of"),
+            Event::FlowStart(f) => flow(f, "the start"),
+            Event::FlowStop(f) => flow(f, "the stop"),
+            Event::Rto(f) => flow(f, "a retransmission timeout"),
+            Event::DelAck(f) => flow(f, "a delayed ACK"),
+            Event::Emit(f) => flow(f, "a jittered send"),
+            Event::UdpSend(f) => flow(f, "a UDP send"),
+            Event::WarmupEnd => (String::from("warmup"), "the end of the warm-up".into()),
+            Event::Sample(i) => (o.series.get(i as usize).cloned().unwrap_or_default(), format!("a sample of series {}", self.series_specs[i as usize].name)),
+            Event::Timer { mechanism, .. } => (String::new(), format!("a timer of router mechanism {}", self.mechanisms[mechanism as usize].name())),
+        };
+        Stall { at: self.now, events: self.watchdog.count, path, what }
     }
 
     pub fn run(&mut self) {

@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod engine;
+pub mod fuzz;
 pub mod net;
 pub mod queue;
 pub mod rdp;

@@ -49,7 +49,7 @@ fn broken_scenarios_are_rejected_with_the_field_named() {
         (&["flows.0.transport=udp"], "bad.toml: flows[0].udp: required for `transport = \"udp\"`"),
         (&["hosts=[\"A\", \"A\", \"B\"]"], "bad.toml: hosts[1]: duplicate node name \"A\""),
         (&["series=[{ kind = \"queue\", link = \"X->Y\", interval = \"1s\" }]"], "bad.toml: series[0].link: unknown link \"X->Y\""),
-        (&["flows.3.count=1"], "bad.toml: override \"flows.3.count=1\": index 3 out of range"),
+        (&["flows.3.count=1"], "bad.toml: flows.3.count: index 3 out of range for flows (1 element)"),
         (&["links.1.queue.signal=flag"], "bad.toml: links[1].queue.signal: unknown signal \"flag\" (expected \"drop\", \"ecn\" or \"spoof\")"),
         (&["links.0.queue.signal=spoof"], "bad.toml: links[0].queue.signal: \"spoof\" is for routers: the queue of A->R is at host \"A\""),
         (&["ack_spoofing.dupacks=0"], "bad.toml: ack_spoofing.dupacks: must be between 1 and 64, got 0"),

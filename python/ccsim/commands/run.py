@@ -64,6 +64,16 @@ def seed_arg(text: str) -> int:
     return value
 
 
+def max_events_arg(text: str) -> int:
+    try:
+        value = int(float(text)) if any(c in text for c in ".eE") else int(text)
+    except (ValueError, OverflowError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of events") from None
+    if not 1 <= value <= U64_MAX:
+        raise argparse.ArgumentTypeError(f"{text} is not between 1 and {U64_MAX}")
+    return value
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "run",
@@ -93,6 +103,12 @@ def register(subparsers) -> None:
         "(trace.pcap with --pcap-format pcap), in the --out directory or the current one",
     )
     p.add_argument("--pcap-format", choices=["pcapng", "pcap"], default="pcapng", help="capture file format (default pcapng)")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="run even if the scenario needs more memory than this machine has available or more events than --max-events",
+    )
+    p.add_argument("--max-events", type=max_events_arg, metavar="N", help="refuse a scenario estimated to need more events (default 1e10)")
     p.add_argument("--pcap-snaplen", type=int, metavar="BYTES", help="bytes kept of each packet (default 96: the headers)")
     p.add_argument(
         "--packet-log",
@@ -136,6 +152,8 @@ def main(args: argparse.Namespace) -> int:
             progress=False if args.quiet else None,
             pcap=pcap,
             out_dir=args.out,
+            force=args.force,
+            max_events=args.max_events,
         )
     except OSError as e:
         raise CliError(str(e)) from None

@@ -335,6 +335,8 @@ def main(args: argparse.Namespace) -> int:
         if metrics:
             print()
             print("\n".join(format_table(result.aggregate(metrics), parameters, metrics)))
+    for run, error, retried in result.failures:
+        print(f"{run}: {error}" + ("; it was run again" if retried else ""), file=sys.stderr)
     failed = result.failed
     if failed.height:
         print(f"{failed.height} of {runs.height} runs failed:", file=sys.stderr)

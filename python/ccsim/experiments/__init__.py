@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from types import ModuleType
 
+from .._files import atomic_write_text
 from .common import Options
 from .report import LEGEND, VIEW_NOTE_HTML, VIEW_NOTE_MD, Report, html_page, html_table, md_table, text_table, verdict_rows, write_view
 
@@ -86,7 +87,7 @@ def reproduce_all(opt: Options, papers: list[str] | None = None) -> tuple[Path, 
     link = write_view(opt.out)
     if link:
         md[md.index("## Verdicts") : md.index("## Verdicts")] = [VIEW_NOTE_MD, ""]
-    (opt.out / "report.md").write_text("\n".join(md))
+    atomic_write_text(opt.out / "report.md", "\n".join(md))
     toc = "".join(f"<li><a href='#{p}'>{rep.title}</a></li>" for p, rep, _ in done)
     about_html = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in about)
     body = (
@@ -97,7 +98,7 @@ def reproduce_all(opt: Options, papers: list[str] | None = None) -> tuple[Path, 
     )
     body += f"<h2>Contents</h2><ul>{toc}</ul><h2>About this run</h2><table>{about_html}</table>"
     body += "".join(rep.html_body(level=2) for _, rep, _ in done)
-    (opt.out / "report.html").write_text(html_page("ccsim reproductions", body))
+    atomic_write_text(opt.out / "report.html", html_page("ccsim reproductions", body))
     verdicts = {
         p: [
             {
@@ -115,5 +116,5 @@ def reproduce_all(opt: Options, papers: list[str] | None = None) -> tuple[Path, 
         ]
         for p, rep, _ in done
     }
-    (opt.out / "verdicts.json").write_text(json.dumps(verdicts, indent=2))
+    atomic_write_text(opt.out / "verdicts.json", json.dumps(verdicts, indent=2))
     return opt.out / "report.md", done

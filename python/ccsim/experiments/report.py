@@ -180,11 +180,13 @@ class Report:
 
     def write(self) -> Path:
         """Writes report.md and report.html into `out`; returns the Markdown path."""
+        from .._files import atomic_write_text
+
         md = self.out / "report.md"
         link = write_view(self.out)
         title, _, rest = self.markdown().partition("\n")
-        md.write_text(f"{title}\n\n{VIEW_NOTE_MD}\n{rest}" if link else f"{title}\n{rest}")
-        (self.out / "report.html").write_text(html_page(self.title, (VIEW_NOTE_HTML if link else "") + self.html_body()))
+        atomic_write_text(md, f"{title}\n\n{VIEW_NOTE_MD}\n{rest}" if link else f"{title}\n{rest}")
+        atomic_write_text(self.out / "report.html", html_page(self.title, (VIEW_NOTE_HTML if link else "") + self.html_body()))
         return md
 
 

@@ -26,6 +26,9 @@ class SweepResult:
     - `out`: the store directory. `failed`: the rows with status "error".
     - `parameters`: the override columns. `definition`: the contents of sweep.json.
     - `ran`, `reused`: runs computed by this call and found in the store.
+    - `failures`: what went wrong on the way in this call, as (run, error, retried): a run
+      whose worker process died or was lost, or whose simulation panicked, is run once more;
+      if it fails again its row says so.
     """
 
     def __init__(
@@ -42,6 +45,7 @@ class SweepResult:
         self.flows = flows
         self.definition = definition or {}
         self.ran, self.reused = ran, reused
+        self.failures: list[tuple[str, str, bool]] = []
 
     @property
     def parameters(self) -> list[str]:

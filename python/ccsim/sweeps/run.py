@@ -7,53 +7,142 @@ from __future__ import annotations
 import numbers
 import os
 import pickle
+import signal
 import sys
 import tempfile
 import uuid
 import warnings
 from collections.abc import Mapping, Sequence
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from .._scenario import resolve
 from ..runner import _stderr_is_terminal
 from .plan import Metrics, Plan, Task
 from .result import SweepResult
 from .store import Store
-from .worker import ERROR, OK, build_fingerprint, message, run_one
+from .worker import ERROR, OK, RETRIED, build_fingerprint, message, run_one
+
+#: Times a run whose worker died (killed by the OS, a lost Dask worker) is run again.
+RETRIES = 1
 
 
-def _failure(e: BaseException) -> dict[str, Any]:
-    """The result of a run whose worker failed (not the simulation: that is caught there)."""
-    return {"status": ERROR, "error": f"the worker failed: {message(e)}", "wall_time_s": None}
+class Failure(NamedTuple):
+    """A run that failed on the way: its task (point, replication, seed, overrides), what
+    happened, and whether it was run again."""
+
+    task: Task
+    error: str
+    retried: bool
+
+
+def _exit_text(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"the worker process was killed ({name})"
+    return f"the worker process exited unexpectedly (status {code})"
+
+
+def _serve(conn) -> None:
+    """A worker process: runs the tasks it receives, one at a time, until told to stop. It
+    ignores Ctrl-C: the sweep's own process stops it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            task = conn.recv()
+        except EOFError:
+            return
+        if task is None:
+            return
+        conn.send(run_one(task))
+
+
+class _Worker:
+    """A worker process with its own pipe: whatever happens to it happens to its task only."""
+
+    def __init__(self, ctx):
+        self.conn, child = ctx.Pipe()
+        self.process = ctx.Process(target=_serve, args=(child,), daemon=True)
+        self.process.start()
+        child.close()
+        self.task: Task | None = None
+
+    def stop(self, now: bool) -> None:
+        if now:
+            self.process.kill()
+        else:
+            try:
+                self.conn.send(None)
+            except OSError:
+                pass
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.conn.close()
 
 
 def _execute_local(
-    tasks: list[Task], workers: int, done: Callable[[Task, dict[str, Any]], None], save: Callable[[Task, dict[str, Any]], None]
+    tasks: list[Task],
+    workers: int,
+    done: Callable[[Task, dict[str, Any]], None],
+    failed: Callable[[Failure], None],
 ) -> None:
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    """Runs `tasks` on `workers` processes of this machine, each with its own pipe and one
+    task at a time, so that a worker that dies is known with its task: the run is reported
+    to `failed` and run again (`RETRIES`) on a new worker; a second death stores it as an
+    error. Ctrl-C (or anything `done` raises) stops every worker at once; the runs stored
+    so far are kept."""
+    import multiprocessing
+    from multiprocessing.connection import wait
 
-    pool = ProcessPoolExecutor(max_workers=min(workers, max(1, len(tasks))))
-    futures = {}
-    handled = set()
+    ctx = multiprocessing.get_context()
+    todo = list(reversed(tasks))
+    deaths: dict[str, int] = {}
+    pool = [_Worker(ctx) for _ in range(min(workers, max(1, len(tasks))))]
     try:
-        futures = {pool.submit(run_one, t): t for t in tasks}
-        for f in as_completed(futures):
-            handled.add(f)
-            try:
-                result = f.result()
-            except Exception as e:
-                result = _failure(e)
-            done(futures[f], result)
+        while todo or any(w.task is not None for w in pool):
+            for w in pool:
+                if w.task is None and todo:
+                    w.task = todo.pop()
+                    w.conn.send(w.task)
+            busy = [w for w in pool if w.task is not None]
+            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy])
+            for i, w in enumerate(pool):
+                if w.task is None or (w.conn not in ready and w.process.sentinel not in ready):
+                    continue
+                task, result = w.task, None
+                try:
+                    if w.conn.poll():
+                        result = w.conn.recv()
+                except (EOFError, OSError):
+                    result = None
+                if result is not None:
+                    w.task = None
+                    done(task, result)
+                    continue
+                if w.process.is_alive():
+                    continue
+                # The worker died with its task: run it again on a new worker, once.
+                w.process.join()
+                error = _exit_text(w.process.exitcode)
+                w.conn.close()
+                pool[i] = _Worker(ctx)
+                n = deaths.get(task.run_key, 0)
+                deaths[task.run_key] = n + 1
+                failed(Failure(task, error, retried=n < RETRIES))
+                if n < RETRIES:
+                    todo.append(task)
+                else:
+                    done(task, {"status": ERROR, "error": f"{error}, {n + 1} times", "wall_time_s": None})
     except BaseException:
-        # Stop (Ctrl-C, or the progress callback raised): keep the runs that have finished,
-        # drop the ones still queued, and let the few under way end. Killing workers instead
-        # can leave the pool's queue lock held by a dead process, and shutdown then hangs.
-        pool.shutdown(wait=True, cancel_futures=True)
-        for f, t in futures.items():
-            if f not in handled and f.done() and not f.cancelled() and f.exception() is None:
-                save(t, f.result())
+        for w in pool:
+            w.stop(now=True)
         raise
-    pool.shutdown(wait=True)
+    for w in pool:
+        w.stop(now=False)
 
 
 def _check_workers(client) -> None:
@@ -92,23 +181,38 @@ def _dask_client(scheduler: Any):
     raise TypeError(f"scheduler must be an address ('tcp://host:8786'), a distributed.Client or a cluster, not {type(scheduler).__name__}")
 
 
-def _execute_dask(tasks: list[Task], scheduler: Any, done: Callable[[Task, dict[str, Any]], None]) -> None:
+def _execute_dask(
+    tasks: list[Task], scheduler: Any, done: Callable[[Task, dict[str, Any]], None], failed: Callable[[Failure], None]
+) -> None:
+    """Runs `tasks` on a Dask cluster. A run whose worker was lost (after the scheduler's own
+    retries: `KilledWorker`), or that failed outside the simulation, is reported to `failed`
+    and submitted once more; a second failure is stored as an error."""
     from distributed import as_completed
 
     client, own = _dask_client(scheduler)
-    futures = {}
+    futures: dict[Any, tuple[Task, int]] = {}
     try:
         _check_workers(client)
         token = uuid.uuid4().hex[:8]
         for t in tasks:
             f = client.submit(run_one, t, key=f"ccsim-run-{t.run_key}-{token}", pure=False)
-            futures[f] = t
-        for f in as_completed(list(futures)):
+            futures[f] = (t, 0)
+        queue = as_completed(list(futures))
+        for f in queue:
+            t, attempt = futures.pop(f)
             try:
                 result = f.result()
             except Exception as e:
-                result = _failure(e)
-            done(futures[f], result)
+                error = f"the worker failed: {message(e)}"
+                failed(Failure(t, error, retried=attempt < RETRIES))
+                if attempt < RETRIES:
+                    again = client.submit(run_one, t, key=f"ccsim-run-{t.run_key}-{token}-retry{attempt + 1}", pure=False)
+                    futures[again] = (t, attempt + 1)
+                    queue.add(again)
+                    f.release()
+                    continue
+                result = {"status": ERROR, "error": error, "wall_time_s": None}
+            done(t, result)
             f.release()
     except BaseException:
         client.cancel([f for f in futures if not f.done()])
@@ -211,21 +315,39 @@ def sweep(
     def save(task: Task, result: dict[str, Any]) -> None:
         store.save(plan, task.run_key, result)
 
+    failures: list[Failure] = []
+
     def done(task: Task, result: dict[str, Any]) -> None:
+        if result.get(RETRIED):
+            failed(Failure(task, result[RETRIED], retried=True))
         save(task, result)
         bar.update(result)
+
+    def failed(f: Failure) -> None:
+        failures.append(f)
+        if f.retried:
+            warnings.warn(f"{describe_run(plan, f.task)}: {f.error}; running it again", stacklevel=4)
 
     try:
         if not tasks:
             pass
         elif scheduler is not None:
-            _execute_dask(tasks, scheduler, done)
+            _execute_dask(tasks, scheduler, done, failed)
         elif n_workers == 1:
             for t in tasks:
                 done(t, run_one(t))
         else:
-            _execute_local(tasks, n_workers, done, save)
+            _execute_local(tasks, n_workers, done, failed)
     finally:
         bar.close()
     runs, flows = store.finish(plan, started)
-    return SweepResult(store.out, runs, flows, store.read_definition(), ran=len(tasks), reused=reused)
+    result = SweepResult(store.out, runs, flows, store.read_definition(), ran=len(tasks), reused=reused)
+    result.failures = [(describe_run(plan, f.task), f.error, f.retried) for f in failures]
+    return result
+
+
+def describe_run(plan: Plan, task: Task) -> str:
+    """A run as messages name it: its point's parameters, its replication and seed."""
+    values = plan.parameter_values(task.point)
+    params = ", ".join(f"{k}={values[k]!r}" for k in plan.parameters) or "the scenario as it is"
+    return f"point {task.point} ({params}), replication {task.replication} (seed {task.seed})"

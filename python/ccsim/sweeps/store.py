@@ -7,13 +7,13 @@ from __future__ import annotations
 import datetime
 import json
 import os
-import uuid
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .. import schema
+from .._files import atomic_write, atomic_write_text
 from .plan import HEAD_COLUMNS, STR, Plan, column_dtype
 from .worker import ERROR, OK, build_fingerprint, metric_values
 
@@ -30,23 +30,11 @@ class StoreFormatError(ValueError):
 
 
 def _atomic_write_parquet(df: pl.DataFrame, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        df.write_parquet(tmp)
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    atomic_write(path, df.write_parquet)
 
 
 def _atomic_write_text(text: str, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    atomic_write_text(path, text)
 
 
 def _now() -> str:

@@ -22,6 +22,9 @@ MACHINE_FIELDS = NONDETERMINISTIC_FIELDS
 
 OK, ERROR = "ok", "error"
 
+#: Key of a result (not stored) saying what made the worker run it a second time.
+RETRIED = "retried_after"
+
 
 def message(e: BaseException) -> str:
     """An exception as the `error` of a row: a scenario error as it is (`FILE: field:
@@ -51,14 +54,31 @@ def run_one(task: Task) -> dict[str, Any]:
     """Runs one (point, replication) and returns its results as a dict: `status`, `error`,
     `wall_time_s`, `totals.*`, `events_processed`, `measured_s`, the metrics and
     `summary_json`. Never raises for a problem with the run: it is returned as
-    `status = "error"` with the message. This is what the process pool's and Dask's workers
-    call."""
+    `status = "error"` with the message. A run that panics (the core's `PanicException`,
+    which is not an `Exception`) is run once more; `RETRIED` in the result says why. This
+    is what the process pool's and Dask's workers call."""
     start = time.perf_counter()
-    try:
-        res = run_text(task.scenario, task.origin, list(task.overrides), task.seed, progress=False)
-    except Exception as e:
-        return {"status": ERROR, "error": message(e), "wall_time_s": time.perf_counter() - start}
-    summary = res.summary
+    panicked = None
+    for attempt in range(2):
+        try:
+            res = run_text(task.scenario, task.origin, list(task.overrides), task.seed, progress=False)
+            summary = res.summary
+            values, error = metric_values(summary, task.metrics)
+            break
+        except Exception as e:
+            return {"status": ERROR, "error": message(e), "wall_time_s": time.perf_counter() - start}
+        except (KeyboardInterrupt, SystemExit, GeneratorExit):
+            raise
+        except BaseException as e:  # a panic of the core (pyo3's PanicException), or of a metric
+            if attempt == 0:
+                panicked = f"the simulation panicked: {message(e)}"
+                continue  # run it again, once
+            return {
+                "status": ERROR,
+                "error": f"{panicked}; panicked again when run again",
+                "wall_time_s": time.perf_counter() - start,
+                RETRIED: panicked,
+            }
     for f in MACHINE_FIELDS:
         summary.pop(f, None)
     row: dict[str, Any] = {"status": OK, "error": None, "wall_time_s": time.perf_counter() - start}
@@ -68,11 +88,12 @@ def run_one(task: Task) -> dict[str, Any]:
             row[f"totals.{k}"] = v
     row["events_processed"] = summary.get("events_processed")
     row["measured_s"] = summary.get("measured_s")
-    values, error = metric_values(summary, task.metrics)
     row.update(values)
     if error:
         row["status"], row["error"] = ERROR, error
     row["summary_json"] = summary_json
+    if panicked:
+        row[RETRIED] = panicked
     return row
 
 

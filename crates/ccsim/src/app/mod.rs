@@ -1,6 +1,10 @@
 //! Traffic sources. TCP applications (bulk, finite transfer) are a property of the sender
 //! (`SenderConfig::data_bytes`); this module holds the UDP sources: constant rate, on/off
 //! (constant or exponential periods) and Poisson.
+//!
+//! Every gap between two datagrams and every on or off period lasts at least
+//! [`Dur::TICK`] (1 ns), whatever the rate and whatever the draw: a source cannot send two
+//! datagrams, or start two periods, at one instant, so simulated time always advances.
 
 use crate::net::packet::{Packet, UDP_IP_HEADER};
 use crate::sim::{Dur, Rng, SimTime};
@@ -16,10 +20,11 @@ pub enum Period {
 
 impl Period {
     fn draw(&self, rng: &mut Rng) -> Dur {
-        match *self {
+        let d = match *self {
             Period::Constant(d) => d,
             Period::Exponential { mean } => Dur::from_secs_f64(rng.exponential(mean.as_secs_f64())),
-        }
+        };
+        d.max(Dur::TICK)
     }
 }
 
@@ -61,8 +66,10 @@ impl UdpSource {
         UdpSource { ends, payload, rate_bps, pattern, ttl, rng, on_until: SimTime::MAX, stats: UdpStats::default() }
     }
 
+    /// The time between datagrams at the source's rate (at least a tick).
     fn gap(&self) -> Dur {
-        Dur(((self.payload + UDP_IP_HEADER) as u128 * 8 * 1_000_000_000 / self.rate_bps as u128) as u64)
+        let ns = (self.payload + UDP_IP_HEADER) as u128 * 8 * 1_000_000_000 / self.rate_bps.max(1) as u128;
+        Dur(u64::try_from(ns).unwrap_or(u64::MAX)).max(Dur::TICK)
     }
 
     /// The source starts at `now`; returns when it sends its first packet.
@@ -80,7 +87,7 @@ impl UdpSource {
         out.push(Packet::udp(&self.ends, self.payload, self.ttl, now));
         match self.pattern {
             UdpPattern::Constant => now + self.gap(),
-            UdpPattern::Poisson => now + Dur::from_secs_f64(self.rng.exponential(self.gap().as_secs_f64())),
+            UdpPattern::Poisson => now + Dur::from_secs_f64(self.rng.exponential(self.gap().as_secs_f64())).max(Dur::TICK),
             UdpPattern::OnOff { on, off } => {
                 let next = now + self.gap();
                 if next < self.on_until {
@@ -131,6 +138,21 @@ mod tests {
         }
         let rate = s.stats.packets_sent as f64 * 1000.0 * 8.0 / 2000.0;
         assert!((rate / 500_000.0 - 1.0).abs() < 0.05, "{rate}");
+    }
+
+    #[test]
+    fn time_advances_with_every_datagram_and_period() {
+        let tick = Period::Exponential { mean: Dur(1) };
+        for pattern in [UdpPattern::Constant, UdpPattern::Poisson, UdpPattern::OnOff { on: tick, off: tick }] {
+            let mut s = UdpSource::new(ends(), 1, 1_000_000_000_000, pattern, 64, Rng::from_seed(5));
+            let mut out = Vec::new();
+            let mut t = s.start(SimTime::ZERO);
+            for _ in 0..10_000 {
+                let next = s.send(t, &mut out);
+                assert!(next > t, "{pattern:?}: {next:?} after {t:?}");
+                t = next;
+            }
+        }
     }
 
     #[test]

@@ -132,6 +132,17 @@ pub struct Link {
 }
 
 impl Link {
+    /// Bytes a new link named with `name_len` bytes holds, its queue of `limit` included (for
+    /// the scenario's memory estimate).
+    pub fn footprint(name_len: usize, limit: crate::queue::Limit) -> u64 {
+        (std::mem::size_of::<Link>() - std::mem::size_of::<EgressQueue>() + name_len) as u64 + EgressQueue::footprint(limit)
+    }
+
+    /// Bytes each packet in the link takes (queued, or in transmission and propagation).
+    pub fn bytes_per_packet() -> u64 {
+        EgressQueue::bytes_per_packet().max((std::mem::size_of::<Slot>() + std::mem::size_of::<(SimTime, Packet)>()) as u64)
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub fn new(name: String, from: NodeId, to: NodeId, rate_bps: u64, delay: Dur, cost: u32, loss: f64, queue: EgressQueue, loss_rng: Rng) -> Link {
         Link {

@@ -143,6 +143,21 @@ impl Routes {
         Routes { node, dest, columns, table, stubs_cut: vec![cut; rows as usize] }
     }
 
+    /// The most bytes [`Routes::compute`] holds at once for `nodes` nodes and `links` links,
+    /// with `rows` nodes that keep a row (not single-homed) and `columns` anchors among the
+    /// destinations (see the module documentation): the table, the per-node routes and
+    /// destinations, and the work vectors of one computation (one Dijkstra at a time). Beside
+    /// `compute` so that the scenario's memory estimate follows the tables' layout.
+    pub fn peak_bytes(nodes: u64, links: u64, rows: u64, columns: u64) -> u64 {
+        let id = std::mem::size_of::<LinkId>() as u64;
+        let table = rows * columns * id + rows * std::mem::size_of::<Vec<LinkId>>() as u64;
+        let per_node = (std::mem::size_of::<NodeRoute>() + std::mem::size_of::<Dest>()) as u64;
+        // out/in counts, last link in, first link out, column of, and one tree's distances,
+        // hops and heap entries.
+        let work = nodes * (5 * 4 + 8 + id + 16) + links * 16;
+        table + nodes * per_node + work
+    }
+
     /// The link `node` forwards packets for `dst` on, or None if `dst` is unreachable.
     #[inline]
     pub fn next_hop(&self, node: NodeId, dst: NodeId) -> Option<LinkId> {

@@ -37,7 +37,7 @@ use super::red::{Red, RedParams, RedSpec, FAMILY};
 use super::spec::{keys_of, read, Registration, SettingError, Table};
 use super::{Aqm, Discipline, Occupancy, Probe, QueueContext, Verdict};
 use crate::scenario::profile::Profile;
-use crate::scenario::units::Duration;
+use crate::scenario::units::{num, Duration};
 use crate::sim::{Dur, Rng, SimTime};
 use serde::Deserialize;
 
@@ -161,7 +161,7 @@ impl AdaptiveRed {
                 return Err(SettingError::new("interval", "must be positive"));
             }
             AredVariant::Feng { multiply_above, divide_below } if !(multiply_above > 1.0 && divide_below > 1.0) => {
-                let message = format!("Feng's multiply_above ({multiply_above}) and divide_below ({divide_below}) must exceed 1");
+                let message = format!("Feng's multiply_above ({}) and divide_below ({}) must exceed 1", num(multiply_above), num(divide_below));
                 return Err(SettingError::new("", message));
             }
             _ => {}

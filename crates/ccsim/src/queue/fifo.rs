@@ -104,6 +104,18 @@ pub struct EgressQueue {
 }
 
 impl EgressQueue {
+    /// The buffer a new queue of `limit` allocates, in packets (see [`EgressQueue::new`]).
+    /// Bytes a new queue holds (for the scenario's memory estimate): no buffer until a
+    /// packet waits (each then costs [`bytes_per_packet`](Self::bytes_per_packet)).
+    pub fn footprint(_limit: Limit) -> u64 {
+        std::mem::size_of::<EgressQueue>() as u64
+    }
+
+    /// Bytes each queued packet takes.
+    pub fn bytes_per_packet() -> u64 {
+        std::mem::size_of::<Queued>() as u64
+    }
+
     pub fn new(limit: Limit, discipline: Discipline, policy: SignalPolicy, rng: Rng, area_bounds: Vec<u32>) -> EgressQueue {
         assert!(area_bounds.len() < MAX_AREAS);
         // No buffer until the first packet waits: a queue allocates only when it reaches a

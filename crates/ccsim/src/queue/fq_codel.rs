@@ -47,6 +47,9 @@ use std::collections::VecDeque;
 
 /// RFC 8290 Section 5.2: the number of flow queues, 1024.
 pub const FLOWS: u32 = 1024;
+/// The most flow queues: 65536, Linux's bound on `flows` (`sch_fq_codel.c`); each takes
+/// memory from the start.
+pub const MAX_FLOWS: u32 = 65_536;
 /// RFC 8290 Section 5.2: the deficit round robin quantum, 1514 bytes.
 pub const QUANTUM: u32 = 1514;
 /// Most packets one overflow drops from the fattest queue (Linux's and ns-3's
@@ -116,10 +119,16 @@ pub struct FqCodel {
 }
 
 impl FqCodel {
+    /// Bytes the flow queues of an FQ-CoDel with `flows` queues take from the start (for the
+    /// scenario's memory estimate).
+    pub fn footprint(flows: u32) -> u64 {
+        flows.min(MAX_FLOWS) as u64 * std::mem::size_of::<FlowQueue>() as u64
+    }
+
     pub fn new(params: FqCodelParams) -> Result<FqCodel, SettingError> {
         params.codel.validate()?;
-        if params.flows == 0 {
-            return Err(SettingError::new("flows", "must be at least 1"));
+        if params.flows == 0 || params.flows > MAX_FLOWS {
+            return Err(SettingError::new("flows", format!("must be from 1 to {MAX_FLOWS}, got {}", params.flows)));
         }
         if params.quantum == 0 {
             return Err(SettingError::new("quantum", "must be at least 1 byte"));

@@ -51,6 +51,7 @@
 use super::spec::{keys_of, read, Registration, SettingError, Table};
 use super::{Aqm, Discipline, Occupancy, Probe, QueueContext, Verdict};
 use crate::scenario::profile::Profile;
+use crate::scenario::units::num;
 use crate::sim::{Rng, SimTime};
 use serde::Deserialize;
 
@@ -124,16 +125,16 @@ impl RedParams {
     pub fn validate(&self) -> Result<(), SettingError> {
         let (min_th, max_th) = (self.min_th, self.max_th);
         if !(min_th >= 0.0 && min_th < max_th) {
-            return Err(SettingError::new("min_th", format!("must satisfy 0 <= min_th < max_th (min_th = {min_th}, max_th = {max_th})")));
+            return Err(SettingError::new("min_th", format!("must satisfy 0 <= min_th < max_th (min_th = {}, max_th = {})", num(min_th), num(max_th))));
         }
         if !max_th.is_finite() {
-            return Err(SettingError::new("max_th", format!("must be finite, got {max_th}")));
+            return Err(SettingError::new("max_th", format!("must be finite, got {}", num(max_th))));
         }
         if !(self.max_p > 0.0 && self.max_p <= 1.0) {
-            return Err(SettingError::new("max_p", format!("must be in (0, 1], got {}", self.max_p)));
+            return Err(SettingError::new("max_p", format!("must be in (0, 1], got {}", num(self.max_p))));
         }
         if !(self.w_q > 0.0 && self.w_q <= 1.0) {
-            return Err(SettingError::new("w_q", format!("must be in (0, 1], got {}", self.w_q)));
+            return Err(SettingError::new("w_q", format!("must be in (0, 1], got {}", num(self.w_q))));
         }
         if !(self.mark_p > 0.0 && self.mark_p <= 1.0) {
             return Err(SettingError::new("mark_p", format!("must be in (0, 1], got {}", self.mark_p)));
@@ -227,7 +228,7 @@ impl RedSpec {
         p.validate()?;
         let capacity = ctx.capacity_packets(mean);
         if max_th > capacity {
-            return Err(SettingError::new("max_th", format!("must not exceed the buffer limit ({capacity}), got {max_th}")));
+            return Err(SettingError::new("max_th", format!("must not exceed the buffer limit ({}), got {}", num(capacity), num(max_th))));
         }
         Ok(p)
     }

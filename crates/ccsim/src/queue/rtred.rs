@@ -31,6 +31,7 @@
 use super::red::{Red, RedParams, RedSpec, FAMILY};
 use super::spec::{keys_of, read, Registration, SettingError, Table};
 use super::{Aqm, Discipline, Occupancy, Probe, QueueContext, Verdict};
+use crate::scenario::units::num;
 use crate::sim::{Rng, SimTime};
 use serde::Deserialize;
 
@@ -47,7 +48,7 @@ impl Rtred {
         let red = Red::new(params)?;
         let max_th = red.params().max_th;
         if !(risk_th >= max_th && risk_th.is_finite()) {
-            return Err(SettingError::new("risk_th", format!("must be at least max_th ({max_th}), got {risk_th}")));
+            return Err(SettingError::new("risk_th", format!("must be at least max_th ({}), got {}", num(max_th), num(risk_th))));
         }
         Ok(Rtred { red, risk_th })
     }
@@ -90,7 +91,7 @@ impl RtredSpec {
         let Some(risk_th) = self.risk_th else { return Err(SettingError::new("risk_th", "required for discipline \"rtred\"")) };
         let capacity = ctx.capacity_packets(red.mean_packet_size);
         if risk_th > capacity {
-            return Err(SettingError::new("risk_th", format!("must not exceed the buffer limit ({capacity}), got {risk_th}")));
+            return Err(SettingError::new("risk_th", format!("must not exceed the buffer limit ({}), got {}", num(capacity), num(risk_th))));
         }
         Ok(risk_th)
     }

@@ -202,7 +202,7 @@ pub fn read<T: DeserializeOwned>(table: &Table) -> Result<T, SettingError> {
     serde_path_to_error::deserialize(toml::Value::Table(mine)).map_err(|e| {
         let key = e.path().to_string();
         let key = if key == "." { String::new() } else { key };
-        SettingError::new(key, e.into_inner().message().trim().replace('\n', "; "))
+        SettingError::new(key, crate::scenario::error::plain_words(e.into_inner().message()))
     })
 }
 

@@ -376,6 +376,12 @@ fn burst(st: &mut FlowState, cfg: &SpoofConfig, stats: &mut SpoofStats, armed: &
 }
 
 impl SpoofConfig {
+    /// Bytes one router's spoofer takes with a table of `table_size` entries (for the
+    /// scenario's memory estimate).
+    pub fn footprint(table_size: usize) -> u64 {
+        FlowTable::<FlowState>::footprint(table_size) + std::mem::size_of::<AckSpoofer>() as u64
+    }
+
     /// The configuration the scenario's `[ack_spoofing]` table gives, each option checked.
     pub fn from_spec(spec: &AckSpoofingSpec) -> Result<SpoofConfig, BuildError> {
         let p = "ack_spoofing";

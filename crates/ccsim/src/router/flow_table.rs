@@ -58,6 +58,12 @@ pub struct FlowTable<V> {
 }
 
 impl<V: Copy + Default> FlowTable<V> {
+    /// Bytes a table of `capacity` entries takes (for the scenario's memory estimate).
+    pub fn footprint(capacity: usize) -> u64 {
+        let slots = capacity.div_ceil(WAYS).max(1).next_power_of_two() as u64 * WAYS as u64;
+        slots * (std::mem::size_of::<Tag>() + std::mem::size_of::<V>()) as u64
+    }
+
     /// A table of at least `capacity` entries (rounded up to a power of two, at least [`WAYS`]).
     pub fn new(capacity: usize) -> FlowTable<V> {
         let buckets = capacity.div_ceil(WAYS).max(1).next_power_of_two();

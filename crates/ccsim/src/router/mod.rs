@@ -81,6 +81,12 @@ macro_rules! mechanisms {
                 Ok(out)
             }
 
+            /// The mechanism's name in the registry (`AckSpoofing`), for messages.
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $($(#[$attr])* Mechanism::$variant(_) => stringify!($variant),)*
+                }
+            }
         }
 
         $(

@@ -39,6 +39,9 @@ pub struct Probe {
     pub timer: Option<(SimTime, Timer)>,
     /// Claim the losses of UDP packets.
     pub claim_udp: bool,
+    /// Set every timer again, at the instant it fires: a loop in which time stands still
+    /// (not recorded in `calls`).
+    pub loop_timers: bool,
 }
 
 impl Probe {
@@ -98,6 +101,10 @@ impl RouterMechanism for Probe {
     }
 
     fn on_timer(&mut self, timer: Timer, cx: &mut Cx) {
+        if self.loop_timers {
+            cx.set_timer(cx.now, timer);
+            return;
+        }
         self.calls.push(Call::Timer { at: cx.now, timer });
     }
 }
@@ -248,6 +255,44 @@ mod tests {
         sim.run();
         let fired: Vec<_> = probe(&sim).calls.iter().filter(|c| matches!(c, Call::Timer { .. })).cloned().collect();
         assert_eq!(fired, vec![Call::Timer { at, timer: t }]);
+    }
+
+    #[test]
+    fn the_watchdog_stops_a_loop_in_which_time_stands_still() {
+        let t = Timer { kind: 1, a: 0, b: 0 };
+        let at = SimTime::ZERO + Dur::from_millis(321);
+        let mut sim = sim_with(Probe { hooks: Hooks::ARRIVAL, timer: Some((at, t)), loop_timers: true, ..Probe::default() });
+        let started = std::time::Instant::now();
+        sim.run();
+        let stall = sim.stalled.clone().expect("stopped by the watchdog");
+        assert!(started.elapsed().as_secs() < 30);
+        assert_eq!(stall.at, at);
+        assert!(stall.events > crate::engine::WATCHDOG_EVENTS, "{stall:?}");
+        assert_eq!(
+            stall.message(),
+            format!(
+                "simulated time stopped advancing at 0.321000000 s: {} events at that instant, the last a timer of router mechanism Probe; the run was stopped",
+                stall.events
+            )
+        );
+        assert!(!sim.is_finished());
+        let events = sim.events_processed;
+        sim.run();
+        assert_eq!(sim.events_processed, events, "a stalled run does not go on");
+    }
+
+    #[test]
+    fn the_watchdog_names_the_flow_whose_events_stall() {
+        let mut sim = crate::scenario::load(NET, "net", &[], None).expect("valid scenario");
+        // A flow stopped at one instant, over and over: its events stall the run.
+        sim.set_watchdog_limit(1000);
+        for _ in 0..2000 {
+            sim.schedule_for_test(SimTime::ZERO + Dur::from_millis(5), crate::engine::Event::FlowStop(0));
+        }
+        sim.run();
+        let stall = sim.stalled.clone().expect("stopped by the watchdog");
+        assert_eq!(stall.path, "flows[0]");
+        assert!(stall.message().contains("the last the stop of flow f[0]"), "{}", stall.message());
     }
 
     #[test]

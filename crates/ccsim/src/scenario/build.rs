@@ -1,12 +1,14 @@
 //! Checks a parsed scenario and wires the network, flows, failures and series.
 //! Errors are `(field path, message)`; `load` adds the file name.
 
+use super::budget::{self, Limits};
 pub use super::error::{fail, BuildError};
 use super::expand_names;
 use super::profile::{self, Profile};
 use super::schema::{DelayedAck, FlowSpec, LinkSpec, PcapSpec, QueueSpec, Scenario, SeriesSpecToml};
+use super::units::num;
 use crate::app::{Period, UdpPattern, UdpSource};
-use crate::engine::{Flow, Simulation, Transport};
+use crate::engine::{Flow, Origins, Simulation, Transport};
 use crate::net::{Link, LinkId, Network, Node, NodeId, NodeKind, NodeStats, Routes};
 use crate::queue::{self, fifo::MAX_AREAS, Discipline, EgressQueue, Limit, QueueContext};
 use crate::rdp::{self, RdpReceiver, RdpSender};
@@ -25,15 +27,27 @@ use std::path::{Path, PathBuf};
 /// Default buffer of an egress queue, packets (ns-3's default).
 pub const DEFAULT_QUEUE_LIMIT: u32 = 100;
 
+/// The largest TCP window, bytes: 2^30, RFC 7323's limit with the largest window scale
+/// (14), well inside half the 32-bit sequence space that wrap-around comparison needs.
+/// Bounds the receiver's window and the initial congestion window.
+pub const MAX_WINDOW_BYTES: u64 = 1 << 30;
+
 /// Relative `[[pcap]]` file names are taken from `out_dir` (the current directory if None).
 pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result<Simulation, BuildError> {
+    build_with(sc, seed, out_dir, &Limits::default())
+}
+
+/// [`build`], refusing a scenario that needs more memory or events than `limits` allow
+/// (see [`budget`](super::budget)).
+pub fn build_with(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>, limits: &Limits) -> Result<Simulation, BuildError> {
     let seed = seed.unwrap_or(sc.seed);
     if sc.duration.0 <= 0.0 {
         return fail("duration", "must be positive");
     }
     if sc.warmup.0 >= sc.duration.0 {
-        return fail("warmup", format!("must be shorter than the duration ({} s)", sc.duration.0));
+        return fail("warmup", format!("must be shorter than the duration ({} s)", num(sc.duration.0)));
     }
+    budget::check_nodes(sc, limits)?;
     let mut net = Network::default();
     let mut ids: HashMap<String, NodeId> = HashMap::new();
     for (field, list, kind) in [("hosts", &sc.hosts, NodeKind::Host), ("routers", &sc.routers, NodeKind::Router)] {
@@ -53,6 +67,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result
     if net.nodes.is_empty() {
         return fail("hosts", "the scenario has no nodes");
     }
+    budget::check_memory(sc, &ids, limits)?;
     let node =
         |path: &str, name: &str| -> Result<NodeId, BuildError> { ids.get(name).copied().ok_or_else(|| (path.to_string(), format!("unknown node {name:?}"))) };
 
@@ -69,11 +84,13 @@ pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result
 
     let mut flows = Vec::new();
     let mut groups: HashMap<String, (usize, usize)> = HashMap::new();
+    let mut group_ranges = Vec::with_capacity(sc.flows.len());
     for (i, spec) in sc.flows.iter().enumerate() {
         let path = format!("flows[{i}]");
         let group = spec.name.clone().unwrap_or_else(|| format!("flow{i}"));
         let first = flows.len();
         add_flows(&mut flows, spec, &group, &path, &node, seed, sc.profile)?;
+        group_ranges.push((first, flows.len()));
         if groups.insert(group.clone(), (first, flows.len())).is_some() {
             return fail(format!("{path}.name"), format!("duplicate flow group name {group:?}"));
         }
@@ -135,9 +152,17 @@ pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result
     }
 
     let mut series = Vec::new();
+    let mut series_paths = Vec::new();
     for (i, s) in sc.series.iter().enumerate() {
         add_series(&mut series, s, &format!("series[{i}]"), &groups, &flows, &link_ids)?;
+        series_paths.resize(series.len(), format!("series[{i}]"));
     }
+    budget::check_events(sc, &net, &flows, &group_ranges, limits)?;
+    let origins = Origins {
+        flow_groups: group_ranges.iter().enumerate().map(|(i, &(a, _))| (a as u32, format!("flows[{i}]"))).collect(),
+        links: link_queues.iter().map(|(qpath, _)| qpath.split('.').next().unwrap_or_default().to_string()).collect(),
+        series: series_paths,
+    };
 
     let cx = BuildContext { scenario: sc, net: &net, seed, node_ids: &ids, link_ids: &link_ids, link_queues: &link_queues };
     let mechanisms = Mechanism::build_all(&cx)?;
@@ -150,6 +175,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>) -> Result
         sim.add_mechanism(m);
     }
     sim.trace = trace;
+    sim.origins = origins;
     sim.profile = sc.profile;
     sim.packet_log = packet_log;
     Ok(sim)
@@ -265,7 +291,7 @@ fn add_links(
         _ => return fail(path, "give either `between = [A, B]` (duplex) or `from` and `to` (one direction)"),
     };
     if !(0.0..1.0).contains(&spec.loss) {
-        return fail(format!("{path}.loss"), format!("must be in [0, 1), got {}", spec.loss));
+        return fail(format!("{path}.loss"), format!("must be in [0, 1), got {}", num(spec.loss)));
     }
     if spec.cost == 0 {
         return fail(format!("{path}.cost"), "must be at least 1");
@@ -290,16 +316,16 @@ fn add_links(
         for (from, to, q, qfield) in dirs {
             let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
             let qpath = format!("{path}.{qfield}");
-            let queue = make_queue(q.cloned().unwrap_or_default(), &qpath, spec.rate.0, seed, &name, profile)?;
+            let queue = make_queue(q.cloned().unwrap_or_default(), &qpath, spec.rate.bps(), seed, &name, profile)?;
             queues.push((qpath, q.cloned()));
             let loss_rng = Rng::stream(seed, &format!("loss/{name}"));
-            net.links.push(Link::new(name, from, to, spec.rate.0.round() as u64, delay, spec.cost, spec.loss, queue, loss_rng));
+            net.links.push(Link::new(name, from, to, spec.rate.bps(), delay, spec.cost, spec.loss, queue, loss_rng));
         }
     }
     Ok(())
 }
 
-fn make_queue(q: QueueSpec, path: &str, rate_bps: f64, seed: u64, link: &str, profile: Profile) -> Result<EgressQueue, BuildError> {
+fn make_queue(q: QueueSpec, path: &str, rate_bps: u64, seed: u64, link: &str, profile: Profile) -> Result<EgressQueue, BuildError> {
     let limit = match (q.limit, q.limit_bytes) {
         (Some(_), Some(_)) => return fail(path, "give `limit` (packets) or `limit_bytes`, not both"),
         (Some(0), _) => return fail(format!("{path}.limit"), "must be at least 1 packet"),
@@ -308,7 +334,7 @@ fn make_queue(q: QueueSpec, path: &str, rate_bps: f64, seed: u64, link: &str, pr
         (None, Some(b)) => Limit::Bytes(b),
         (None, None) => Limit::Packets(DEFAULT_QUEUE_LIMIT),
     };
-    let ctx = QueueContext { link_bps: rate_bps.round() as u64, limit, profile };
+    let ctx = QueueContext { link_bps: rate_bps, limit, profile };
     let discipline = make_discipline(&q, path, &ctx)?;
     let policy = match q.signal.as_deref().map(|name| (name, SignalPolicy::from_name(name))) {
         None => SignalPolicy::default(),
@@ -430,10 +456,12 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile:
         }
         cfg.mss = mss;
     }
-    cfg.init_cwnd = t.init_cwnd.unwrap_or(d.init_cwnd);
-    if cfg.init_cwnd == 0 {
-        return fail(format!("{tp}.init_cwnd"), "must be at least 1 segment");
+    let w = t.init_cwnd.unwrap_or(d.init_cwnd);
+    if w == 0 || w as u64 * cfg.mss as u64 > MAX_WINDOW_BYTES {
+        let most = MAX_WINDOW_BYTES / cfg.mss as u64;
+        return fail(format!("{tp}.init_cwnd"), format!("must be from 1 to {most} segments (at most 2^30 bytes of {} each), got {w}", cfg.mss));
     }
+    cfg.init_cwnd = w;
     if let Some(r) = t.min_rto {
         cfg.min_rto = r.dur();
     }
@@ -464,8 +492,8 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile:
     cfg.isn = t.isn.unwrap_or(0);
     let mut rcfg = ReceiverConfig { ttl, das: t.das.unwrap_or(false), ..ReceiverConfig::default() };
     if let Some(w) = t.rwnd {
-        if w < cfg.mss {
-            return fail(format!("{tp}.rwnd"), format!("must be at least one segment ({} bytes), got {w}", cfg.mss));
+        if w < cfg.mss || w as u64 > MAX_WINDOW_BYTES {
+            return fail(format!("{tp}.rwnd"), format!("must be from one segment ({} bytes) to 2^30 bytes (1073741824), got {w}", cfg.mss));
         }
         rcfg.rwnd = w;
     }
@@ -576,7 +604,7 @@ fn udp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, rng: Rng
     if !matches!(pattern, UdpPattern::OnOff { .. }) && (u.on.is_some() || u.off.is_some()) {
         return fail(format!("{up}.on"), "only for `app = \"onoff\"`");
     }
-    Ok(Transport::Udp(Box::new(UdpSource::new(ends, size, u.rate.0.round().max(1.0) as u64, pattern, ttl, rng))))
+    Ok(Transport::Udp(Box::new(UdpSource::new(ends, size, u.rate.bps(), pattern, ttl, rng))))
 }
 
 fn add_series(

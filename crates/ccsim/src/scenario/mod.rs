@@ -3,6 +3,7 @@
 //! Nothing here panics on user input: every problem becomes a [`ScenarioError`] that names
 //! the file and the field path.
 
+pub mod budget;
 pub mod build;
 pub mod describe;
 pub mod error;
@@ -11,6 +12,8 @@ mod packet_log;
 pub mod profile;
 pub mod schema;
 pub mod units;
+
+pub use budget::Limits;
 
 use crate::engine::Simulation;
 use std::fmt;
@@ -48,34 +51,106 @@ pub fn load(text: &str, origin: &str, overrides: &[String], seed: Option<u64>) -
 /// [`load`] with relative `[[pcap]]` file names taken from `out_dir` (the current directory
 /// if None). Building creates the capture files.
 pub fn load_in(text: &str, origin: &str, overrides: &[String], seed: Option<u64>, out_dir: Option<&Path>) -> Result<Simulation, ScenarioError> {
+    load_with(text, origin, overrides, seed, out_dir, &Limits::default())
+}
+
+/// [`load_in`] with the resource limits `limits` (see [`budget`]): a scenario that needs more
+/// memory or events than they allow is refused before it is built.
+pub fn load_with(
+    text: &str,
+    origin: &str,
+    overrides: &[String],
+    seed: Option<u64>,
+    out_dir: Option<&Path>,
+    limits: &Limits,
+) -> Result<Simulation, ScenarioError> {
     let scenario = parse(text, origin, overrides)?;
-    build::build(&scenario, seed, out_dir).map_err(|(path, message)| ScenarioError { origin: origin.to_string(), path, message })
+    build::build_with(&scenario, seed, out_dir, limits).map_err(|(path, message)| ScenarioError { origin: origin.to_string(), path, message })
 }
 
 /// Parses `text` (from `origin`) and applies `overrides`, without checking more than the
 /// file's structure and types.
 pub fn parse(text: &str, origin: &str, overrides: &[String]) -> Result<schema::Scenario, ScenarioError> {
     let err = |path: &str, message: String| ScenarioError { origin: origin.to_string(), path: path.to_string(), message };
-    let table: toml::Table =
-        text.parse().map_err(|e: toml::de::Error| err("", format!("not valid TOML: {}", e.message().trim().replace('\n', "; "))).with_span(text, e.span()))?;
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| syntax_error(origin, text, &e))?;
     let mut root = toml::Value::Table(table);
     for o in overrides {
-        overrides::apply(&mut root, o).map_err(|m| err("", m))?;
+        overrides::apply(&mut root, o).map_err(|(path, m)| err(&path, m))?;
     }
     serde_path_to_error::deserialize(root).map_err(|e| {
         let path = e.path().to_string();
         let path = if path == "." { String::new() } else { path };
-        err(&path, e.into_inner().message().trim().replace('\n', "; "))
+        err(&path, error::plain_words(e.into_inner().message()))
     })
 }
 
-impl ScenarioError {
-    fn with_span(mut self, text: &str, span: Option<std::ops::Range<usize>>) -> ScenarioError {
-        if let Some(span) = span {
-            let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
-            self.path = format!("line {line}");
+/// The memory (bytes) the scenario in `text` with `overrides` is estimated to need, as the
+/// resource guard computes it before building (see [`budget`]).
+pub fn estimate_memory(text: &str, origin: &str, overrides: &[String]) -> Result<f64, ScenarioError> {
+    let err = |path: &str, message: String| ScenarioError { origin: origin.to_string(), path: path.to_string(), message };
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| syntax_error(origin, text, &e))?;
+    let mut root = toml::Value::Table(table);
+    for o in overrides {
+        overrides::apply(&mut root, o).map_err(|(path, m)| err(&path, m))?;
+    }
+    let sc: schema::Scenario = serde_path_to_error::deserialize(root).map_err(|e| err(&e.path().to_string(), error::plain_words(e.into_inner().message())))?;
+    let mut ids = std::collections::HashMap::new();
+    for name in sc.hosts.iter().chain(&sc.routers).flat_map(|p| expand_names(p).unwrap_or_default()) {
+        let n = ids.len() as u32;
+        ids.entry(name).or_insert(n);
+    }
+    let shares = budget::memory(&sc, &ids).map_err(|(path, m)| err(&path, m))?;
+    Ok(shares.iter().map(|s| s.1).sum())
+}
+
+/// A TOML syntax error as one line: `line L`, the column, what was found there, and what
+/// the parser expected (when it says).
+fn syntax_error(origin: &str, text: &str, e: &toml::de::Error) -> ScenarioError {
+    let said = e.message().trim().replace('\n', "; ");
+    let (path, place) = match e.span() {
+        Some(span) => {
+            let at = floor_char_boundary(text, span.start);
+            let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            let line = text[..at].matches('\n').count() + 1;
+            let column = text[line_start..at].chars().count() + 1;
+            let found = match text[at..].chars().next() {
+                None => "the file ends in the middle of a key or value".to_string(),
+                Some(c) if c.is_control() && c != '\n' && c != '\t' => format!("found a control character (U+{:04X})", c as u32),
+                Some('\n') => "found the end of the line".to_string(),
+                Some(c) => format!("found {c:?}"),
+            };
+            (format!("line {line}"), format!(" at column {column}: {found}"))
         }
-        self
+        None => (String::new(), String::new()),
+    };
+    let message = match (said.is_empty(), place.is_empty()) {
+        (true, true) => "not valid TOML".to_string(),
+        (true, false) => format!("not valid TOML{place}"),
+        (false, _) => format!("not valid TOML{place}: {said}"),
+    };
+    ScenarioError { origin: origin.to_string(), path, message }
+}
+
+fn floor_char_boundary(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The most names one range (`"S{1..N}"`) expands to.
+pub const MAX_RANGE: u32 = 1_000_000;
+
+/// How many names `name` expands to, without expanding it (0 if it is malformed:
+/// [`expand_names`] says why).
+pub fn count_names(name: &str) -> u64 {
+    let Some(open) = name.find('{') else { return 1 };
+    let Some(close) = name[open..].find('}').map(|c| c + open) else { return 0 };
+    let Some((a, b)) = name[open + 1..close].split_once("..") else { return 0 };
+    match (a.trim().parse::<u32>(), b.trim().parse::<u32>()) {
+        (Ok(a), Ok(b)) if a <= b && b - a < MAX_RANGE => (b - a) as u64 + 1,
+        _ => 0,
     }
 }
 
@@ -85,13 +160,20 @@ pub fn expand_names(name: &str) -> Result<Vec<String>, String> {
     let close = name[open..].find('}').map(|c| c + open).ok_or_else(|| format!("{name:?}: unclosed '{{'"))?;
     let inner = &name[open + 1..close];
     let (a, b) = inner.split_once("..").ok_or_else(|| format!("{name:?}: a range is written {{first..last}}"))?;
-    let a: u32 = a.trim().parse().map_err(|_| format!("{name:?}: {a:?} is not a number"))?;
-    let b: u32 = b.trim().parse().map_err(|_| format!("{name:?}: {b:?} is not a number"))?;
+    let bound = |x: &str| -> Result<u32, String> {
+        let x = x.trim();
+        if !x.is_empty() && x.chars().all(|c| c.is_ascii_digit()) {
+            x.parse().map_err(|_| format!("{name:?}: {x} is out of range (a range's bounds are from 0 to {})", u32::MAX))
+        } else {
+            Err(format!("{name:?}: {x:?} is not a whole number"))
+        }
+    };
+    let (a, b) = (bound(a)?, bound(b)?);
     if a > b {
         return Err(format!("{name:?}: range first {a} is greater than last {b}"));
     }
-    if b - a >= 1_000_000 {
-        return Err(format!("{name:?}: range too large"));
+    if b - a >= MAX_RANGE {
+        return Err(format!("{name:?}: a range holds at most {MAX_RANGE} names, this one {}", b as u64 - a as u64 + 1));
     }
     let (pre, post) = (&name[..open], &name[close + 1..]);
     Ok((a..=b).map(|i| format!("{pre}{i}{post}")).collect())
@@ -107,5 +189,25 @@ mod tests {
         assert_eq!(expand_names("R0").unwrap(), vec!["R0"]);
         assert!(expand_names("S{3..1}").is_err());
         assert!(expand_names("S{1..").is_err());
+        assert_eq!(
+            expand_names("A{1..4294967296}").unwrap_err(),
+            "\"A{1..4294967296}\": 4294967296 is out of range (a range's bounds are from 0 to 4294967295)"
+        );
+        assert_eq!(expand_names("A{1..x}").unwrap_err(), "\"A{1..x}\": \"x\" is not a whole number");
+        assert_eq!(expand_names("A{1..2000000}").unwrap_err(), "\"A{1..2000000}\": a range holds at most 1000000 names, this one 2000000");
+        for name in ["S{1..3}", "R0", "S{1..", "S{3..1}", "x{0..999999}"] {
+            assert_eq!(count_names(name), expand_names(name).map_or(0, |v| v.len() as u64), "{name}");
+        }
+    }
+
+    #[test]
+    fn syntax_errors_say_what_was_found_where() {
+        let msg = |text: &str| load(text, "t.toml", &[], None).err().unwrap().to_string();
+        assert_eq!(msg("duration = \"1s\"\nname ="), "t.toml: line 2: not valid TOML at column 7: the file ends in the middle of a key or value");
+        assert_eq!(
+            msg("duration = \"1s\" # a\u{1}b\n"),
+            "t.toml: line 1: not valid TOML at column 20: found a control character (U+0001): expected newline, `#`"
+        );
+        assert_eq!(msg("a = 1\na = 2"), "t.toml: line 2: not valid TOML at column 1: found 'a': duplicate key `a` in document root");
     }
 }

@@ -7,32 +7,112 @@
 //! (`key.path=`) removes the key. `key.path+=value` appends the value to the array at the
 //! path, creating the array if the key is absent (`pcap+={ links = ["R1->R2"], file = "a.pcapng" }`).
 
+//!
+//! A key path is checked whole before anything changes: every key non-empty, brackets
+//! balanced and holding an index or a name (`flows[0]]].count` and `flows.0..count` are
+//! errors). Errors name the key path as written.
+
 use toml::Value;
 
+/// A problem with an override: (the key path as written, or empty when there is none, and
+/// the message).
+pub type OverrideError = (String, String);
+
 /// Applies one `path=value` override to `root`.
-pub fn apply(root: &mut Value, spec: &str) -> Result<(), String> {
-    let (path, raw) = spec.split_once('=').ok_or_else(|| format!("override {spec:?} is not of the form key.path=value"))?;
+pub fn apply(root: &mut Value, spec: &str) -> Result<(), OverrideError> {
+    let (path, raw) = spec.split_once('=').ok_or_else(|| (String::new(), format!("override {spec:?} is not of the form key.path=value")))?;
     let (path, append) = match path.trim().strip_suffix('+') {
-        Some(p) => (p, true),
-        None => (path, false),
+        Some(p) => (p.trim(), true),
+        None => (path.trim(), false),
     };
-    let path = path.trim().replace('[', ".").replace(']', "");
+    let fail = |m: String| (path.to_string(), m);
+    let keys = parse_path(path).map_err(|m| fail(format!("malformed key path in override {spec:?}: {m}")))?;
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
     let value = (!raw.trim().is_empty()).then(|| parse_value(raw.trim()));
-    let keys: Vec<&str> = path.split('.').filter(|k| !k.is_empty()).collect();
-    if keys.is_empty() {
-        return Err(format!("override {spec:?} has an empty key path"));
-    }
     if append {
-        let v = value.ok_or_else(|| format!("override {spec:?}: nothing to append"))?;
+        let v = value.ok_or_else(|| fail("nothing to append (`key+=value`)".into()))?;
         let mut items = match get(root, &keys) {
             None => Vec::new(),
             Some(Value::Array(a)) => a.clone(),
-            Some(_) => return Err(format!("override {spec:?}: {} is not an array", keys.join("."))),
+            Some(_) => return Err(fail(format!("cannot append: {} is not an array", keys.join(".")))),
         };
         items.push(v);
-        return set(root, &keys, 0, Some(&Value::Array(items)), spec);
+        return set(root, &keys, 0, Some(&Value::Array(items))).map_err(fail);
     }
-    set(root, &keys, 0, value.as_ref(), spec)
+    set(root, &keys, 0, value.as_ref()).map_err(fail)
+}
+
+/// The keys of a path: `a.b`, `a[0].b`, `a.0.b`, `a[name]`; `*` selects every element.
+fn parse_path(path: &str) -> Result<Vec<String>, String> {
+    if path.is_empty() {
+        return Err("the key path is empty".into());
+    }
+    let mut keys = Vec::new();
+    let mut chars = path.chars().peekable();
+    // Whether a key must come next (at the start and after a '.').
+    let mut need_key = true;
+    while let Some(&c) = chars.peek() {
+        match c {
+            '.' => {
+                if need_key {
+                    return Err("an empty key (two dots, or a dot at the start)".into());
+                }
+                chars.next();
+                need_key = true;
+            }
+            '[' => {
+                if keys.is_empty() {
+                    return Err("'[' with no key before it".into());
+                }
+                if need_key {
+                    return Err("an empty key before '['".into());
+                }
+                chars.next();
+                let mut inner = String::new();
+                loop {
+                    match chars.next() {
+                        Some(']') => break,
+                        Some('[') => return Err("'[' inside brackets".into()),
+                        Some(c) => inner.push(c),
+                        None => return Err("'[' without its ']'".into()),
+                    }
+                }
+                let inner = inner.trim();
+                if inner.is_empty() {
+                    return Err("empty brackets".into());
+                }
+                keys.push(inner.to_string());
+                match chars.peek() {
+                    None | Some('.') | Some('[') => {}
+                    Some(c) => return Err(format!("{c:?} after ']' (expected '.', '[' or the end)")),
+                }
+            }
+            ']' => return Err("']' without its '['".into()),
+            _ => {
+                if !need_key {
+                    return Err("a key right after ']' (expected '.' or '[')".into());
+                }
+                let mut key = String::new();
+                while let Some(&c) = chars.peek() {
+                    if matches!(c, '.' | '[' | ']') {
+                        break;
+                    }
+                    key.push(c);
+                    chars.next();
+                }
+                let key = key.trim();
+                if key.is_empty() {
+                    return Err("an empty key".into());
+                }
+                keys.push(key.to_string());
+                need_key = false;
+            }
+        }
+    }
+    if need_key {
+        return Err("the key path ends with a dot".into());
+    }
+    Ok(keys)
 }
 
 /// The value at `keys` (tables by key, arrays by index or element name), if there is one.
@@ -50,7 +130,7 @@ fn get<'a>(at: &'a Value, keys: &[&str]) -> Option<&'a Value> {
 }
 
 /// Sets (or removes, for `None`) the value at `keys[i..]` below `at`.
-fn set(at: &mut Value, keys: &[&str], i: usize, value: Option<&Value>, spec: &str) -> Result<(), String> {
+fn set(at: &mut Value, keys: &[&str], i: usize, value: Option<&Value>) -> Result<(), String> {
     let (key, last, here) = (keys[i], i + 1 == keys.len(), keys[..i].join("."));
     match at {
         Value::Table(t) if last => {
@@ -60,7 +140,7 @@ fn set(at: &mut Value, keys: &[&str], i: usize, value: Option<&Value>, spec: &st
             };
             Ok(())
         }
-        Value::Table(t) => set(t.entry(key.to_string()).or_insert_with(|| Value::Table(Default::default())), keys, i + 1, value, spec),
+        Value::Table(t) => set(t.entry(key.to_string()).or_insert_with(|| Value::Table(Default::default())), keys, i + 1, value),
         Value::Array(a) if key == "*" => match value {
             None if last => {
                 a.clear();
@@ -70,30 +150,29 @@ fn set(at: &mut Value, keys: &[&str], i: usize, value: Option<&Value>, spec: &st
                 a.iter_mut().for_each(|e| *e = v.clone());
                 Ok(())
             }
-            _ => a.iter_mut().try_for_each(|e| set(e, keys, i + 1, value, spec)),
+            _ => a.iter_mut().try_for_each(|e| set(e, keys, i + 1, value)),
         },
         Value::Array(a) => {
             let idx = match key.parse::<usize>() {
                 Ok(n) => n,
-                Err(_) => a
-                    .iter()
-                    .position(|e| e.get("name").and_then(Value::as_str) == Some(key))
-                    .ok_or_else(|| format!("override {spec:?}: no element named {key:?} in {here}"))?,
+                Err(_) => {
+                    a.iter().position(|e| e.get("name").and_then(Value::as_str) == Some(key)).ok_or_else(|| format!("no element named {key:?} in {here}"))?
+                }
             };
             let len = a.len();
             if idx >= len {
-                return Err(format!("override {spec:?}: index {idx} out of range for {here} ({len} elements)"));
+                return Err(format!("index {idx} out of range for {here} ({len} element{})", if len == 1 { "" } else { "s" }));
             }
             match (last, value) {
                 (true, Some(v)) => a[idx] = v.clone(),
                 (true, None) => {
                     a.remove(idx);
                 }
-                (false, _) => return set(&mut a[idx], keys, i + 1, value, spec),
+                (false, _) => return set(&mut a[idx], keys, i + 1, value),
             }
             Ok(())
         }
-        _ => Err(format!("override {spec:?}: {here} is not a table or an array")),
+        _ => Err(format!("cannot set a key below {here}: it is not a table or an array")),
     }
 }
 
@@ -145,15 +224,45 @@ mod tests {
         assert_eq!(d["pcap"].as_array().unwrap().len(), 2);
         assert_eq!(d["pcap"][1]["file"].as_str(), Some("b.pcap"));
         assert_eq!(d["flows"][2]["name"].as_str(), Some("g3"));
-        assert!(apply(&mut d, "duration+=3").unwrap_err().contains("not an array"));
-        assert!(apply(&mut d, "pcap+=").unwrap_err().contains("nothing to append"));
+        assert!(apply(&mut d, "duration+=3").unwrap_err().1.contains("not an array"));
+        assert!(apply(&mut d, "pcap+=").unwrap_err().1.contains("nothing to append"));
     }
 
     #[test]
     fn errors_name_the_problem() {
         let mut d = doc();
-        assert!(apply(&mut d, "flows.7.count=1").unwrap_err().contains("out of range"));
-        assert!(apply(&mut d, "flows.g9.count=1").unwrap_err().contains("no element named"));
-        assert!(apply(&mut d, "nonsense").unwrap_err().contains("key.path=value"));
+        let err = |d: &mut Value, spec: &str| apply(d, spec).unwrap_err();
+        assert_eq!(err(&mut d, "flows.7.count=1"), ("flows.7.count".into(), "index 7 out of range for flows (2 elements)".into()));
+        assert!(err(&mut d, "flows.g9.count=1").1.contains("no element named"));
+        assert!(err(&mut d, "nonsense").1.contains("key.path=value"));
+        assert!(err(&mut d, "duration.x=1").1.contains("not a table or an array"));
+    }
+
+    #[test]
+    fn malformed_key_paths_are_refused_and_change_nothing() {
+        let before = doc();
+        for spec in [
+            "flows[0]]].count=1",
+            "flows.0..count=1",
+            ".duration=1",
+            "duration.=1",
+            "flows[0.count=1",
+            "flows[].count=1",
+            "flows[0]count=1",
+            "[0].count=1",
+            "flows]0[.count=1",
+            "flows[[0]].count=1",
+            "=1",
+            " . =1",
+        ] {
+            let mut d = doc();
+            let (path, message) = apply(&mut d, spec).unwrap_err();
+            assert!(message.starts_with("malformed key path"), "{spec}: {message}");
+            assert_eq!(path, spec.split_once('=').unwrap().0.trim(), "{spec}");
+            assert_eq!(d, before, "{spec} changed the document");
+        }
+        let mut d = doc();
+        apply(&mut d, "flows[g2].count=4").unwrap();
+        assert_eq!(d["flows"][1]["count"].as_integer(), Some(4));
     }
 }

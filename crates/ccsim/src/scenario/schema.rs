@@ -19,8 +19,9 @@ pub struct Scenario {
     /// Statistics exclude everything before this time.
     #[serde(default = "zero")]
     pub warmup: Duration,
-    /// Seed of every random stream (the `--seed` option overrides it).
-    #[serde(default = "one")]
+    /// Seed of every random stream (the `--seed` option overrides it): an integer from 0 to
+    /// 2^64 - 1 (beyond 2^63 - 1, TOML's largest integer, written as a string of digits).
+    #[serde(default = "one", deserialize_with = "seed")]
     pub seed: u64,
     /// Host names; `"S{1..10}"` expands to S1 ... S10.
     #[serde(default)]
@@ -167,6 +168,31 @@ pub struct RepairPathSpec {
     pub link: String,
     /// The detour's nodes from the link's head, e.g. ["A", "B", "D", "C"].
     pub path: Vec<String>,
+}
+
+/// A seed: a non-negative integer, or a string of digits up to 2^64 - 1.
+fn seed<'de, D: serde::Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    struct Seed;
+    impl serde::de::Visitor<'_> for Seed {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            write!(f, "an integer from 0 to {}", u64::MAX)
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| E::custom(format!("must be an integer from 0 to {}, got {v}", u64::MAX)))
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<u64, E> {
+            let t = v.trim();
+            t.parse::<u64>()
+                .ok()
+                .filter(|_| t.chars().all(|c| c.is_ascii_digit()))
+                .ok_or_else(|| E::custom(format!("must be an integer from 0 to {}, got {v:?}", u64::MAX)))
+        }
+    }
+    d.deserialize_any(Seed)
 }
 
 fn zero() -> Duration {

@@ -1,15 +1,49 @@
 //! Quantities with units in scenario files: rates ("100Mbps", "1.5 Mb/s", or a number of
 //! bit/s), durations ("10ms", "2s", or a number of seconds), and random distributions of
 //! times ("1s", `{ uniform = ["0s", "1s"] }`, `{ exponential = "2.5s" }`).
+//!
+//! ## Ranges
+//!
+//! Every quantity is checked where it is read, and a value out of range is reported with
+//! the value as the user wrote it and the range:
+//!
+//! - A **rate** is from [`MIN_RATE_BPS`] (1 bit/s) to [`MAX_RATE_BPS`] (1 Tbit/s). Links
+//!   and sources run on whole bits per second, so a rate below 1 bit/s would be zero.
+//! - A **duration** is 0, or from 1 ns to [`MAX_DURATION_S`] (10^9 s, about 31.7 years).
+//!   Simulated time is integer nanoseconds: a positive duration below 1 ns would round to
+//!   zero (a period, a gap or an interval of zero time lets time stop), and durations are
+//!   added to each other (start + duration + delays), so they stay far inside the 64-bit
+//!   clock (2^64 ns, 584 years).
 
 use crate::sim::{Dur, Rng};
 use serde::de::{self, Deserializer, IntoDeserializer, Visitor};
 use serde::Deserialize;
 use std::fmt;
 
+/// The lowest rate, bit/s.
+pub const MIN_RATE_BPS: f64 = 1.0;
+/// The highest rate, bit/s (1 Tbit/s).
+pub const MAX_RATE_BPS: f64 = 1e12;
+/// The longest duration, seconds (10^9 s, about 31.7 years).
+pub const MAX_DURATION_S: f64 = 1e9;
+/// The shortest positive duration, seconds: one tick of the nanosecond clock.
+pub const MIN_POSITIVE_DURATION_S: f64 = 1e-9;
+
+/// The range of a rate, as messages state it.
+pub const RATE_RANGE: &str = "from 1 bit/s to 1 Tbit/s";
+/// The range of a duration, as messages state it.
+pub const DURATION_RANGE: &str = "0, or from 1 ns to 1e9 s";
+
 /// A data rate in bits per second.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rate(pub f64);
+
+impl Rate {
+    /// Whole bits per second, as links and sources run (at least 1).
+    pub fn bps(self) -> u64 {
+        self.0.round().clamp(MIN_RATE_BPS, MAX_RATE_BPS) as u64
+    }
+}
 
 /// A non-negative duration.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -18,6 +52,42 @@ pub struct Duration(pub f64);
 impl Duration {
     pub fn dur(self) -> Dur {
         Dur::from_secs_f64(self.0)
+    }
+}
+
+/// A number as messages show it: short (`1e308`, not 309 digits), exact for integers that
+/// an `f64` holds exactly.
+pub fn num(v: f64) -> String {
+    if v.is_nan() {
+        return "NaN".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if v == v.trunc() && v.abs() < 1e15 {
+        return format!("{}", v as i64);
+    }
+    let plain = format!("{v}");
+    if plain.len() <= 12 {
+        plain
+    } else {
+        format!("{v:e}")
+    }
+}
+
+/// A value as the user wrote it: a string quoted, a number short.
+#[derive(Clone, Debug, PartialEq)]
+enum Written {
+    Text(String),
+    Number(f64),
+}
+
+impl fmt::Display for Written {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Written::Text(s) => write!(f, "{s:?}"),
+            Written::Number(v) => f.write_str(&num(*v)),
+        }
     }
 }
 
@@ -63,41 +133,63 @@ struct QuantityVisitor {
 }
 
 impl<'de> Visitor<'de> for QuantityVisitor {
-    type Value = f64;
+    type Value = (f64, Written);
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         write!(f, "a {} (a number or a string with a unit)", self.what)
     }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<f64, E> {
-        Ok(v as f64)
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok((v as f64, Written::Number(v as f64)))
     }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<f64, E> {
-        Ok(v as f64)
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok((v as f64, Written::Number(v as f64)))
     }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<f64, E> {
-        Ok(v)
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok((v, Written::Number(v)))
     }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<f64, E> {
-        (self.parse)(v).map_err(E::custom)
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        (self.parse)(v).map(|x| (x, Written::Text(v.to_string()))).map_err(E::custom)
     }
+}
+
+/// Checks a rate as written; the message names the value and the range.
+fn check_rate(v: f64, written: &Written) -> Result<f64, String> {
+    if v.is_nan() || v <= 0.0 {
+        return Err(format!("rate must be positive, got {written} (a rate is {RATE_RANGE})"));
+    }
+    if !(MIN_RATE_BPS..=MAX_RATE_BPS).contains(&v) {
+        return Err(format!("rate {written} is out of range: a rate is {RATE_RANGE}"));
+    }
+    Ok(v)
+}
+
+/// Checks a duration as written; the message names the value and the range.
+fn check_duration(v: f64, written: &Written) -> Result<f64, String> {
+    if v.is_nan() {
+        return Err(format!("duration {written} is not a number (a duration is {DURATION_RANGE})"));
+    }
+    if v < 0.0 {
+        return Err(format!("duration must not be negative, got {written} (a duration is {DURATION_RANGE})"));
+    }
+    if v > MAX_DURATION_S {
+        return Err(format!("duration {written} is out of range: a duration is {DURATION_RANGE} (about 31.7 years)"));
+    }
+    if v > 0.0 && v < MIN_POSITIVE_DURATION_S * 0.5 {
+        return Err(format!("duration {written} is below 1 ns, the clock's resolution: a duration is {DURATION_RANGE}"));
+    }
+    Ok(v)
 }
 
 impl<'de> Deserialize<'de> for Rate {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Rate, D::Error> {
-        let v = d.deserialize_any(QuantityVisitor { what: "rate", parse: parse_rate })?;
-        if !(v > 0.0 && v.is_finite()) {
-            return Err(de::Error::custom(format!("rate must be positive, got {v}")));
-        }
-        Ok(Rate(v))
+        let (v, written) = d.deserialize_any(QuantityVisitor { what: "rate", parse: parse_rate })?;
+        check_rate(v, &written).map(Rate).map_err(de::Error::custom)
     }
 }
 
 impl<'de> Deserialize<'de> for Duration {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        let v = d.deserialize_any(QuantityVisitor { what: "duration", parse: parse_duration })?;
-        if !(v >= 0.0 && v.is_finite()) {
-            return Err(de::Error::custom(format!("duration must not be negative, got {v}")));
-        }
-        Ok(Duration(v))
+        let (v, written) = d.deserialize_any(QuantityVisitor { what: "duration", parse: parse_duration })?;
+        check_duration(v, &written).map(Duration).map_err(de::Error::custom)
     }
 }
 
@@ -167,7 +259,7 @@ impl TimeDist {
     /// A problem with the distribution's parameters, if any.
     pub fn check(&self) -> Option<String> {
         match *self {
-            TimeDist::Uniform { uniform: [lo, hi] } if lo.0 > hi.0 => Some(format!("uniform low {} is greater than high {}", lo.0, hi.0)),
+            TimeDist::Uniform { uniform: [lo, hi] } if lo.0 > hi.0 => Some(format!("uniform low {} is greater than high {}", num(lo.0), num(hi.0))),
             TimeDist::Exponential { exponential } if exponential.0 <= 0.0 => Some("exponential mean must be positive".into()),
             _ => None,
         }

@@ -33,6 +33,8 @@ impl SimTime {
 
 impl Dur {
     pub const ZERO: Dur = Dur(0);
+    /// The clock's resolution, 1 ns: the least time anything that must take time takes.
+    pub const TICK: Dur = Dur(1);
 
     pub const fn from_nanos(n: u64) -> Dur {
         Dur(n)
@@ -108,6 +110,11 @@ impl fmt::Debug for Dur {
 /// Serialization time of `bits` on a link of `rate_bps`, carrying the sub-nanosecond
 /// remainder from one packet to the next so that back-to-back packets never drift from the
 /// exact line rate however long the run.
+///
+/// A transmission takes at least [`Dur::TICK`] (1 ns): time advances with every packet a
+/// link sends, whatever its rate, so that no exchange of packets can loop at one instant.
+/// Below 1 ns per packet (a 40-byte ACK above 320 Gbit/s) the link is slower than its rate.
+/// A rate of zero is treated as 1 bit/s (the scenario builder accepts nothing below it).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Serializer {
     remainder: u64,
@@ -115,6 +122,12 @@ pub struct Serializer {
 
 impl Serializer {
     pub fn tx_time(&mut self, bits: u64, rate_bps: u64) -> Dur {
+        let rate_bps = rate_bps.max(1);
+        let exact = self.exact_tx_time(bits, rate_bps);
+        exact.max(Dur::TICK)
+    }
+
+    fn exact_tx_time(&mut self, bits: u64, rate_bps: u64) -> Dur {
         // 64-bit division whenever the numerator fits (any packet size in practice): the
         // 128-bit one is a library call several times slower.
         if let Some(numerator) = bits.checked_mul(1_000_000_000).and_then(|x| x.checked_add(self.remainder)) {
@@ -139,6 +152,13 @@ mod tests {
         let total: u64 = (0..7_000).map(|_| s.tx_time(592 * 8, 700_000).0).sum();
         let exact = 7_000u128 * 592 * 8 * 1_000_000_000 / 700_000;
         assert_eq!(total as u128, exact);
+    }
+
+    #[test]
+    fn every_transmission_takes_at_least_a_tick() {
+        assert_eq!(Serializer::default().tx_time(320, 1_000_000_000_000), Dur(1), "a 40-byte ACK at 1 Tbit/s");
+        assert_eq!(Serializer::default().tx_time(0, 10), Dur(1));
+        assert_eq!(Serializer::default().tx_time(8, 0), Dur(8_000_000_000), "rate 0 is 1 bit/s, no division by zero");
     }
 
     #[test]

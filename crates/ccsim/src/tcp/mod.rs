@@ -8,6 +8,8 @@
 //! bytes, 32-bit and wrapping, starting at a configurable initial sequence number.
 
 pub mod cc;
+#[cfg(test)]
+mod properties;
 pub mod receiver;
 pub mod rto;
 pub mod sender;

@@ -61,6 +61,37 @@ impl fmt::Debug for Seq {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        // Sequence arithmetic across the 2^32 wrap (RFC 793 section 3.3): for any base,
+        // near the wrap or not, and any distance below 2^31, order and distance hold.
+        #[test]
+        fn order_and_distance_hold_across_the_wrap(base in prop_oneof![any::<u32>(), (u32::MAX - 100_000)..=u32::MAX], d in 1u32..(1 << 31)) {
+            let (a, b) = (Seq(base), Seq(base) + d);
+            prop_assert_eq!(b.cmp(&a), std::cmp::Ordering::Greater);
+            prop_assert_eq!(a.cmp(&b), std::cmp::Ordering::Less);
+            prop_assert_eq!(b - a, d);
+            prop_assert_eq!(b.diff(a), d as i32);
+            prop_assert_eq!(a.diff(b), (d as i32).wrapping_neg());
+            prop_assert_eq!(a.max(b), b);
+            prop_assert_eq!(b - d, a);
+            prop_assert_eq!((a + d) + 0, b);
+        }
+
+        #[test]
+        fn steps_add_up_across_the_wrap(base in (u32::MAX - 10_000)..=u32::MAX, steps in proptest::collection::vec(0u32..5_000, 1..50)) {
+            let mut s = Seq(base);
+            let mut total = 0u64;
+            for step in steps {
+                let next = s + step;
+                prop_assert!(next >= s);
+                s = next;
+                total += step as u64;
+            }
+            prop_assert_eq!((s - Seq(base)) as u64, total);
+        }
+    }
 
     #[test]
     fn comparison_wraps() {

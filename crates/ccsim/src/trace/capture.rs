@@ -4,6 +4,12 @@
 //! leaves the link's transmitter, stamped with that simulated time. It has
 //! passed the link's egress queue (queue drops are not seen, ECN marks of that queue are)
 //! and is still subject to the link's own random loss and to everything downstream.
+//!
+//! A capture file is created, and its header written through to it, when the scenario is
+//! built, so that a file that cannot be written is reported before the run, against the
+//! scenario's field (`pcap[0].file`). A capture that does not end well (the run was
+//! interrupted, or writing failed) is removed when the simulation is dropped: no file is
+//! left that looks like a complete capture. Only regular files are removed.
 
 use std::fs::File;
 use std::io::{self, BufWriter};
@@ -19,6 +25,8 @@ struct Capture {
     path: PathBuf,
     writer: PcapWriter<BufWriter<File>>,
     error: Option<io::Error>,
+    /// Flushed at the end of the run with no error: the file is complete.
+    complete: bool,
 }
 
 /// Every capture of a run, and which captures record each link.
@@ -34,19 +42,27 @@ impl Tracer {
         Tracer { taps: vec![Vec::new(); n_links], captures: Vec::new() }
     }
 
-    /// Creates `path` (and its missing parent directories) and writes its header; `links`
-    /// become its interfaces in this order, named by `names`.
+    /// Creates `path` (and its missing parent directories) and writes its header through to
+    /// the file; `links` become its interfaces in this order, named by `names`. Captures are
+    /// numbered in the order they are added (the scenario's `pcap[i]`).
     pub fn add(&mut self, path: PathBuf, format: PcapFormat, snaplen: u32, links: &[LinkId], names: &[String]) -> io::Result<()> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)?;
         }
         let file = BufWriter::with_capacity(1 << 16, File::create(&path)?);
-        let writer = PcapWriter::new(file, format, snaplen, names)?;
+        let written = PcapWriter::new(file, format, snaplen, names).and_then(|mut w| w.flush().map(|()| w));
+        let writer = match written {
+            Ok(w) => w,
+            Err(e) => {
+                remove_if_regular(&path);
+                return Err(e);
+            }
+        };
         let c = self.captures.len() as u32;
         for (i, &l) in links.iter().enumerate() {
             self.taps[l as usize].push((c, i as u32));
         }
-        self.captures.push(Capture { path, writer, error: None });
+        self.captures.push(Capture { path, writer, error: None, complete: false });
         Ok(())
     }
 
@@ -69,17 +85,19 @@ impl Tracer {
         }
     }
 
-    /// Flushes every file; the first error of any capture, with its file name.
-    pub fn finish(&mut self) -> Result<(), String> {
+    /// Flushes every file; the first error of any capture as (its field path, `pcap[i].file`,
+    /// and the message naming the file). A capture that failed is removed.
+    pub fn finish(&mut self) -> Result<(), (String, String)> {
         let mut first = None;
-        for cap in &mut self.captures {
+        for (i, cap) in self.captures.iter_mut().enumerate() {
             if cap.error.is_none() {
                 if let Err(e) = cap.writer.flush() {
                     cap.error = Some(e);
                 }
             }
+            cap.complete = cap.error.is_none();
             if let (None, Some(e)) = (&first, &cap.error) {
-                first = Some(format!("{}: cannot write the capture: {e}", cap.path.display()));
+                first = Some((format!("pcap[{i}].file"), format!("cannot write {}: {e}", cap.path.display())));
             }
         }
         first.map_or(Ok(()), Err)
@@ -91,10 +109,30 @@ impl Tracer {
     }
 }
 
+impl Drop for Tracer {
+    /// Removes the captures that did not end well: no partial file is left behind.
+    fn drop(&mut self) {
+        for cap in &self.captures {
+            if !cap.complete {
+                remove_if_regular(&cap.path);
+            }
+        }
+    }
+}
+
+/// Removes `path` if it is a regular file (never a device, a pipe or a directory).
+fn remove_if_regular(path: &std::path::Path) {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file()) {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
 impl Simulation {
     /// Flushes the capture files (when the scenario has any). Call it at the end of a run:
-    /// writing errors met during the run are reported here, with the file name.
-    pub fn finish_traces(&mut self) -> Result<(), String> {
+    /// writing errors met during the run are reported here, as (the field path
+    /// `pcap[i].file`, the message naming the file). Captures not finished this way are
+    /// removed when the simulation is dropped.
+    pub fn finish_traces(&mut self) -> Result<(), (String, String)> {
         self.trace.as_mut().map_or(Ok(()), |t| t.finish())
     }
 }

@@ -118,6 +118,11 @@ impl<W: Write> PcapWriter<W> {
         self.out.flush()
     }
 
+    /// The writer the file went to (not flushed: call [`flush`](Self::flush) first).
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
     /// Starts a pcapng block in `buf`; returns where it starts, for [`Self::end_block`].
     fn begin_block(&mut self, block_type: u32) -> usize {
         let start = self.buf.len();
@@ -133,8 +138,10 @@ impl<W: Write> PcapWriter<W> {
         self.buf.extend_from_slice(&len.to_le_bytes());
     }
 
-    /// A pcapng option: code, length, value padded to 32 bits.
+    /// A pcapng option: code, length, value padded to 32 bits. A value longer than an
+    /// option can say (65535 bytes: an interface name) is cut to that length.
     fn option(&mut self, code: u16, value: &[u8]) {
+        let value = &value[..value.len().min(u16::MAX as usize)];
         self.buf.extend_from_slice(&code.to_le_bytes());
         self.buf.extend_from_slice(&(value.len() as u16).to_le_bytes());
         self.buf.extend_from_slice(value);
