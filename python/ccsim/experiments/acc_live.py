@@ -19,8 +19,10 @@ import math
 import tempfile
 from pathlib import Path
 
+from . import verdicts as v
+from .acc import CITATION, SECTION
 from .common import Options, num
-from .report import FAILS, HOLDS, PARTLY, Report
+from .report import Claim, Report
 
 TITLE = "ACC live: the ASP implementation's overhead experiment (Faber), Section 4.3.1, Figs. 8-9"
 
@@ -214,11 +216,6 @@ def msd(xs: list[float], digits: int = 3) -> str:
 
 
 def reproduce(opt: Options) -> Report:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     delays = QUICK_DELAYS if opt.quick else DELAYS
     reps = QUICK_REPS if opt.quick else REPS
     duration = QUICK_DURATION if opt.quick else DURATION
@@ -231,7 +228,13 @@ def reproduce(opt: Options) -> Report:
                 runs.setdefault((d, acc), []).append(live_run(d, acc, r, duration, cache))
     sim = {(d, acc): [sim_run(d, acc, r + 1, duration) for r in range(reps)] for d in delays for acc in (True, False)}
 
-    rep = Report("acc-live", TITLE, opt.out)
+    rep = Report("acc-live", TITLE, opt.out, citation=CITATION, profile="rfc", quick=opt.quick)
+    rep.facts = [
+        'Live runs on real UDP sockets of this machine; the simulated twin (`transport = "rdp"`) runs under the rfc profile '
+        "(the paper's implementation ran real processes, not ns-2).",
+        f"{'Quick' if opt.quick else 'Full'} mode: {reps} runs of {duration:g} s per delay and mode."
+        + (f" {v.FEW} marks a number from too few runs to decide." if reps < v.MIN_RUNS else ""),
+    ]
     rep.text(
         f"Live runs on this machine (`ccsim live`): every node a process on 127.0.0.1, links emulated at each node's "
         f"egress. Added delay d in {{{', '.join(f'{d:g}' for d in delays)}}} ms at C's flakeway, {reps} runs of "
@@ -241,13 +244,13 @@ def reproduce(opt: Options) -> Report:
         f"Error bars: ± one standard deviation over the runs, as in the paper."
     )
     rep.text(f"Machine: {machine()}.")
-    fig9(rep, plt, runs, sim, delays)
+    fig9(rep, runs, sim, delays)
     endpoints(rep, runs, delays)
     exercised(rep, runs, delays)
     cpu(rep, runs, delays)
     twin(rep, runs, sim, delays)
     verdict(rep, runs, delays)
-    rep.assumptions(ASSUMED)
+    rep.assumptions(ASSUMED, SECTION)
     summary = {
         f"{d:g}": {
             mode: {
@@ -266,31 +269,31 @@ def reproduce(opt: Options) -> Report:
     return rep
 
 
-def fig9(rep: Report, plt, runs, sim, delays) -> None:
+def fig9(rep: Report, runs, sim, delays) -> None:
+    from ..plot import FigureSpec, Panel, Series
+
     rep.heading("Fig. 9: throughput against RTT")
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    rtts = [base_rtt_ms(d) for d in delays]
+    series = []
     for acc, label, color in ((True, "ACC, simulated", "C0"), (False, "no ACC, simulated", "C1")):
-        ax.plot(
-            [base_rtt_ms(d) for d in delays], [mean_sd(sim[(d, acc)])[0] for d in delays], color=color, alpha=0.4, linewidth=1, label=label
+        series.append(Series(label, rtts, [mean_sd(sim[(d, acc)])[0] for d in delays], kind="plain", color=color, width=1.0))
+    for acc, label, color in ((True, "ACC, live", "C0"), (False, "no ACC, live", "C1")):
+        stats = [mean_sd([r["sum_kbps"] for r in runs[(d, acc)]]) for d in delays]
+        series.append(
+            Series(
+                label,
+                rtts,
+                [m for m, _ in stats],
+                err=[0.0 if sd != sd else sd for _, sd in stats],
+                runs=[[r["sum_kbps"] for r in runs[(d, acc)]] for d in delays],
+                color=color,
+            )
         )
-    for acc, label, marker, style in ((True, "ACC", "^", ":"), (False, "no ACC", "o", "--")):
-        xs, ys, es = [], [], []
-        for d in delays:
-            m, sd = mean_sd([r["sum_kbps"] for r in runs[(d, acc)]])
-            xs.append(base_rtt_ms(d))
-            ys.append(m)
-            es.append(0.0 if sd != sd else sd)
-        eb = ax.errorbar(xs, ys, yerr=es, marker=marker, capsize=3, label=f"{label}, live", linestyle="-", color="C0" if acc else "C1")
-        eb[-1][0].set_linestyle(style)
-    ax.set_xscale("log")
-    ax.set_xlabel("RTT (ms)")
-    ax.set_ylabel("E1 + E2 throughput (kb/s)")
-    ax.set_ylim(bottom=0)
-    ax.legend()
+    panel = Panel(series, xlabel="RTT (ms)", ylabel="E1 + E2 throughput (kb/s)", logx=True, bounds=(0.0, None))
     rep.figure(
-        fig,
+        FigureSpec([panel], width=6.4, height=4.2),
         "fig9_throughput_vs_rtt",
-        "Sum of the two endpoints' throughputs against RTT, live runs mean ± sd (the paper's Fig. 9), and the simulated twin (thin lines)",
+        "Sum of the two endpoints' throughputs against RTT, live runs mean ± sd (the paper's Fig. 9), and the simulated twin",
     )
     rows = [
         [f"{d:g}", f"{base_rtt_ms(d):.1f}", msd([r["sum_kbps"] for r in runs[(d, True)]]), msd([r["sum_kbps"] for r in runs[(d, False)]])]
@@ -380,55 +383,60 @@ def twin(rep: Report, runs, sim, delays) -> None:
 
 
 def verdict(rep: Report, runs, delays) -> None:
-    losses = {}
-    for d in delays:
-        pairs = list(zip(runs[(d, True)], runs[(d, False)]))
-        rel = [(off["sum_kbps"] - on["sum_kbps"]) / off["sum_kbps"] for on, off in pairs if off["sum_kbps"] > 0]
-        losses[d] = mean_sd(rel)[0]
-    worst_d = max(delays, key=lambda d: losses[d])
-    cpu_ratio = {}
-    for x in ROUTERS:
-        on = [r["cpu_us"][x] for d in delays for r in runs[(d, True)]]
-        off = [r["cpu_us"][x] for d in delays for r in runs[(d, False)]]
-        cpu_ratio[x] = mean_sd(on)[0] / mean_sd(off)[0] if mean_sd(off)[0] > 0 else float("nan")
-    tput_ok = losses[worst_d] <= THROUGHPUT_TOLERANCE
-    cpu_ok = all(r <= CPU_TOLERANCE for r in cpu_ratio.values() if r == r)
-    verdict_ = HOLDS if tput_ok and cpu_ok else (PARTLY if tput_ok or cpu_ok else FAILS)
-    loss_text = ", ".join(f"d={d:g} ms: {100 * losses[d]:+.1f}%" for d in delays)
-    cpu_text = ", ".join(f"{x} {r:.2f}x" for x, r in cpu_ratio.items())
-    rep.claim(
+    """The claims, each decided by `verdicts` from runs paired by replication (ACC on and
+    off share replication r at every delay)."""
+
+    def by_rep(d: float, acc: bool, key) -> dict:
+        return {r: key(run) for r, run in enumerate(runs[(d, acc)])}
+
+    out: list[Claim] = []
+
+    def add(text: str, cases: v.Cases, paper: str, how: str) -> None:
+        out.append(Claim(text, cases.outcome, cases.ours, paper, f"{how}; {cases.detail}", "rfc"))
+
+    tput = lambda run: run["sum_kbps"]  # noqa: E731
+    loss = [(f"d={d:g} ms", v.relative(by_rep(d, True, tput), by_rep(d, False, tput))) for d in delays]
+    cpu = [
+        (
+            f"{x} CPU",
+            v.ratio(
+                {(d, r): run["cpu_us"][x] for d in delays for r, run in enumerate(runs[(d, True)])},
+                {(d, r): run["cpu_us"][x] for d in delays for r, run in enumerate(runs[(d, False)])},
+            ),
+        )
+        for x in ROUTERS
+    ]
+    outcomes = [v.greater(e, -100 * THROUGHPUT_TOLERANCE) for _, e in loss] + [v.less(e, CPU_TOLERANCE) for _, e in cpu]
+    add(
         "ACC's overhead in simple congestion scenarios is very small across a range of bandwidth-delay products (Section 4.3.1)",
-        verdict_,
-        f"throughput lost with ACC, paired mean per delay: {loss_text} (tolerance {100 * THROUGHPUT_TOLERANCE:g}%); "
-        f"CPU per forwarded packet with ACC over without: {cpu_text} (tolerance {CPU_TOLERANCE:g}x)",
+        v.tally(loss + cpu, outcomes),
+        "very small",
+        f"throughput with ACC against without, paired by replication, at most {100 * THROUGHPUT_TOLERANCE:g}% lower at every delay, "
+        f"and CPU per forwarded packet with ACC at most {CPU_TOLERANCE:g}x without at every router (our reading of 'very small')",
     )
-    diffs = {
-        d: (mean_sd([r["sum_kbps"] for r in runs[(d, True)]])[0], mean_sd([r["sum_kbps"] for r in runs[(d, False)]])[0]) for d in delays
-    }
-    rel = {d: abs(a - b) / max(a, b) for d, (a, b) in diffs.items() if max(a, b) > 0}
-    close = [d for d in delays if rel.get(d, 0.0) <= COINCIDE_TOLERANCE]
-    rep.claim(
-        "Fig. 9: the throughputs with and without ACC are about the same at every RTT (the curves overlap within their error bars)",
-        HOLDS if len(close) == len(delays) else (PARTLY if close else FAILS),
-        "relative difference of the mean sums: "
-        + ", ".join(f"d={d:g} ms: {100 * rel.get(d, 0.0):.1f}%" for d in delays)
-        + f" (about the same: within {100 * COINCIDE_TOLERANCE:g}%)",
+    add(
+        "Fig. 9: the throughputs with and without ACC are about the same at every RTT",
+        v.every(loss, lambda e: v.within(e, -100 * COINCIDE_TOLERANCE, 100 * COINCIDE_TOLERANCE)),
+        "the curves overlap (Fig. 9)",
+        f"paired relative difference of the sums within ±{100 * COINCIDE_TOLERANCE:g}% at every delay",
     )
-    filters = [r["filters_set"] for d in delays for r in runs[(d, True)]]
-    rep.claim(
+    filters = [("filters set per run", v.mean_interval([run["filters_set"] for d in delays for run in runs[(d, True)]]))]
+    add(
         "ACC was exercised: the monitor set filters at the intermediate nodes during the runs",
-        HOLDS if filters and min(filters) > 0 else (PARTLY if any(filters) else FAILS),
-        f"filters set per run with ACC: min {min(filters) if filters else 0}, mean {mean_sd(filters)[0]:.1f}",
+        v.every(filters, v.greater),
+        "filters were set",
+        "mean filters set per run with ACC above 0",
     )
     ratios = [
-        min(r["e1_kbps"], r["e2_kbps"]) / max(r["e1_kbps"], r["e2_kbps"])
+        min(run["e1_kbps"], run["e2_kbps"]) / max(run["e1_kbps"], run["e2_kbps"])
         for k in runs
-        for r in runs[k]
-        if max(r["e1_kbps"], r["e2_kbps"]) > 0
+        for run in runs[k]
+        if max(run["e1_kbps"], run["e2_kbps"]) > 0
     ]
-    m = mean_sd(ratios)[0]
-    rep.claim(
+    add(
         "In all cases the two endpoints have approximately the same throughput",
-        HOLDS if m >= 0.8 else (PARTLY if m >= 0.6 else FAILS),
-        f"smaller over larger endpoint throughput, mean over every run: {m:.2f} (approximately the same: at least 0.8)",
+        v.every([("smaller / larger endpoint", v.mean_interval(ratios, bounds=(0.0, 1.0)))], lambda e: v.greater(e, 0.8)),
+        "approximately the same",
+        "smaller over larger endpoint throughput, mean over every run, above 0.8",
     )
+    rep.set_claims(out)
