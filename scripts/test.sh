@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the tests need and runs every test: the Rust core (cargo test) and the
+# Installs what the tests need and runs every test: the Rust core and the live overlay
+# (cargo test) and the
 # Python package (pytest). This is the README's test command; .ci/run calls it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,5 +35,5 @@ cargo clippy --all-targets --quiet -- -D warnings
 python3 -m ruff check python tests scripts
 python3 -m ruff format --check python tests scripts
 
-cargo test -p ccsim --quiet
+cargo test -p ccsim -p ccsim-live --quiet
 python3 -m pytest tests -q

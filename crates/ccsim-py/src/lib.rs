@@ -201,6 +201,41 @@ fn report_schema() -> String {
     serde_json::to_string(&schema).expect("a schema always serializes")
 }
 
+/// Runs node `name` of a scenario on a real UDP socket until the run ends; returns its report
+/// as JSON (see `ccsim_live::report::NodeReport`). With `rendezvous`, the node binds a free
+/// port, prints `READY <address>` and reads its peers and start time as one JSON line from
+/// stdin (how `ccsim live run` starts nodes); otherwise every address comes from the
+/// scenario's `[live.nodes]` and the run starts at unix time `start_unix` (None: now).
+/// The GIL is released while the node runs. Raises `ValueError` with a message for the user.
+#[pyfunction]
+#[pyo3(signature = (text, origin, overrides, name, rendezvous, start_unix = None, out_dir = None))]
+#[allow(clippy::too_many_arguments)]
+fn live_node(
+    py: Python<'_>,
+    text: &str,
+    origin: &str,
+    overrides: Vec<String>,
+    name: &str,
+    rendezvous: bool,
+    start_unix: Option<f64>,
+    out_dir: Option<std::path::PathBuf>,
+) -> PyResult<String> {
+    let meeting = if rendezvous { ccsim_live::Meeting::Rendezvous } else { ccsim_live::Meeting::Fixed { start_unix } };
+    let (text, origin, name) = (text.to_owned(), origin.to_owned(), name.to_owned());
+    py.detach(move || ccsim_live::node_process(&text, &origin, &overrides, &name, meeting, out_dir.as_deref())).map_err(PyValueError::new_err)
+}
+
+/// Checks a scenario for a live run; returns the node names in order, each with whether it
+/// is a router, as JSON. Raises `ScenarioError`.
+#[pyfunction]
+#[pyo3(signature = (text, origin = "<string>", overrides = Vec::new()))]
+fn live_plan(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>) -> PyResult<String> {
+    match ccsim_live::plan::Plan::load(text, origin, &overrides) {
+        Ok(p) => Ok(ccsim_live::plan_summary(&p)),
+        Err(e) => Err(scenario_error(py, e)),
+    }
+}
+
 /// The scenario as the builder expands it, without running it (`ccsim show`), as a JSON
 /// string: nodes, links and their queues, flows with their routes, the settings in force
 /// and the profile (see `ccsim::scenario::describe`). Raises `ScenarioError` as
@@ -223,6 +258,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(report_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(live_node, m)?)?;
+    m.add_function(wrap_pyfunction!(live_plan, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     Ok(())
 }

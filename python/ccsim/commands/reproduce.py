@@ -16,6 +16,8 @@ papers:
   das       DAS: duplicate-ACK suppression in IP fast reroute (Figs. 2 and 4)
   ackspoof  RED with ACK spoofing: Tail Drop, RED, RED/ECN, RED/Spoofing (Figs. 4-6, 8)
   acc       ACC: Active Congestion Control, throughput and window closes vs RTT (Figs. 4-7)
+  acc-live  ACC on real sockets: the ASP implementation's overhead experiment (Figs. 8-9),
+            live runs on this machine beside their simulated twin (not part of `all`)
   all       every paper, plus one combined report (report.md and report.html)
 
 examples:
@@ -41,7 +43,7 @@ papers simulated) by default; every claim is also checked under the other profil
 
 
 def register(subparsers) -> None:
-    from ..experiments import PAPERS
+    from ..experiments import LIVE, PAPERS
 
     p = subparsers.add_parser(
         "reproduce",
@@ -50,7 +52,7 @@ def register(subparsers) -> None:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("paper", choices=[*PAPERS, "all"], metavar="PAPER", help="one of: " + ", ".join([*PAPERS, "all"]))
+    p.add_argument("paper", choices=[*PAPERS, *LIVE, "all"], metavar="PAPER", help="one of: " + ", ".join([*PAPERS, *LIVE, "all"]))
     p.add_argument("--quick", action="store_true", help="fewer replications and points: minutes instead of longer")
     p.add_argument("--out", "-o", type=Path, default=Path("ccsim-results"), metavar="DIR", help="output folder (default: ccsim-results)")
     p.add_argument("--workers", "-j", type=int, default=None, metavar="N", help="local worker processes (default: one per core)")

@@ -22,10 +22,13 @@ from .report import LEGEND, VIEW_NOTE_HTML, VIEW_NOTE_MD, Report, html_page, htm
 
 # Paper name on the command line -> module.
 PAPERS = {"rtred": "rtred", "das": "das", "ackspoof": "ackspoof", "acc": "acc"}
+# Reproductions on real sockets (`ccsim live`): not deterministic and not simulated, so not
+# part of `reproduce all` nor of the recorded results.
+LIVE = {"acc-live": "acc_live"}
 
 
 def module(paper: str) -> ModuleType:
-    return importlib.import_module(f"{__name__}.{PAPERS[paper]}")
+    return importlib.import_module(f"{__name__}.{PAPERS.get(paper) or LIVE[paper]}")
 
 
 def reproduce(paper: str, opt: Options) -> tuple[Report, float]:

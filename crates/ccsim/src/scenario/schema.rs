@@ -47,6 +47,10 @@ pub struct Scenario {
     /// Packet captures (pcap or pcapng files) of chosen links; none by default.
     #[serde(default)]
     pub pcap: Vec<PcapSpec>,
+    /// Settings of a live run on real sockets (`ccsim live`, the crate `ccsim-live`, which
+    /// checks them); the simulator ignores this table.
+    #[serde(default)]
+    pub live: Option<toml::Value>,
     /// The per-packet event log (see `ccsim::trace::packet_log`); absent: none.
     #[serde(default)]
     pub packet_log: Option<PacketLogSpec>,

@@ -126,6 +126,11 @@ impl Acc {
         Ok(monitors.iter().any(Option::is_some).then(|| Acc::new(monitors, cx.net.nodes.len())))
     }
 
+    /// The monitor of `link`'s queue, if it runs ACC (a live node builds its own from it).
+    pub fn monitor(&self, link: LinkId) -> Option<MonitorConfig> {
+        self.monitors.get(link as usize).copied().flatten()
+    }
+
     /// The counters of `node` since the end of the warm-up.
     pub fn measured(&self, node: NodeId) -> AccStats {
         self.stats[node as usize].delta(&self.baseline[node as usize])

@@ -1,0 +1,80 @@
+"""The acc-live experiment's pure parts: the scenario file is its builder's, and the
+verdicts follow their stated rules on made-up runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ccsim.experiments import acc_live
+from ccsim.experiments.report import FAILS, HOLDS, INCONCLUSIVE, PARTLY, Report
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_scenario_file_is_the_builders():
+    assert tomllib.loads((ROOT / "scenarios" / "acc_live.toml").read_text()) == acc_live.topology(100, True, 30)
+
+
+def test_base_rtt_is_propagation_delay_and_serialization():
+    # 6 ms of propagation, 1046-byte data at 100, 100, 10 Mb/s, three 60-byte ACKs at 100 Mb/s.
+    assert acc_live.base_rtt_ms(0) == pytest.approx(6 + (1046 * 8 * (2 / 100e6 + 1 / 10e6) + 60 * 8 * 3 / 100e6) * 1e3)
+    assert acc_live.base_rtt_ms(100) - acc_live.base_rtt_ms(0) == pytest.approx(100)
+
+
+def run(kbps: float, cpu: float, filters: int = 5, e1_share: float = 0.5) -> dict:
+    return {
+        "sum_kbps": kbps,
+        "e1_kbps": kbps * e1_share,
+        "e2_kbps": kbps * (1 - e1_share),
+        "filters_set": filters,
+        "cpu_us": {r: cpu for r in acc_live.ROUTERS},
+    }
+
+
+def runs_of(kbps: float, cpu: float, n: int = 6, **kw) -> list[dict]:
+    """`n` runs near `kbps` and `cpu` (a little spread, so that intervals have a width);
+    enough runs (at least the verdicts' minimum) for an interval to decide."""
+    return [run(kbps * (1 + 0.002 * k), cpu * (1 + 0.002 * k), **kw) for k in range(n)]
+
+
+def verdicts(on: list[dict], off: list[dict], delays=(0, 100)) -> list[str]:
+    runs = {}
+    for d in delays:
+        runs[(d, True)] = on
+        runs[(d, False)] = off
+    rep = Report("acc-live", "t", Path("."))
+    acc_live.verdict(rep, runs, list(delays))
+    return [c.verdict for c in rep.claims]
+
+
+def test_overhead_holds_when_throughput_and_cpu_are_within_tolerance():
+    v = verdicts(runs_of(9650, 11.0), runs_of(9800, 10.0))
+    assert v == [HOLDS, HOLDS, HOLDS, HOLDS]
+
+
+def test_the_curves_coincide_unless_acc_changes_the_throughput_by_more_than_ten_percent():
+    assert verdicts(runs_of(12000, 10.0), runs_of(9800, 10.0))[:2] == [HOLDS, FAILS]  # ACC gains 22%: no overhead, no overlap
+
+
+def test_overhead_partly_or_not_when_either_or_both_exceed():
+    assert verdicts(runs_of(8000, 11.0), runs_of(9800, 10.0))[0] == PARTLY  # 18% less throughput
+    assert verdicts(runs_of(9800, 20.0), runs_of(9800, 10.0))[0] == PARTLY  # twice the CPU
+    assert verdicts(runs_of(8000, 20.0), runs_of(9800, 10.0))[0] == FAILS
+
+
+def test_acc_exercised_and_endpoint_fairness_claims():
+    v = verdicts(runs_of(9800, 10.0, filters=0), runs_of(9800, 10.0, filters=0))
+    assert v[2] == FAILS
+    v = verdicts(runs_of(9800, 10.0, e1_share=0.2), runs_of(9800, 10.0, e1_share=0.2))
+    assert v[3] == FAILS  # 0.25 smaller over larger
+
+
+def test_too_few_runs_decide_nothing():
+    assert verdicts(runs_of(9650, 11.0, n=2), runs_of(9800, 10.0, n=2))[:2] == [INCONCLUSIVE, INCONCLUSIVE]
