@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the tests need and runs every test: the Rust core and the live overlay
-# (cargo test) and the
-# Python package (pytest). This is the README's test command; .ci/run calls it.
+# (cargo test) and the Python package (pytest). This is the README's test command; .ci/run
+# calls it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
