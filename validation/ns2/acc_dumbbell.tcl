@@ -75,20 +75,5 @@ for {set i 0} {$i < 10} {incr i} {
     $ns at 0.0 "$onoff start"
 }
 
-proc snapshot {} {
-    global ns qmon conns
-    set t {}
-    foreach c $conns { lappend t [tcp_counters {*}$c 1040] }
-    return [list [queue_counters $ns $qmon] $t]
-}
-set before [snapshot]
-proc finish {} {
-    global before simtime
-    set after [snapshot]
-    puts "duration_s=$simtime"
-    print_queue "" [lindex $before 0] [lindex $after 0] $simtime
-    print_tcp "bulk_" [lindex $before 1] [lindex $after 1] 1000 $simtime
-    exit 0
-}
-$ns at $simtime "finish"
+measure $ns $qmon $conns 1040 1000 "bulk_" 0 $simtime
 $ns run

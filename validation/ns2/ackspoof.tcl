@@ -86,25 +86,7 @@ foreach {g from to start} $spec {
     lappend groups $g
 }
 
-proc snapshot {} {
-    global ns qmon conns groups
-    set t {}
-    foreach g $groups { foreach c $conns($g) { lappend t [tcp_counters {*}$c 1040] } }
-    return [list [queue_counters $ns $qmon] $t]
-}
-proc take_before {} {
-    global before
-    set before [snapshot]
-}
-if {$warmup > 0} { $ns at $warmup "take_before" } else { take_before }
-proc finish {} {
-    global before simtime warmup
-    set after [snapshot]
-    set span [expr {$simtime - $warmup}]
-    puts "duration_s=$simtime"
-    print_queue "" [lindex $before 0] [lindex $after 0] $span
-    print_tcp "" [lindex $before 1] [lindex $after 1] 1000 $span
-    exit 0
-}
-$ns at $simtime "finish"
+set all {}
+foreach g $groups { lappend all {*}$conns($g) }
+measure $ns $qmon $all 1040 1000 "" $warmup $simtime
 $ns run

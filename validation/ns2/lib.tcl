@@ -130,3 +130,31 @@ proc bulk_tcp {ns cls s d fid start} {
     $ns at $start "$ftp start"
     return [list $tcp $sink]
 }
+
+# The counters of the queue `qmon` and of the (tcp sink) pairs `conns` (`wire` bytes per
+# data packet): what `measure` takes at both ends.
+proc counters {ns qmon conns wire} {
+    set t {}
+    foreach c $conns { lappend t [tcp_counters {*}$c $wire] }
+    return [list [queue_counters $ns $qmon] $t]
+}
+
+# Measures the queue and the connections from `from` to `to` (seconds; a `from` of 0 is
+# now): at `to` prints what they counted in between (the TCP keys with `prefix`, goodput
+# from `payload` bytes per packet) and ends the run.
+proc measure {ns qmon conns wire payload prefix from to} {
+    set call [list measure_start $ns $qmon $conns $wire $payload $prefix $from $to]
+    if {$from > 0} { $ns at $from $call } else { eval $call }
+}
+proc measure_start {ns qmon conns wire payload prefix from to} {
+    set before [counters $ns $qmon $conns $wire]
+    $ns at $to [list measure_end $ns $qmon $conns $wire $payload $prefix $from $to $before]
+}
+proc measure_end {ns qmon conns wire payload prefix from to before} {
+    set after [counters $ns $qmon $conns $wire]
+    set span [expr {$to - $from}]
+    puts "duration_s=$to"
+    print_queue "" [lindex $before 0] [lindex $after 0] $span
+    print_tcp $prefix [lindex $before 1] [lindex $after 1] $payload $span
+    exit 0
+}
