@@ -380,6 +380,15 @@ impl Simulation {
         self.mechanisms.iter().find_map(T::find)
     }
 
+    /// Attaches the packet captures: the links they record replay the end of every
+    /// transmission (a capture records each packet as its transmission ends).
+    pub fn set_trace(&mut self, trace: Option<Box<crate::trace::Tracer>>) {
+        for (i, l) in self.net.links.iter_mut().enumerate() {
+            l.replay_ends = trace.as_ref().is_some_and(|t| t.records(i as LinkId));
+        }
+        self.trace = trace;
+    }
+
     /// Runs until simulated time `t` (or the stop time, whichever is earlier), or until the
     /// watchdog stops it ([`Simulation::stalled`]).
     pub fn run_until(&mut self, t: SimTime) {
@@ -391,12 +400,6 @@ impl Simulation {
     /// count or the watchdog. Callers that must stay responsive (to Ctrl-C, a progress bar)
     /// run in such slices.
     pub fn run_until_at_most(&mut self, t: SimTime, max_events: u64) -> bool {
-        if let Some(trace) = &self.trace {
-            // Captures record each packet as its transmission ends.
-            for (i, l) in self.net.links.iter_mut().enumerate() {
-                l.replay_ends = trace.records(i as LinkId);
-            }
-        }
         let limit = t.min(self.stop_at);
         let mut left = max_events;
         let mut reached = false;

@@ -174,7 +174,7 @@ pub fn build_with(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>, limi
     for m in mechanisms {
         sim.add_mechanism(m);
     }
-    sim.trace = trace;
+    sim.set_trace(trace);
     sim.origins = origins;
     sim.profile = sc.profile;
     sim.packet_log = packet_log;
