@@ -275,9 +275,9 @@ impl EgressQueue {
     /// to the time integrals of the length.
     #[inline]
     fn leave(&mut self, size: u32, since: SimTime, now: SimTime) {
-        let sojourn = (now - since).as_nanos() as u128;
-        self.left_area_packets += sojourn;
-        self.left_area_bytes += sojourn * size as u128;
+        let (packets, bytes) = area(size, since, now);
+        self.left_area_packets += packets;
+        self.left_area_bytes += bytes;
     }
 
     /// The buffer is over its limit with a packet just added: the discipline that owns it
@@ -377,10 +377,10 @@ impl EgressQueue {
     pub fn flush(&mut self, now: SimTime, mut lost: impl FnMut(&Packet)) {
         let (mut n, mut area_packets, mut area_bytes) = (0, 0u128, 0u128);
         let mut gone = |q: &Queued| {
-            let sojourn = (now - q.enqueued_at).as_nanos() as u128;
+            let (packets, bytes) = area(q.pkt.size, q.enqueued_at, now);
             n += 1;
-            area_packets += sojourn;
-            area_bytes += sojourn * q.pkt.size as u128;
+            area_packets += packets;
+            area_bytes += bytes;
             lost(&q.pkt)
         };
         if let Discipline::FqCodel(fq) = &mut self.discipline {
@@ -407,9 +407,9 @@ impl EgressQueue {
             _ => None,
         };
         for q in owned.into_iter().flatten().chain(self.buf.iter()) {
-            let sojourn = (now - q.enqueued_at).as_nanos() as u128;
-            packets += sojourn;
-            bytes += sojourn * q.pkt.size as u128;
+            let (p, b) = area(q.pkt.size, q.enqueued_at, now);
+            packets += p;
+            bytes += b;
         }
         self.stats.len_area_packets = packets;
         self.stats.len_area_bytes = bytes;
@@ -420,6 +420,14 @@ impl EgressQueue {
         self.max_packets = self.packets;
         self.drop_areas = [0; MAX_AREAS];
     }
+}
+
+/// What a packet of `size` bytes queued from `since` to `now` adds to the time integrals of
+/// the length: (packet x ns, byte x ns).
+#[inline]
+fn area(size: u32, since: SimTime, now: SimTime) -> (u128, u128) {
+    let sojourn = (now - since).as_nanos() as u128;
+    (sojourn, sojourn * size as u128)
 }
 
 #[cfg(test)]
