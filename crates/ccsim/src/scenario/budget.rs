@@ -431,12 +431,17 @@ pub fn events(sc: &Scenario, net: &Network, flows: &[Flow], groups: &[(usize, us
         let seconds = (end - start).max(0.0);
         let path = net.routes.path(links, f.src, f.dst).unwrap_or_default();
         let bottleneck = |bytes: f64, p: &[u32]| p.iter().map(|&l| links[l as usize].rate_bps as f64 / (8.0 * bytes)).fold(f64::INFINITY, f64::min);
+        // The base round trip: data packets of `bytes` out, 40-byte ACKs back.
+        let round_trip = |bytes: f64, path: &[u32], reverse: &[u32]| -> f64 {
+            let way =
+                |p: &[u32], bytes: f64| p.iter().map(|&l| links[l as usize].delay.as_secs_f64() + bytes * 8.0 / links[l as usize].rate_bps as f64).sum::<f64>();
+            way(path, bytes) + way(reverse, 40.0)
+        };
         let d = match &f.transport {
             Transport::Tcp { tx, rx } => {
                 let bytes = tx.cfg.mss as f64 + 40.0;
                 let reverse = net.routes.path(links, f.dst, f.src).unwrap_or_default();
-                let rtt: f64 = path.iter().map(|&l| links[l as usize].delay.as_secs_f64() + bytes * 8.0 / links[l as usize].rate_bps as f64).sum::<f64>()
-                    + reverse.iter().map(|&l| links[l as usize].delay.as_secs_f64() + 320.0 / links[l as usize].rate_bps as f64).sum::<f64>();
+                let rtt = round_trip(bytes, &path, &reverse);
                 let window = rx.cfg.rwnd as f64 / tx.cfg.mss as f64 / rtt.max(1e-9);
                 let most_packets = tx.cfg.data_bytes.map_or(f64::INFINITY, |b| 1.5 * (b as f64 / tx.cfg.mss as f64).ceil() + 10.0);
                 let ack_per_packet = if rx.cfg.delayed_ack.is_some() { 0.5 } else { 1.0 };
@@ -448,8 +453,7 @@ pub fn events(sc: &Scenario, net: &Network, flows: &[Flow], groups: &[(usize, us
                 let seg = tx.cfg.segment_size.max(1) as f64;
                 let bytes = seg + 20.0 + crate::rdp::wire::FIXED_HEADER as f64;
                 let reverse = net.routes.path(links, f.dst, f.src).unwrap_or_default();
-                let rtt: f64 = path.iter().map(|&l| links[l as usize].delay.as_secs_f64() + bytes * 8.0 / links[l as usize].rate_bps as f64).sum::<f64>()
-                    + reverse.iter().map(|&l| links[l as usize].delay.as_secs_f64() + 320.0 / links[l as usize].rate_bps as f64).sum::<f64>();
+                let rtt = round_trip(bytes, &path, &reverse);
                 let window = rx.cfg.max_outstanding.max(1) as f64 / rtt.max(1e-9);
                 let most_packets = tx.cfg.data_bytes.map_or(f64::INFINITY, |b| 1.5 * (b as f64 / seg).ceil() + 10.0);
                 Demand { pps: bottleneck(bytes, &path).min(window), bytes, path, reverse, ack_per_packet: 1.0, seconds, most_packets, sends: 0.0 }
