@@ -38,7 +38,7 @@ fn broken_scenarios_are_rejected_with_the_field_named() {
         (&["links.1.between=[\"R\", \"Q\"]"], "bad.toml: links[1].between: unknown node \"Q\""),
         (&["flows.0.start={ uniform = [\"2s\", \"1s\"] }"], "bad.toml: flows[0].start: uniform low 2 is greater than high 1"),
         (&["flows.0.count=0"], "bad.toml: flows[0].count: must be at least 1"),
-        (&["flows.0.tcp.variant=cubic"], "bad.toml: flows[0].tcp.variant: unknown variant \"cubic\""),
+        (&["flows.0.tcp.variant=vegas"], "bad.toml: flows[0].tcp.variant: unknown variant \"vegas\""),
         (&["flows.0.tcp.mss=0"], "bad.toml: flows[0].tcp.mss: must be between 1 and 65000"),
         (&["links.1.queue.limit=0"], "bad.toml: links[1].queue.limit: must be at least 1"),
         (&["links.1.queue.discipline=fifo9"], "bad.toml: links[1].queue.discipline: unknown discipline \"fifo9\""),

@@ -88,7 +88,7 @@ fn pie_holds_the_queueing_delay_near_its_15_ms_target() {
 
 #[test]
 fn the_step_marker_holds_the_queue_near_k_with_the_link_full() {
-    // ECN-capable NewReno senders (DCTCP's reaction to marks is not there yet): each mark
+    // ECN-capable NewReno senders (DCTCP on the same marker: validation_modern_tcp.rs): each mark
     // halves a window, so the queue swings below K, but never far above it.
     let k = 65;
     let queue = format!(r#"{{ discipline = "step", k = {k}, limit = 1000, signal = "ecn" }}"#);

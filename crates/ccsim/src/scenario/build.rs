@@ -17,8 +17,8 @@ use crate::signal::SignalPolicy;
 use crate::sim::{Dur, Rng, SimTime};
 use crate::stats::{SeriesSpec, SeriesTarget};
 use crate::tcp::{
-    CcConfig, Endpoints, FullAck, NewRenoConfig, PartialAckTimer, ReceiverConfig, Recovery, RenoConfig, RttArithmetic, SenderConfig, SsthreshFrom, TcpReceiver,
-    TcpSender,
+    CcConfig, CubicConfig, DctcpConfig, EcnEcho, Endpoints, FullAck, NewRenoConfig, PartialAckTimer, ReceiverConfig, Recovery, RenoConfig, RttArithmetic,
+    SenderConfig, SsthreshFrom, TcpReceiver, TcpSender,
 };
 use crate::trace::{PcapFormat, Tracer};
 use std::collections::HashMap;
@@ -433,22 +433,32 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile:
     let reno = RenoConfig { ssthresh_from, exact_increase, ..RenoConfig::default() };
     // A variant is a loss recovery paired with a congestion controller (tcp/cc/mod.rs).
     let variant = t.variant.as_deref().unwrap_or("newreno");
+    let newreno = |reno: RenoConfig| -> Result<NewRenoConfig, BuildError> {
+        let full_ack = match choose("full_ack", t.full_ack.as_deref(), d.full_ack, &["min-flight", "ssthresh"])? {
+            "ssthresh" => FullAck::Ssthresh,
+            _ => FullAck::MinFlight,
+        };
+        Ok(NewRenoConfig { reno, full_ack })
+    };
     let (recovery, cc) = match variant {
-        "newreno" => {
-            let full_ack = match choose("full_ack", t.full_ack.as_deref(), d.full_ack, &["min-flight", "ssthresh"])? {
-                "ssthresh" => FullAck::Ssthresh,
-                _ => FullAck::MinFlight,
-            };
-            (Recovery::NewReno, CcConfig::NewReno(NewRenoConfig { reno, full_ack }))
-        }
+        "newreno" => (Recovery::NewReno, CcConfig::NewReno(newreno(reno)?)),
         "reno" => {
             if t.full_ack.is_some() {
-                return fail(format!("{tp}.full_ack"), "only for `variant = \"newreno\"` (Reno leaves recovery with cwnd = ssthresh)");
+                return fail(format!("{tp}.full_ack"), "not for `variant = \"reno\"` (Reno leaves recovery with cwnd = ssthresh)");
             }
             (Recovery::Reno, CcConfig::Reno(reno))
         }
-        other => return fail(format!("{tp}.variant"), format!("unknown variant {other:?} (expected \"reno\" or \"newreno\")")),
+        // CUBIC and DCTCP specify the window's response and keep NewReno's loss recovery.
+        "cubic" => (Recovery::NewReno, CcConfig::Cubic(CubicConfig { newreno: newreno(reno)?, ..CubicConfig::default() })),
+        "dctcp" => {
+            if t.ecn == Some(false) {
+                return fail(format!("{tp}.ecn"), "DCTCP needs ECN (`variant = \"dctcp\"` turns it on; leave `ecn` out or set it true)");
+            }
+            (Recovery::NewReno, CcConfig::Dctcp(DctcpConfig { newreno: newreno(reno)?, ..DctcpConfig::default() }))
+        }
+        other => return fail(format!("{tp}.variant"), format!("unknown variant {other:?} (expected \"reno\", \"newreno\", \"cubic\" or \"dctcp\")")),
     };
+    let dctcp = matches!(cc, CcConfig::Dctcp(_));
     let mut cfg = SenderConfig { recovery, cc, data_bytes, ttl, ..SenderConfig::default() };
     if let Some(mss) = t.mss {
         if !(1..=65_000).contains(&mss) {
@@ -487,10 +497,11 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile:
     cfg.reno_recover_check = t.reno_recover_check.unwrap_or(d.reno_recover_check);
     cfg.limited_transmit = t.limited_transmit.unwrap_or(d.limited_transmit);
     cfg.fast_retransmit_resets_timer = t.fast_retransmit_resets_timer.unwrap_or(d.fast_retransmit_resets_timer);
-    cfg.ecn = t.ecn.unwrap_or(false);
+    cfg.ecn = t.ecn.unwrap_or(dctcp);
     cfg.acc = t.acc.unwrap_or(false);
     cfg.isn = t.isn.unwrap_or(0);
-    let mut rcfg = ReceiverConfig { ttl, das: t.das.unwrap_or(false), ..ReceiverConfig::default() };
+    let ecn_echo = if dctcp { EcnEcho::PerPacket } else { EcnEcho::Rfc3168 };
+    let mut rcfg = ReceiverConfig { ttl, das: t.das.unwrap_or(false), ecn_echo, ..ReceiverConfig::default() };
     if let Some(w) = t.rwnd {
         if w < cfg.mss || w as u64 > MAX_WINDOW_BYTES {
             return fail(format!("{tp}.rwnd"), format!("must be from one segment ({} bytes) to 2^30 bytes (1073741824), got {w}", cfg.mss));

@@ -1,5 +1,5 @@
 //! TCP: a sender with Reno (RFC 5681) or NewReno (RFC 6582) loss recovery, RTO per RFC 6298
-//! and ECN per RFC 3168, its congestion window computed by a controller (`cc`: Reno, NewReno),
+//! and ECN per RFC 3168, its congestion window computed by a controller (`cc`: Reno, NewReno, CUBIC, DCTCP),
 //! and a receiver with cumulative ACKs, out-of-order buffering, optional delayed ACKs and
 //! optional duplicate-ACK suppression (DAS).
 //!
@@ -15,8 +15,8 @@ pub mod rto;
 pub mod sender;
 pub mod seq;
 
-pub use cc::{CcConfig, FullAck, NewRenoConfig, RenoConfig, SsthreshFrom};
-pub use receiver::{ReceiverConfig, ReceiverStats, TcpReceiver};
+pub use cc::{CcConfig, CubicConfig, DctcpConfig, FullAck, NewRenoConfig, RenoConfig, SsthreshFrom};
+pub use receiver::{EcnEcho, ReceiverConfig, ReceiverStats, TcpReceiver};
 pub use rto::RttArithmetic;
 pub use sender::{SenderStats, TcpSender};
 pub use seq::Seq;

@@ -1,7 +1,8 @@
 //! The TCP receiver: cumulative ACKs, out-of-order buffering, an immediate duplicate ACK for
 //! every out-of-order segment (RFC 5681 4.2), optional delayed ACKs (every second full
-//! segment or after a timeout), ECN echo (RFC 3168: ECE on every ACK from a CE arrival until
-//! a CWR arrives), and optional duplicate-ACK suppression (DAS).
+//! segment or after a timeout), ECN echo ([`EcnEcho`]: RFC 3168's, ECE on every ACK from a CE
+//! arrival until a CWR arrives, or DCTCP's exact echo of each packet's CE, RFC 8257 3.2),
+//! and optional duplicate-ACK suppression (DAS).
 //!
 //! The advertised window is constant: the application reads data as soon as it is in order.
 
@@ -10,6 +11,18 @@ use crate::net::packet::{flags, Ecn, Packet};
 use crate::sim::{Dur, SimTime};
 use crate::stats::counters;
 use crate::tcp::seq::Seq;
+
+/// How the receiver tells the sender of CE marks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcnEcho {
+    /// RFC 3168 6.1.3: from a CE arrival, ECE on every ACK until a packet with CWR arrives.
+    Rfc3168,
+    /// RFC 8257 3.2 (DCTCP): each ACK's ECE says whether the packets it acknowledges were
+    /// CE-marked. With delayed ACKs, a change of the CE state first acknowledges the packets
+    /// received before it at once, with the old state, so that no ACK covers packets of
+    /// both. CWR is ignored.
+    PerPacket,
+}
 
 #[derive(Clone, Debug)]
 pub struct ReceiverConfig {
@@ -21,11 +34,13 @@ pub struct ReceiverConfig {
     /// Duplicate-ACK suppression on a rise in TTL (the DAS paper, Section II).
     pub das: bool,
     pub ttl: u8,
+    /// How CE marks are echoed (default RFC 3168's).
+    pub ecn_echo: EcnEcho,
 }
 
 impl Default for ReceiverConfig {
     fn default() -> Self {
-        ReceiverConfig { rwnd: 1 << 20, delayed_ack: None, das: false, ttl: 64 }
+        ReceiverConfig { rwnd: 1 << 20, delayed_ack: None, das: false, ttl: 64, ecn_echo: EcnEcho::Rfc3168 }
     }
 }
 
@@ -97,12 +112,23 @@ impl TcpReceiver {
     pub fn on_data(&mut self, pkt: &Packet, now: SimTime, out: &mut Vec<Packet>) {
         self.stats.packets_received += 1;
         self.stats.bytes_received += pkt.payload as u64;
-        if pkt.has_flag(flags::CWR) {
-            self.ece_pending = false;
-        }
-        if pkt.ecn == Ecn::Ce {
+        let ce = pkt.ecn == Ecn::Ce;
+        if ce {
             self.stats.ce_received += 1;
-            self.ece_pending = true;
+        }
+        match self.cfg.ecn_echo {
+            EcnEcho::Rfc3168 => {
+                if pkt.has_flag(flags::CWR) {
+                    self.ece_pending = false;
+                }
+                self.ece_pending |= ce;
+            }
+            EcnEcho::PerPacket => {
+                if ce != self.ece_pending && self.unacked_segments > 0 {
+                    self.send_ack(now, out, false); // the packets before, with the old state
+                }
+                self.ece_pending = ce;
+            }
         }
         let start = pkt.seq;
         let end = pkt.seq + pkt.payload;
@@ -284,6 +310,45 @@ mod tests {
         assert_eq!(ece, vec![true, true, false]);
     }
 
+    /// RFC 8257 3.2: ECE follows each packet's CE exactly, CWR changes nothing, and with
+    /// delayed ACKs a change of CE state first acknowledges what came before at once.
+    #[test]
+    fn per_packet_echo_follows_each_packets_ce() {
+        let ce_seg = |i: u32, ce: bool, cwr: bool| {
+            let mut p = seg(i, 60);
+            p.ecn = if ce { Ecn::Ce } else { Ecn::Ect0 };
+            if cwr {
+                p.flags |= flags::CWR;
+            }
+            p
+        };
+        let mut r = receiver(ReceiverConfig { ecn_echo: EcnEcho::PerPacket, ..ReceiverConfig::default() });
+        let mut out = Vec::new();
+        for (i, (ce, cwr)) in [(true, false), (false, false), (true, true), (true, false), (false, false)].into_iter().enumerate() {
+            r.on_data(&ce_seg(i as u32, ce, cwr), SimTime::ZERO, &mut out);
+        }
+        let ece: Vec<bool> = out.iter().map(|p| p.has_flag(flags::ECE)).collect();
+        assert_eq!(ece, vec![true, false, true, true, false]);
+        // Delayed ACKs: segments 0, 1 unmarked (one ACK for both); 2 marked: the ACK for 0-1
+        // is already out; 3 marked (ACK for 2-3 with ECE); 4 unmarked: nothing pending, so
+        // it waits; 5 marked: first the ACK for 4 without ECE, then 5 waits for the timer.
+        let mut r = receiver(ReceiverConfig { ecn_echo: EcnEcho::PerPacket, delayed_ack: Some(Dur::from_millis(100)), ..ReceiverConfig::default() });
+        let mut out = Vec::new();
+        for (i, ce) in [false, false, true, true, false, true].into_iter().enumerate() {
+            r.on_data(&ce_seg(i as u32, ce, false), SimTime::ZERO, &mut out);
+        }
+        let acks: Vec<(u32, bool)> = out.iter().map(|p| (p.ack.0 / MSS, p.has_flag(flags::ECE))).collect();
+        assert_eq!(acks, vec![(2, false), (4, true), (5, false)]);
+        r.on_delack_timeout(SimTime::ZERO + Dur::from_millis(100), &mut out);
+        assert_eq!(out.last().map(|p| (p.ack.0 / MSS, p.has_flag(flags::ECE))), Some((6, true)));
+        // Under RFC 3168's rule the same arrivals echo until a CWR.
+        let mut r = receiver(ReceiverConfig::default());
+        let mut out = Vec::new();
+        for (i, ce) in [true, false, false].into_iter().enumerate() {
+            r.on_data(&ce_seg(i as u32, ce, false), SimTime::ZERO, &mut out);
+        }
+        assert!(out.iter().all(|p| p.has_flag(flags::ECE)));
+    }
     #[test]
     fn sequence_numbers_wrap_in_the_reorder_buffer() {
         let isn = u32::MAX - 150;

@@ -64,29 +64,25 @@
 //! and define none of their own, and a profile that changes the initial window (ns-2's is 2
 //! segments) then changes one parameter whatever the algorithm.
 //!
-//! # What comes next, and how it plugs in
+//! # The algorithms, and how a new one plugs in
 //!
 //! Adding an algorithm is one new file (its config, its controller, its tests), a variant in
 //! [`CcConfig`] and in [`AnyController`] with an arm in [`CcConfig::build`] and in `each!`
-//! below, and its keyword in `scenario/build.rs`. None of these changes the trait:
+//! below, and its keyword in `scenario/build.rs`. None of these changes the trait; CUBIC and
+//! DCTCP were added so.
 //!
-//! - **CUBIC** (RFC 9438). `CubicConfig` holds β = 0.7, C = 0.4, fast convergence and the
-//!   Reno-friendly region, its defaults cited from the RFC's constants. The controller keeps
-//!   cwnd in bytes and the MSS it was built with, `W_max`, `K` and the epoch start. Time
-//!   comes from `Ack::now`/`Event::now`, the minimum RTT from the samples in `Ack::rtt`, the
-//!   RTT of the target `W_cubic(t + RTT)` from `Ack::srtt`, the Reno-friendly estimate
-//!   `W_est` from `Ack::acked`. `on_fast_retransmit` and `on_ecn_echo` set `W_max`,
-//!   ssthresh = β cwnd and reset the epoch (its multiplicative decrease); `on_timeout`
-//!   resets the epoch and otherwise follows RFC 5681, as its timeout rule says. Slow start
-//!   and the fast-recovery steps are NewReno's: CUBIC wraps [`NewReno`] as `NewReno` wraps
-//!   [`Reno`], and pairs with NewReno recovery.
-//! - **DCTCP** (RFC 8257). The ACK hooks count `Ack::acked` into bytes acknowledged and,
-//!   when `Ack::ece`, bytes marked; once `Ack::una` passes the end of the observation window
-//!   (the `Ack::max` it recorded when the window began) the controller updates
-//!   α = (1 - g) α + g M/T. `on_ecn_echo` sets cwnd = cwnd (1 - α/2). The sender already
-//!   answers ECN-Echo at most once per window and sends CWR, as RFC 8257 asks; losses are
-//!   Reno's. Whether a marked ACK may grow the window is the controller's choice (it sees
-//!   `ece`): RFC 3168's "no increase" is Reno's rule, not the sender's.
+//! - **CUBIC** ([`Cubic`], `cubic.rs`, RFC 9438). [`CubicConfig`] holds C = 0.4, β = 0.7,
+//!   fast convergence and the Reno-friendly region. The controller wraps [`NewReno`] (slow
+//!   start, fast recovery's inflation and exit) and keeps `W_max`, `K`, `W_est` and the
+//!   epoch's start; time comes from `Ack::now`, the RTT of the target `W_cubic(t + RTT)` from
+//!   `Ack::srtt`. `on_fast_retransmit` and `on_ecn_echo` are its multiplicative decrease;
+//!   `on_timeout` follows RFC 5681 with ssthresh by β and restarts the curve (4.8).
+//! - **DCTCP** ([`Dctcp`], `dctcp.rs`, RFC 8257). The ACK hooks count `Ack::acked` and, when
+//!   `Ack::ece`, the bytes marked; once `Ack::una` passes the SND.MAX recorded when the
+//!   observation window began, α = (1 - g) α + g M. `on_ecn_echo` sets cwnd = cwnd (1 - α/2).
+//!   The sender answers ECN-Echo at most once per window, as RFC 8257 asks; losses are
+//!   NewReno's. Marked ACKs grow the window (RFC 3168's "no increase" is Reno's rule, and the
+//!   controller sees `ece`). The receiver's half is `EcnEcho::PerPacket` (`tcp/receiver.rs`).
 //! - **Packet-counted Reno** for the RDP transport is [`PacketReno`] (`packet_reno.rs`):
 //!   [`NewReno`]'s arithmetic with the window and threshold in whole packets, congestion
 //!   avoidance counting ACKs and adding one packet once the count reaches cwnd (1/cwnd per
@@ -101,10 +97,14 @@
 //!   next to NewReno's `recover` check, and so is Limited Transmit
 //!   (`SenderConfig::limited_transmit`, ns-2's `singledup_`).
 
+pub mod cubic;
+pub mod dctcp;
 pub mod newreno;
 pub mod packet_reno;
 pub mod reno;
 
+pub use cubic::{Cubic, CubicConfig};
+pub use dctcp::{Dctcp, DctcpConfig};
 pub use newreno::{FullAck, NewReno, NewRenoConfig};
 pub use packet_reno::{PacketReno, PacketRenoConfig};
 pub use reno::{Reno, RenoConfig, SsthreshFrom};
@@ -210,6 +210,8 @@ pub enum CcConfig {
     NewReno(NewRenoConfig),
     /// The RDP transport's window (Faber, Section 4.2.1).
     PacketReno(PacketRenoConfig),
+    Cubic(CubicConfig),
+    Dctcp(DctcpConfig),
 }
 
 impl Default for CcConfig {
@@ -227,16 +229,20 @@ impl CcConfig {
             CcConfig::Reno(c) => AnyController::Reno(c.build(mss, init_cwnd, init_ssthresh)),
             CcConfig::NewReno(c) => AnyController::NewReno(c.build(mss, init_cwnd, init_ssthresh)),
             CcConfig::PacketReno(c) => AnyController::PacketReno(c.build(mss, init_cwnd, init_ssthresh)),
+            CcConfig::Cubic(c) => AnyController::Cubic(c.build(mss, init_cwnd, init_ssthresh)),
+            CcConfig::Dctcp(c) => AnyController::Dctcp(c.build(mss, init_cwnd, init_ssthresh)),
         }
     }
 }
 
 /// One of the algorithms, dispatched by `match`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum AnyController {
     Reno(Reno),
     NewReno(NewReno),
     PacketReno(PacketReno),
+    Cubic(Cubic),
+    Dctcp(Dctcp),
 }
 
 /// `each!(controller, c => expr)` evaluates `expr` with `c` bound to the algorithm inside.
@@ -246,6 +252,8 @@ macro_rules! each {
             AnyController::Reno($c) => $e,
             AnyController::NewReno($c) => $e,
             AnyController::PacketReno($c) => $e,
+            AnyController::Cubic($c) => $e,
+            AnyController::Dctcp($c) => $e,
         }
     };
 }
@@ -327,12 +335,21 @@ mod tests {
     /// the algorithm itself gives the same windows at every step.
     #[test]
     fn any_controller_forwards_every_hook() {
-        for cfg in [CcConfig::Reno(RenoConfig::default()), CcConfig::NewReno(NewRenoConfig::default()), CcConfig::PacketReno(PacketRenoConfig::default())] {
+        let all = [
+            CcConfig::Reno(RenoConfig::default()),
+            CcConfig::NewReno(NewRenoConfig::default()),
+            CcConfig::PacketReno(PacketRenoConfig::default()),
+            CcConfig::Cubic(CubicConfig::default()),
+            CcConfig::Dctcp(DctcpConfig::default()),
+        ];
+        for cfg in all {
             let mut any = cfg.build(MSS, 1, u32::MAX / 2);
             let mut direct: Box<dyn Controller> = match &cfg {
                 CcConfig::Reno(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::NewReno(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::PacketReno(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
+                CcConfig::Cubic(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
+                CcConfig::Dctcp(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
             };
             let steps: [fn(&mut dyn Controller); 10] = [
                 |c| c.on_ack(&ack(MSS, 20 * MSS)),
