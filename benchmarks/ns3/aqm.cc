@@ -23,7 +23,8 @@
 //   step      RedQueueDisc with MinTh = MaxTh = K, QW = 1 (the instantaneous queue), ECN
 //             marks (DCTCP's step marker), LIMIT packets
 // 1000-byte segments, no timestamps, no delayed ACKs, initial window 1, min RTO 200 ms,
-// receive buffers that never limit; start times uniform in [0, 1] s. SACK is on by default:
+// receive buffers that never limit; start times uniform in [0, 1] s. CUBIC without HyStart
+// (RFC 9438 leaves it optional; ccsim has none). SACK is on by default:
 // ns-3.37's loss recovery without SACK degrades badly under bursts of drops (see
 // benchmarks/ns3/dumbbell.cc), while ccsim's NewReno recovers as RFC 6582 says.
 //
@@ -117,6 +118,8 @@ main(int argc, char* argv[])
     if (tcp == "cubic")
     {
         tcpType = TcpCubic::GetTypeId();
+        // RFC 9438's slow start is RFC 5681's (HyStart++ is optional), as in ccsim.
+        Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(false));
     }
     else if (tcp == "dctcp")
     {
