@@ -29,8 +29,8 @@
 //! - Fast convergence (4.7): at a reduction, if `cwnd < W_max` the flow is losing share, and
 //!   `W_max = cwnd (1 + β_cubic) / 2`; otherwise `W_max = cwnd`.
 //! - Timeout (4.8): Reno's loss window, ssthresh by β_cubic as in 4.6 (on the first expiry
-//!   for a segment, as RFC 5681), and the next epoch with `K = 0`, `W_max` its starting
-//!   window.
+//!   for a segment, as RFC 5681; in fast recovery, of the window without the duplicates'
+//!   inflation), and the next epoch with `K = 0`, `W_max` its starting window.
 //!
 //! Defaults are the RFC's constants: `C = 0.4` (section 5), `β_cubic = 0.7` (4.6), fast
 //! convergence on. RFC 9438 4.6 allows the reduction from FlightSize instead of cwnd; this
@@ -210,7 +210,9 @@ impl Controller for Cubic {
     fn on_timeout(&mut self, ev: &Event) {
         let r = &mut self.nr.reno;
         if ev.backoffs == 0 {
-            r.ssthresh = ((r.cwnd as f64 * self.cfg.beta) as u32).max(r.cfg.min_ssthresh * r.mss);
+            // In fast recovery the window is the one under the duplicates' inflation.
+            let w = if r.recovering { r.base } else { r.cwnd };
+            r.ssthresh = ((w as f64 * self.cfg.beta) as u32).max(r.cfg.min_ssthresh * r.mss);
         }
         r.cwnd = r.cfg.loss_window * r.mss;
         r.leave_recovery();
@@ -369,6 +371,15 @@ mod tests {
         assert_eq!((c.cwnd(), c.ssthresh()), (MSS, 28 * MSS));
         c.on_timeout(&Event { backoffs: 1, ..event(MSS, 0) });
         assert_eq!(c.ssthresh(), 28 * MSS, "a backoff is not a new congestion event");
+        // A timeout in fast recovery reduces the window under the inflation, not the inflation.
+        let mut r = cubic(40, 10 * MSS);
+        r.on_fast_retransmit(&event(40 * MSS, 3));
+        r.on_recovery_start(&event(40 * MSS, 3));
+        for d in 4..40 {
+            r.on_recovery_dupack(&event(40 * MSS, d));
+        }
+        r.on_timeout(&event(40 * MSS, 0));
+        assert_eq!((r.cwnd(), r.ssthresh()), (MSS, 28 * MSS * 7 / 10));
         // The epoch after slow start starts with K = 0 at its own window (4.8).
         for _ in 0..27 {
             c.on_ack(&ack(MSS, 0));
