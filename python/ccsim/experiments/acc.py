@@ -13,6 +13,7 @@ import json
 
 from .. import sweep
 from ..plot import FigureSpec, Mark, Panel
+from . import today
 from . import verdicts as v
 from .common import Options, collect, curve, few_note, field, profile_facts, show, with_profiles
 from .report import Claim, Report
@@ -219,10 +220,71 @@ def reproduce(opt: Options) -> Report:
     rep.text(GO_BACK_N)
     sensitivity(rep, opt, delays[-1], reps)
     rep.set_claims(claims(per, delays, main), claims(data[other], delays, other) if other in profiles else None)
+    against_today(rep, opt, delays, duration)
     rep.assumptions(ASSUMED, SECTION)
     (opt.out / "summary.json").write_text(json.dumps(summary_json(data, delays, reps, duration, main), indent=2))
     rep.write()
     return rep
+
+
+#: DCTCP's step marker on the ACC dumbbell: K at RED's max_th, the queue the paper's AQM aims
+#: at (DCTCP wants K above C x RTT / 7: 2 to 43 packets here from d = 10 to 800 ms).
+DCTCP_K = RED["max_th"]
+
+TODAY = [
+    today.Contender("ACC (Reno, RED)", {"links.2.queue": queue_spec("acc"), "flows.0.tcp": tcp_spec("acc")}, "tab:green"),
+    today.Contender("Reno, RED", {"links.2.queue": queue_spec("red"), "flows.0.tcp": tcp_spec("red")}, "tab:orange"),
+    today.Contender(
+        "CUBIC, Tail Drop", {"links.2.queue": queue_spec("droptail"), "flows.0.tcp": {"variant": "cubic", "mss": 1000}}, "tab:blue"
+    ),
+    today.Contender(
+        f"DCTCP, step K={DCTCP_K}",
+        {
+            "links.2.queue": {"discipline": "step", "k": DCTCP_K, "limit": RED["limit"], "signal": "ecn"},
+            "flows.0.tcp": {"variant": "dctcp", "mss": 1000},
+        },
+        "tab:purple",
+    ),
+]
+
+
+def against_today(rep: Report, opt: Options, delays: list[int], duration: float) -> None:
+    """ACC beside CUBIC (RFC 9438) over Tail Drop and DCTCP (RFC 8257) over a step marker on
+    the same dumbbell across RTTs."""
+    reps = 5 if opt.quick else 10
+    cases = [(f"{d}", {"links.2.delay": f"{d}ms"}) for d in delays]
+    data = today.run(opt, dumbbell(duration=duration), cases, TODAY, metrics, reps)
+    measures = [
+        today.Measure("kbps", "goodput per bulk flow (kb/s)", (0.0, 1500.0)),
+        today.Measure("closes_per_s", "window closes per second"),
+        today.Measure("timeouts", "timeouts per bulk flow"),
+        today.Measure("rtt_ms", "mean RTT (ms)"),
+    ]
+    comparisons = [
+        today.Comparison(
+            "ACC gives the bulk flows more goodput than CUBIC over Tail Drop (every d)", TODAY[0].name, TODAY[2].name, "kbps", v.greater
+        ),
+        today.Comparison(
+            "ACC gives the bulk flows more goodput than DCTCP over a step marker (every d)", TODAY[0].name, TODAY[3].name, "kbps", v.greater
+        ),
+        today.Comparison(
+            "CUBIC over Tail Drop gives the bulk flows more goodput than Reno over RED (every d)",
+            TODAY[2].name,
+            TODAY[1].name,
+            "kbps",
+            v.greater,
+        ),
+    ]
+    today.section(
+        rep,
+        data,
+        measures,
+        comparisons,
+        "ACC (Reno senders, RED with ACC at R1) and the paper's Reno over RED beside CUBIC over the same 50-packet Tail "
+        f"Drop buffer and DCTCP over a step marker at K = {DCTCP_K} packets in it (marking ECN-capable packets, dropping "
+        "the UDP cross traffic's), with the same on/off cross traffic, across the R1 -> R2 delays.",
+        "R1 -> R2 delay d (ms)",
+    )
 
 
 def runs_at(per, d: int, curve: str, key: str) -> dict[int, float]:

@@ -20,6 +20,7 @@ import math
 
 from .. import sweep
 from ..plot import FigureSpec, Mark, Panel
+from . import today
 from . import verdicts as v
 from .common import Options, curve, few_note, field, group_goodput, profile_facts, queue, show, split_profile, with_profiles
 from .report import Claim, Report
@@ -262,10 +263,68 @@ def reproduce(opt: Options) -> Report:
     sensitivity_part(rep, sens, max_ps)
     net2_part(rep, net2.get(main, {}), stab)
     rep.set_claims(claims(*views[main], buffers, max_ps, main), claims(*views[other], buffers, max_ps, other) if other in views else None)
+    against_today(rep, opt, net1, [120] if quick else buffers)
     rep.assumptions(ASSUMED, SECTION)
     (opt.out / "summary.json").write_text(json.dumps(summary_json(views, fig4_nj, main), indent=2))
     rep.write()
     return rep
+
+
+def today_contenders() -> list[today.Contender]:
+    """RED with ACK spoofing and RED/ECN (the paper's), CoDel with ECN and FQ-CoDel with ECN
+    (today's), each with the buffer of the case ("B=120")."""
+    ecn_tcp = dict(TCP, ecn=True)
+
+    def modern(discipline: str):
+        return lambda case: {"links.0.queue": {"discipline": discipline, "limit": int(case[2:]), "signal": "ecn"}, "flows.*.tcp": ecn_tcp}
+
+    def paper(aqm: str):
+        return lambda case: {"links.0.queue": queue_spec(aqm, int(case[2:])), "flows.*.tcp": tcp(aqm)}
+
+    return [
+        today.Contender("RED/Spoofing", paper("RED/Spoofing"), COLOURS["RED/Spoofing"]),
+        today.Contender("RED/ECN", paper("RED/ECN"), COLOURS["RED/ECN"]),
+        today.Contender("CoDel/ECN", modern("codel"), "tab:purple"),
+        today.Contender("FQ-CoDel/ECN", modern("fq_codel"), "tab:brown"),
+    ]
+
+
+def against_today(rep: Report, opt: Options, net1: dict, buffers: list[int]) -> None:
+    """RED with ACK spoofing beside CoDel and FQ-CoDel (RFC 8289, 8290) with ECN on Network 1."""
+    reps = 5 if opt.quick else 10
+    cases = [(f"B={b}", {}) for b in buffers]
+    data = today.run(opt, net1, cases, today_contenders(), metrics, reps)
+    measures = [
+        today.Measure("goodput", "goodput (Mb/s)", (0.0, LINK_MBPS)),
+        today.Measure("avg_queue", "avg queue (pkts)"),
+        today.Measure("loss_rate", "drops per second"),
+        today.Measure("jain", "Jain's index", (0.0, 1.0)),
+        today.Measure("timeouts", "timeouts"),
+    ]
+    comparisons = [
+        today.Comparison("RED/Spoofing delivers more goodput than CoDel/ECN", "RED/Spoofing", "CoDel/ECN", "goodput", v.greater),
+        today.Comparison("RED/Spoofing delivers more goodput than FQ-CoDel/ECN", "RED/Spoofing", "FQ-CoDel/ECN", "goodput", v.greater),
+        today.Comparison("CoDel/ECN keeps a shorter queue than RED/Spoofing", "CoDel/ECN", "RED/Spoofing", "avg_queue", v.less),
+        today.Comparison(
+            "FQ-CoDel/ECN shares the link more fairly than RED/Spoofing (Jain's index)",
+            "FQ-CoDel/ECN",
+            "RED/Spoofing",
+            "jain",
+            v.greater,
+            relative=False,
+        ),
+    ]
+    today.section(
+        rep,
+        data,
+        measures,
+        comparisons,
+        "The paper's RED with ACK spoofing and RED/ECN beside CoDel and FQ-CoDel, both marking ECN-capable Reno senders "
+        "(as Linux's `fq_codel`, the default queue discipline of many distributions, does), at their RFCs' defaults "
+        "(target 5 ms, interval 100 ms; FQ-CoDel: 1024 flow queues, quantum 1514 bytes), on Network 1 with the "
+        f"same buffer, the same 40 flows and the same send jitter; {net1['duration']} runs measured from {net1['warmup']}.",
+        "bottleneck buffer (packets)",
+    )
 
 
 def collect(result) -> dict[str, dict[tuple, dict[int, dict]]]:

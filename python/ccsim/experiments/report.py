@@ -49,7 +49,7 @@ class Claim:
 
 @dataclass
 class Block:
-    kind: str  # "text", "table", "figure", "heading"
+    kind: str  # "text", "table", "figure", "heading", "verdicts"
     data: Any
 
 
@@ -101,6 +101,12 @@ class Report:
                     c.other = o
         self.claims = main
 
+    def verdicts(self, claims: Sequence[Claim], note: str) -> None:
+        """A verdict table of claims that are not the paper's (ours, in a section of their
+        own), with `note` saying what they are and how each was reached. They stay out of
+        the paper's verdict table at the top."""
+        self.blocks.append(Block("verdicts", (list(claims), note)))
+
     def assumptions(self, items: Sequence[tuple[str, str]], section: str) -> None:
         self.heading("Assumed values")
         self.text(
@@ -132,6 +138,10 @@ class Report:
             elif b.kind == "figure":
                 path, caption = b.data
                 lines += [f"![{caption}]({path.name})", "", f"*{caption}*", ""]
+            elif b.kind == "verdicts":
+                claims, note = b.data
+                lines += md_table(["our claim", "verdict", "ours"], [[c.text, c.verdict, c.ours] for c in claims]) + ["", note, ""]
+                lines += [f"- **{c.text}** ({c.verdict}): {c.evidence}" for c in claims] + [""]
         if self.claims:
             lines += [f"{h}# How each verdict was reached", ""]
             for c in self.claims:
@@ -166,6 +176,14 @@ class Report:
                 parts.append(
                     f"<figure><img src='data:image/png;base64,{data}' alt='{html.escape(caption)}'><figcaption>{html.escape(caption)}</figcaption></figure>"
                 )
+            elif b.kind == "verdicts":
+                claims, note = b.data
+                parts.append(html_table(["our claim", "verdict", "ours"], [[c.text, c.verdict, c.ours] for c in claims], verdict_col=1))
+                parts.append(f"<p>{_inline(note)}</p><ul>")
+                parts += [
+                    f"<li><strong>{html.escape(c.text)}</strong> ({html.escape(c.verdict)}): {html.escape(c.evidence)}</li>" for c in claims
+                ]
+                parts.append("</ul>")
         if self.claims:
             parts.append(f"<h{sub}>How each verdict was reached</h{sub}><ul>")
             for c in self.claims:
