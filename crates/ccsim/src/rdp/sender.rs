@@ -270,7 +270,7 @@ impl RdpSender {
             0 => u32::MAX,
             n => (n as u64 * self.unit() as u64).min(u32::MAX as u64) as u32,
         };
-        Event { now, flight, dupacks: self.dupacks, backoffs: self.rto.backoffs(), rwnd }
+        Event { now, flight, dupacks: self.dupacks, backoffs: self.rto.backoffs(), rwnd, ecn_answered: false }
     }
 
     // ---- the EACK scoreboard ----

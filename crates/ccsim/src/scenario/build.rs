@@ -17,8 +17,8 @@ use crate::signal::SignalPolicy;
 use crate::sim::{Dur, Rng, SimTime};
 use crate::stats::{SeriesSpec, SeriesTarget};
 use crate::tcp::{
-    CcConfig, CubicConfig, DctcpConfig, EcnEcho, Endpoints, FullAck, NewRenoConfig, PartialAckTimer, ReceiverConfig, Recovery, RenoConfig, RttArithmetic,
-    SenderConfig, SsthreshFrom, TcpReceiver, TcpSender,
+    CcConfig, CubicConfig, DctcpConfig, EcnAnswered, EcnEcho, Endpoints, FullAck, NewRenoConfig, PartialAckTimer, ReceiverConfig, Recovery, RenoConfig,
+    RttArithmetic, SenderConfig, SsthreshFrom, TcpReceiver, TcpSender,
 };
 use crate::trace::{PcapFormat, Tracer};
 use std::collections::HashMap;
@@ -498,6 +498,10 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile:
     cfg.limited_transmit = t.limited_transmit.unwrap_or(d.limited_transmit);
     cfg.fast_retransmit_resets_timer = t.fast_retransmit_resets_timer.unwrap_or(d.fast_retransmit_resets_timer);
     cfg.ecn = t.ecn.unwrap_or(dctcp);
+    cfg.ecn_answered_until = match choose("ecn_answered", t.ecn_answered.as_deref(), d.ecn_answered, &["window", "next-reduction"])? {
+        "next-reduction" => EcnAnswered::NextReduction,
+        _ => EcnAnswered::Window,
+    };
     cfg.acc = t.acc.unwrap_or(false);
     cfg.isn = t.isn.unwrap_or(0);
     let ecn_echo = if dctcp { EcnEcho::PerPacket } else { EcnEcho::Rfc3168 };

@@ -63,6 +63,9 @@ pub struct TcpDefaults {
     pub limited_transmit: bool,
     /// `fast_retransmit_resets_timer`: false (RFC 6298) / true (`reset_rtx_timer()`).
     pub fast_retransmit_resets_timer: bool,
+    /// `ecn_answered`: `window` (RFC 3168 6.1.2) / `next-reduction` (`last_cwnd_action_ ==
+    /// CWND_ACTION_ECN`).
+    pub ecn_answered: &'static str,
 }
 
 impl TcpDefaults {
@@ -79,6 +82,7 @@ impl TcpDefaults {
                 reno_recover_check: false,
                 limited_transmit: false,
                 fast_retransmit_resets_timer: false,
+                ecn_answered: "window",
             },
             Profile::Ns2 => TcpDefaults {
                 init_cwnd: 2,
@@ -91,6 +95,7 @@ impl TcpDefaults {
                 reno_recover_check: true,
                 limited_transmit: true,
                 fast_retransmit_resets_timer: true,
+                ecn_answered: "next-reduction",
             },
         }
     }

@@ -390,6 +390,10 @@ pub struct TcpSpec {
     /// `reset_rtx_timer()`; default false).
     #[serde(default)]
     pub fast_retransmit_resets_timer: Option<bool>,
+    /// How long an ECN-Echo's reduction answers later losses and timeouts: `window`
+    /// (default, RFC 3168 6.1.2) or `next-reduction` (ns-2's; `ns2` profile).
+    #[serde(default)]
+    pub ecn_answered: Option<String>,
     /// Receiver's advertised window, bytes (default 1 MiB).
     #[serde(default)]
     pub rwnd: Option<u32>,

@@ -47,6 +47,18 @@ pub enum PartialAckTimer {
     SlowButSteady,
 }
 
+/// How long an ECN-Echo's reduction answers the congestion that follows it (RFC 3168 6.1.2:
+/// the window is reduced once for "a series of dropped and/or CE packets from a single window
+/// of data", and a timeout within the round trip keeps ssthresh).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcnAnswered {
+    /// For the data sent before the reduction (the RFC's window).
+    Window,
+    /// Until the next reduction of any kind, however much later: ns-2's
+    /// `last_cwnd_action_ == CWND_ACTION_ECN` in `dupack_action()` and `timeout()`.
+    NextReduction,
+}
+
 /// Sender parameters. Defaults follow the RFCs (an initial window of one segment, RFC 5681's
 /// lower bound): NewReno recovery with NewReno's window (`tcp.variant = "newreno"`). The
 /// scenario's `ns2` profile changes several (`scenario::profile`).
@@ -83,6 +95,8 @@ pub struct SenderConfig {
     /// progress (ns-2's `reset_rtx_timer()`); otherwise the timer runs on from the last new
     /// ACK (RFC 6298) and only a retransmission of the timed segment stops its measurement.
     pub fast_retransmit_resets_timer: bool,
+    /// How long an ECN-Echo's reduction answers later losses and timeouts.
+    pub ecn_answered_until: EcnAnswered,
     /// Initial sequence number.
     pub isn: u32,
     /// Set ECT on data packets and react to ECE (RFC 3168).
@@ -113,6 +127,7 @@ impl Default for SenderConfig {
             limited_transmit: false,
             reno_recover_check: false,
             fast_retransmit_resets_timer: false,
+            ecn_answered_until: EcnAnswered::Window,
             isn: 0,
             ecn: false,
             acc: false,

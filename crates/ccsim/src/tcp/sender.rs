@@ -14,7 +14,7 @@
 
 use super::cc::{Ack, AnyController, Controller, Event};
 use super::rto::RtoEstimator;
-use super::{Endpoints, PartialAckTimer, Recovery, SenderConfig};
+use super::{EcnAnswered, Endpoints, PartialAckTimer, Recovery, SenderConfig};
 use crate::net::packet::{flags, AccState, Ecn, Packet};
 use crate::sim::{Dur, SimTime};
 use crate::stats::counters;
@@ -69,6 +69,9 @@ pub struct TcpSender {
     max: u64,
     recover: u64,
     ecn_recover: u64,
+    /// The last reduction was an ECN-Echo's: a loss among the data sent before it
+    /// (below `ecn_recover`) is retransmitted without a second reduction.
+    ecn_answered: bool,
     /// `max` when the last ACC control was obeyed (the `recover` of RFC 6582 section 4,
     /// set as after a timeout: the data below it is being resent by go-back-N).
     acc_recover: u64,
@@ -104,6 +107,7 @@ impl TcpSender {
             max: 0,
             recover: 0,
             ecn_recover: 0,
+            ecn_answered: false,
             acc_recover: 0,
             cc,
             dupacks: 0,
@@ -185,7 +189,8 @@ impl TcpSender {
 
     /// What the controller is told of the sender when it is not acknowledging new data.
     fn event(&self, now: SimTime) -> Event {
-        Event { now, flight: self.flight_size(), dupacks: self.dupacks, backoffs: self.rto.backoffs(), rwnd: self.peer_wnd }
+        let ecn_answered = self.ecn_answered && (self.cfg.ecn_answered_until == EcnAnswered::NextReduction || self.una < self.ecn_recover);
+        Event { now, flight: self.flight_size(), dupacks: self.dupacks, backoffs: self.rto.backoffs(), rwnd: self.peer_wnd, ecn_answered }
     }
 
     // ---- inputs ----
@@ -292,8 +297,19 @@ impl TcpSender {
         if self.una < self.acc_recover {
             return;
         }
+        // A loss in a window whose ECN-Echo was already answered: retransmit and recover,
+        // but do not reduce again (RFC 3168 6.1.2; ns-2's `dupack_action()` after
+        // `CWND_ACTION_ECN`).
+        if self.event(now).ecn_answered {
+            self.ecn_answered = false;
+            self.start_recovery(now, out);
+            self.cc.on_loss_in_answered_window(&self.event(now));
+            return;
+        }
         // RFC 6582 step 2: only if the cumulative ACK covers more than `recover`
-        // (otherwise these duplicates belong to a window already recovered).
+        // (otherwise these duplicates belong to a window already recovered). ns-2's Reno
+        // checks the same with `bugFix_` (its fast recovery has ended at the first new ACK,
+        // `CWND_ACTION_EXITED`, so `allow_fast_retransmit()` does not apply).
         let check = self.cfg.recovery == Recovery::NewReno || self.cfg.reno_recover_check;
         if check && self.una <= self.recover && self.recover > 0 {
             return;
@@ -302,8 +318,17 @@ impl TcpSender {
         // and enter fast recovery (the controller's window for it).
         let before = self.cc.cwnd();
         self.cc.on_fast_retransmit(&self.event(now));
+        self.start_recovery(now, out);
+        self.cc.on_recovery_start(&self.event(now));
+        self.note_reduction(now, ReductionCause::FastRetransmit, before.saturating_sub(self.cc.ssthresh()));
+    }
+
+    /// Fast retransmit: the first unacknowledged segment goes again and fast recovery
+    /// starts, up to what has been sent (`recover`, RFC 6582 step 2).
+    fn start_recovery(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.recover = self.max;
         self.ecn_recover = self.max;
+        self.ecn_answered = false;
         self.in_recovery = true;
         self.partial_acks = 0;
         self.stats.fast_retransmits += 1;
@@ -312,8 +337,6 @@ impl TcpSender {
             self.rto_deadline = Some(now + self.rto.rto());
         }
         self.retransmit_una(now, out);
-        self.cc.on_recovery_start(&self.event(now));
-        self.note_reduction(now, ReductionCause::FastRetransmit, before.saturating_sub(self.cc.ssthresh()));
     }
 
     /// An ACC control message (`Kind::AccControl`) from a congested router that dropped the
@@ -348,6 +371,7 @@ impl TcpSender {
         self.cc.on_acc_control(&self.event(now), cwnd, ctl.ssthresh);
         self.acc_recover = self.max;
         self.ecn_recover = self.max;
+        self.ecn_answered = false;
         self.nxt = dropped as u64;
         let cut = before.saturating_sub(self.cc.cwnd());
         self.stats.acc_reductions += 1;
@@ -359,6 +383,7 @@ impl TcpSender {
         let before = self.cc.cwnd();
         self.cc.on_ecn_echo(&self.event(now));
         self.ecn_recover = self.max;
+        self.ecn_answered = true;
         self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
         self.note_reduction(now, ReductionCause::EcnEcho, before.saturating_sub(self.cc.cwnd()));
@@ -384,6 +409,7 @@ impl TcpSender {
         // for data sent before the timeout do not start another fast retransmit.
         self.recover = self.max;
         self.ecn_recover = self.max;
+        self.ecn_answered = false;
         self.timed = None; // Karn: no sample from anything sent before the retransmission
         self.rto.back_off(); // (5.5)
         self.nxt = self.una; // go back N: everything unacknowledged is resent as the window opens
@@ -717,6 +743,73 @@ mod tests {
         assert!(out[0].has_flag(flags::CWR), "CWR on the first new data packet");
         assert!(out[1..].iter().all(|p| !p.has_flag(flags::CWR)), "and only on it");
         assert!(out.iter().all(|p| p.ecn == Ecn::Ect0));
+    }
+
+    /// RFC 3168 6.1.2: "the TCP sender's congestion window should be reduced only once in
+    /// response to a series of dropped and/or CE packets from a single window of data".
+    #[test]
+    fn a_loss_in_the_window_an_ecn_echo_answered_is_repaired_without_a_second_cut() {
+        for recovery in [Recovery::Reno, Recovery::NewReno] {
+            let mut s = TcpSender::new(SenderConfig { ecn: true, ..config(recovery) }, ends(), 1 << 30);
+            let mut out = Vec::new();
+            let acked = grow_to(&mut s, 20, &mut out);
+            let mut echo = ack(&s, acked + MSS);
+            echo.flags |= flags::ECE;
+            s.on_ack(&echo, t(100), &mut out);
+            let (cwnd, ssthresh) = (s.cwnd(), s.ssthresh());
+            assert_eq!(s.stats.window_reductions, 1);
+            // The next segment of the same window was lost: three duplicates.
+            out.clear();
+            for i in 0..3 {
+                s.on_ack(&ack(&s, acked + MSS), t(110 + i), &mut out);
+            }
+            assert_eq!(out[0].seq, Seq(acked + MSS), "{recovery:?}: retransmitted");
+            assert!(s.in_recovery());
+            assert_eq!((s.stats.fast_retransmits, s.stats.window_reductions, s.ssthresh()), (1, 1, ssthresh), "{recovery:?}: no second cut");
+            assert_eq!(s.cwnd(), cwnd + 3 * MSS, "{recovery:?}: fast recovery from the window the echo left");
+            // A loss in the next window is a new congestion event.
+            let max = s.snd_max().0;
+            s.on_ack(&ack(&s, max), t(200), &mut out);
+            s.on_ack(&ack(&s, max + MSS), t(210), &mut out);
+            let una = s.snd_una().0;
+            for i in 0..3 {
+                s.on_ack(&ack(&s, una), t(300 + i), &mut out);
+            }
+            assert_eq!((s.stats.fast_retransmits, s.stats.window_reductions), (2, 2), "{recovery:?}");
+        }
+    }
+
+    /// ns-2's Reno with `bugFix_`: once fast recovery has ended (at the first new ACK), the
+    /// duplicates of a second hole in the same window start no second fast retransmit, nor
+    /// do duplicates of data sent before a timeout; without the check both do.
+    #[test]
+    fn renos_recover_check_keeps_a_second_fast_retransmit_out_of_a_window() {
+        let reno = |check: bool| TcpSender::new(SenderConfig { reno_recover_check: check, ..config(Recovery::Reno) }, ends(), 1 << 30);
+        for (check, expected) in [(false, 2), (true, 1)] {
+            let mut s = reno(check);
+            let mut out = Vec::new();
+            let acked = grow_to(&mut s, 20, &mut out);
+            for i in 0..3 {
+                s.on_ack(&ack(&s, acked), t(200 + i), &mut out);
+            }
+            s.on_ack(&ack(&s, acked + 3 * MSS), t(300), &mut out);
+            assert!(!s.in_recovery());
+            for i in 0..3 {
+                s.on_ack(&ack(&s, acked + 3 * MSS), t(310 + i), &mut out);
+            }
+            assert_eq!(s.stats.fast_retransmits, expected, "check {check}");
+        }
+        for (check, expected) in [(false, 1), (true, 0)] {
+            let mut s = reno(check);
+            let mut out = Vec::new();
+            let acked = grow_to(&mut s, 20, &mut out);
+            let d = s.rto_deadline().unwrap();
+            s.on_timeout(d, &mut out);
+            for i in 0..3 {
+                s.on_ack(&ack(&s, acked), d + Dur::from_millis(1 + i), &mut out);
+            }
+            assert_eq!(s.stats.fast_retransmits, expected, "check {check}");
+        }
     }
 
     #[test]

@@ -209,7 +209,7 @@ impl Controller for Cubic {
 
     fn on_timeout(&mut self, ev: &Event) {
         let r = &mut self.nr.reno;
-        if ev.backoffs == 0 {
+        if ev.backoffs == 0 && !ev.ecn_answered {
             // In fast recovery the window is the one under the duplicates' inflation.
             let w = if r.recovering { r.base } else { r.cwnd };
             r.ssthresh = ((w as f64 * self.cfg.beta) as u32).max(r.cfg.min_ssthresh * r.mss);
@@ -225,6 +225,10 @@ impl Controller for Cubic {
         let left = self.reduce(1);
         let r = &mut self.nr.reno;
         r.cwnd = left.min(r.cwnd);
+    }
+
+    fn on_loss_in_answered_window(&mut self, ev: &Event) {
+        self.nr.on_loss_in_answered_window(ev)
     }
 
     fn on_acc_control(&mut self, ev: &Event, cwnd: u32, ssthresh: u32) {

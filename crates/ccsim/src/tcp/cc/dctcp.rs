@@ -133,6 +133,10 @@ impl Controller for Dctcp {
         r.cwnd = cwnd;
     }
 
+    fn on_loss_in_answered_window(&mut self, ev: &Event) {
+        self.nr.on_loss_in_answered_window(ev)
+    }
+
     fn on_acc_control(&mut self, ev: &Event, cwnd: u32, ssthresh: u32) {
         self.nr.on_acc_control(ev, cwnd, ssthresh)
     }

@@ -17,6 +17,7 @@
 //! | the ACK that ends fast recovery | [`on_recovery_end`](Controller::on_recovery_end) | cwnd = ssthresh (RFC 5681 3.2 step 6) |
 //! | the retransmission timer expires | [`on_timeout`](Controller::on_timeout) | eq. (4), cwnd = LW (RFC 5681 3.1) |
 //! | ECN-Echo, once per window, outside recovery | [`on_ecn_echo`](Controller::on_ecn_echo) | as for a loss (RFC 3168 6.1.2) |
+//! | a loss in the window an ECN-Echo answered | [`on_loss_in_answered_window`](Controller::on_loss_in_answered_window) | fast recovery, no second cut (RFC 3168 6.1.2) |
 //! | an ACC control message it obeys | [`on_acc_control`](Controller::on_acc_control) | the router's window (Faber, Section 3.1) |
 //!
 //! The trait is shaped like smoltcp's `socket/tcp/congestion.rs`: two observers, hooks with
@@ -156,6 +157,10 @@ pub struct Event {
     /// The receiver's advertised window, bytes: what limits sending besides `cwnd` (ns-2
     /// halves `min(cwnd, rwnd)`, its `window()`, where RFC 5681 halves the FlightSize).
     pub rwnd: u32,
+    /// The last reduction was an ECN-Echo's and still covers this event: a timeout then
+    /// keeps ssthresh (RFC 3168 6.1.2: "the TCP source should not decrease the slow-start
+    /// threshold, ssthresh, if it has been decreased within the last round trip time").
+    pub ecn_answered: bool,
 }
 
 /// The window arithmetic of a congestion-control algorithm. Windows are in bytes.
@@ -196,6 +201,14 @@ pub trait Controller {
     /// ECN-Echo that the sender answers: at most once per window, never in fast recovery
     /// (RFC 3168 6.1.2).
     fn on_ecn_echo(&mut self, _ev: &Event) {}
+
+    /// A loss in a window whose congestion an ECN-Echo already answered: the sender
+    /// retransmits and enters fast recovery at the current window, without a second
+    /// reduction (RFC 3168 6.1.2: "the TCP sender's congestion window should be reduced only
+    /// once in response to a series of dropped and/or CE packets from a single window of
+    /// data"; ns-2's `dupack_action()` after `CWND_ACTION_ECN`). No default: each algorithm
+    /// says what its fast recovery starts from.
+    fn on_loss_in_answered_window(&mut self, ev: &Event);
 
     /// An ACC control message that the sender obeys: a congested router's window and
     /// threshold, bytes. The sender obeys only controls with `cwnd` below the current
@@ -300,6 +313,10 @@ impl Controller for AnyController {
         each!(self, c => c.on_ecn_echo(ev))
     }
     #[inline]
+    fn on_loss_in_answered_window(&mut self, ev: &Event) {
+        each!(self, c => c.on_loss_in_answered_window(ev))
+    }
+    #[inline]
     fn on_acc_control(&mut self, ev: &Event, cwnd: u32, ssthresh: u32) {
         each!(self, c => c.on_acc_control(ev, cwnd, ssthresh))
     }
@@ -322,7 +339,7 @@ pub(crate) mod testing {
     /// An event with `flight` bytes outstanding after `dupacks` duplicates, on a timer not
     /// yet backed off.
     pub fn event(flight: u32, dupacks: u32) -> Event {
-        Event { now: SimTime::ZERO, flight, dupacks, backoffs: 0, rwnd: u32::MAX }
+        Event { now: SimTime::ZERO, flight, dupacks, backoffs: 0, rwnd: u32::MAX, ecn_answered: false }
     }
 }
 
@@ -351,7 +368,7 @@ mod tests {
                 CcConfig::Cubic(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Dctcp(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
             };
-            let steps: [fn(&mut dyn Controller); 10] = [
+            let steps: [fn(&mut dyn Controller); 11] = [
                 |c| c.on_ack(&ack(MSS, 20 * MSS)),
                 |c| c.on_ack(&ack(MSS, 20 * MSS)),
                 |c| c.on_fast_retransmit(&event(20 * MSS, 3)),
@@ -360,6 +377,7 @@ mod tests {
                 |c| c.on_partial_ack(&ack(3 * MSS, 12 * MSS)),
                 |c| c.on_recovery_end(&ack(2 * MSS, 3 * MSS)),
                 |c| c.on_ecn_echo(&event(8 * MSS, 0)),
+                |c| c.on_loss_in_answered_window(&event(8 * MSS, 3)),
                 |c| c.on_acc_control(&event(8 * MSS, 0), 2 * MSS, 2 * MSS),
                 |c| c.on_timeout(&event(4 * MSS, 0)),
             ];

@@ -111,6 +111,10 @@ impl Controller for NewReno {
         self.reno.on_ecn_echo(ev)
     }
 
+    fn on_loss_in_answered_window(&mut self, ev: &Event) {
+        self.reno.on_loss_in_answered_window(ev)
+    }
+
     fn on_acc_control(&mut self, ev: &Event, cwnd: u32, ssthresh: u32) {
         self.reno.on_acc_control(ev, cwnd, ssthresh)
     }

@@ -128,6 +128,10 @@ impl Controller for PacketReno {
         self.whole();
     }
 
+    fn on_loss_in_answered_window(&mut self, ev: &Event) {
+        self.inner.on_loss_in_answered_window(ev);
+    }
+
     fn on_acc_control(&mut self, ev: &Event, cwnd: u32, ssthresh: u32) {
         self.inner.on_acc_control(ev, cwnd, ssthresh);
         self.whole();

@@ -19,7 +19,9 @@
 //! - Retransmission timeout (3.1): eq. (4) on the first timeout of a segment, not on later
 //!   backoffs; `cwnd` = the loss window, one SMSS.
 //! - ECN-Echo (RFC 3168 6.1.2): as for a loss, without the loss: eq. (4), and `cwnd` no
-//!   larger than the new `ssthresh`.
+//!   larger than the new `ssthresh`. A loss in the window it answered starts fast recovery
+//!   from the window it left, without a second reduction (6.1.2: once per window "for a
+//!   series of dropped and/or CE packets").
 //! - ACC control: the router's window, at least one SMSS, and its threshold, at least two.
 //!
 //! What a reduction halves is [`RenoConfig::ssthresh_from`]. [`SsthreshFrom::Flight`] is RFC
@@ -167,7 +169,7 @@ impl Controller for Reno {
     }
 
     fn on_timeout(&mut self, ev: &Event) {
-        if ev.backoffs == 0 || self.cfg.ssthresh_from == SsthreshFrom::Window {
+        if !ev.ecn_answered && (ev.backoffs == 0 || self.cfg.ssthresh_from == SsthreshFrom::Window) {
             self.reduce(ev);
         }
         self.cwnd = self.cfg.loss_window * self.mss;
@@ -177,6 +179,14 @@ impl Controller for Reno {
     fn on_ecn_echo(&mut self, ev: &Event) {
         let left = self.reduce(ev);
         self.cwnd = left.min(self.cwnd);
+    }
+
+    fn on_loss_in_answered_window(&mut self, ev: &Event) {
+        // The window the ECN-Echo left is fast recovery's base (ns-2: `dupwnd_ =
+        // numdupacks_` on the unchanged `cwnd_`).
+        self.base = self.cwnd;
+        self.cwnd = self.base + ev.dupacks * self.mss;
+        self.recovering = true;
     }
 
     fn on_acc_control(&mut self, _ev: &Event, cwnd: u32, ssthresh: u32) {
@@ -304,6 +314,18 @@ mod tests {
         assert_eq!((r.cwnd(), r.ssthresh()), (4 * MSS, 10 * MSS));
         r.on_ecn_echo(&event(4 * MSS, 0));
         assert_eq!((r.cwnd(), r.ssthresh()), (2 * MSS, 2 * MSS));
+    }
+
+    #[test]
+    fn a_loss_after_an_ecn_echo_recovers_without_a_second_cut() {
+        let mut r = reno(20, u32::MAX / 2);
+        r.on_ecn_echo(&event(20 * MSS, 0));
+        assert_eq!((r.cwnd(), r.ssthresh()), (10 * MSS, 10 * MSS));
+        r.on_loss_in_answered_window(&event(20 * MSS, 3));
+        assert_eq!((r.cwnd(), r.ssthresh()), (13 * MSS, 10 * MSS), "inflated by the duplicates, not halved");
+        r.on_recovery_dupack(&event(20 * MSS, 4));
+        r.on_recovery_end(&ack(MSS, 10 * MSS));
+        assert_eq!((r.cwnd(), r.ssthresh()), (10 * MSS, 10 * MSS), "leaves with the window the echo left");
     }
 
     #[test]
