@@ -39,6 +39,7 @@ fn base(kind: Kind, src: u32, dst: u32, sport: u16, dport: u16) -> Packet {
         acc: None,
         rdp_var: Default::default(),
         tunnel: 0,
+        sack: Default::default(),
     }
 }
 
