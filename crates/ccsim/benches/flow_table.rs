@@ -74,6 +74,7 @@ fn packet(kind: Kind, src: u32, dst: u32, sport: u16, dport: u16, ack: u32) -> P
         acc: None,
         rdp_var: Default::default(),
         tunnel: 0,
+        sack: Default::default(),
     }
 }
 

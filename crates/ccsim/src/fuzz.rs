@@ -130,6 +130,14 @@ fn packet(b: &mut Bytes) -> Packet {
         acc,
         tunnel: b.u16(),
         rdp_var: crate::rdp::VarArea::NONE,
+        sack: {
+            // Up to three blocks of any edges (a TCP data packet may carry them too here).
+            let mut s = crate::net::SackBlocks::NONE;
+            for _ in 0..b.u8() % 4 {
+                s.push(Seq(b.u32()), Seq(b.u32()));
+            }
+            s
+        },
     }
 }
 

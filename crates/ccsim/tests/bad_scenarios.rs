@@ -40,6 +40,8 @@ fn broken_scenarios_are_rejected_with_the_field_named() {
         (&["flows.0.count=0"], "bad.toml: flows[0].count: must be at least 1"),
         (&["flows.0.tcp.variant=vegas"], "bad.toml: flows[0].tcp.variant: unknown variant \"vegas\""),
         (&["flows.0.tcp.mss=0"], "bad.toml: flows[0].tcp.mss: must be between 1 and 65000"),
+        (&["flows.0.tcp.sack=1"], "bad.toml: flows[0].tcp.sack: invalid type: integer `1`, expected a boolean"),
+        (&["flows.0.tcp.sack=true", "flows.0.tcp.partial_ack_timer=impatient"], "bad.toml: flows[0].tcp.partial_ack_timer: only without `sack`"),
         (&["links.1.queue.limit=0"], "bad.toml: links[1].queue.limit: must be at least 1"),
         (&["links.1.queue.discipline=fifo9"], "bad.toml: links[1].queue.discipline: unknown discipline \"fifo9\""),
         (&["links.0.loss=1.5"], "bad.toml: links[0].loss: must be in [0, 1)"),

@@ -140,6 +140,65 @@ fn tcp_analysis_matches_the_senders_counters() {
     assert_eq!(first, ["0.500083200\t1000\tS->R1"]);
 }
 
+#[test]
+fn sack_blocks_in_a_capture_are_what_the_receiver_sent() {
+    if !tshark::available() {
+        return;
+    }
+    // The lossy path with SACK at both ends.
+    let text = LOSSY.replace("rwnd = 60000 }", "rwnd = 60000, sack = true }");
+    let dir = out_dir("sack");
+    let sim = run_in(&text, &dir);
+    let path = dir.join("sender.pcapng");
+    assert_clean(&path);
+    let f = &sim.flows[0];
+    let (tx, rx) = (f.sender().unwrap().stats, f.receiver().unwrap().stats);
+    // What the links carried (at the end, ACKs are still on their way to the sender).
+    assert_eq!(count(&path, "tcp.len > 0"), sim.net.links[link(&sim, "S->R1")].stats.tx_packets);
+    assert_eq!(count(&path, "tcp.len == 0"), sim.net.links[link(&sim, "R1->S")].stats.tx_packets);
+    let sacks = count(&path, "tcp.options.sack");
+    let dup = count(&path, "tcp.analysis.duplicate_ack");
+    let retx = count(&path, "tcp.analysis.retransmission");
+    let spurious = count(&path, "tcp.analysis.spurious_retransmission");
+    let ooo = count(&path, "tcp.analysis.out_of_order");
+    eprintln!(
+        "sack: {sacks} ACKs with SACK, tshark duplicate ACKs {dup}, retransmission {retx}, spurious {spurious}, out-of-order {ooo}; \
+         ccsim retransmitted {} (recoveries {}, timeouts {}), dupacks sent {} received {}",
+        tx.retransmitted_packets, tx.fast_retransmits, tx.timeouts, rx.dupacks_sent, tx.dupacks_received
+    );
+    assert!(tx.fast_retransmits > 10 && rx.dupacks_sent > 30, "the loss must show");
+    // Every duplicate ACK reports what arrived out of order (ACKs that fill part of a hole
+    // carry blocks too), except those of segments received twice with nothing buffered,
+    // which tshark also counts as duplicates. No block reads as a D-SACK (RFC 2883), which
+    // is not implemented.
+    let plain = count(&path, "tcp.analysis.duplicate_ack && !tcp.options.sack");
+    assert!(plain <= rx.duplicate_packets, "{plain} duplicate ACKs without SACK, {} duplicate segments", rx.duplicate_packets);
+    assert_eq!(dup, rx.dupacks_sent + plain);
+    assert!(sacks > dup);
+    assert_eq!(count(&path, "tcp.options.sack.dsack"), 0);
+    assert_eq!(retx + spurious + ooo, tx.retransmitted_packets, "retransmissions");
+    // Each block lies above the ACK and holds whole segments (ISN 0, MSS 1000); the option
+    // makes the ACK 4 + 8 bytes per block longer.
+    let args = ["-o", "tcp.relative_sequence_numbers:FALSE", "-Y", "tcp.options.sack", "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,"];
+    let fields = ["ip.len", "tcp.ack", "tcp.options.sack.count", "tcp.options.sack_le", "tcp.options.sack_re"];
+    let mut args = args.to_vec();
+    for field in fields {
+        args.extend(["-e", field]);
+    }
+    let rows = tshark::run(&path, &args);
+    assert_eq!(rows.len() as u64, sacks);
+    for row in rows {
+        let c: Vec<&str> = row.split('\t').collect();
+        let num = |s: &str| s.split(',').map(|x| x.parse::<u64>().unwrap()).collect::<Vec<_>>();
+        let (len, ack, n, le, re) = (num(c[0])[0], num(c[1])[0], num(c[2])[0], num(c[3]), num(c[4]));
+        assert!((1..=3).contains(&n) && le.len() == n as usize && re.len() == n as usize, "{row}");
+        assert_eq!(len, 40 + 4 + 8 * n, "{row}");
+        for (l, r) in le.iter().zip(&re) {
+            assert!(ack < *l && l < r && l % 1000 == 0 && r % 1000 == 0, "{row}");
+        }
+    }
+}
+
 /// Four ECN flows through a RED/ECN bottleneck R1->R2. Node R1 is captured: the access
 /// links (CWR leaving the senders, ECE reaching them) and the bottleneck after its queue
 /// (CE marks).

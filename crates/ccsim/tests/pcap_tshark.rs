@@ -9,7 +9,7 @@ mod common;
 use common::tshark;
 
 use ccsim::net::packet::{flags, AccState, TCP_IP_HEADER, UDP_IP_HEADER};
-use ccsim::net::{Ecn, Kind, Packet};
+use ccsim::net::{Ecn, Kind, Packet, SackBlocks};
 use ccsim::sim::SimTime;
 use ccsim::tcp::seq::Seq;
 use ccsim::trace::{PcapFormat, PcapWriter};
@@ -39,6 +39,7 @@ fn base(kind: Kind, src: u32, dst: u32, sport: u16, dport: u16) -> Packet {
         acc: None,
         rdp_var: Default::default(),
         tunnel: 0,
+        sack: Default::default(),
     }
 }
 
@@ -204,4 +205,79 @@ fn check(path: &Path, format: PcapFormat) {
         [20],
         "{path:?}: ACC control payload"
     );
+}
+
+/// ACK `i` with SACK blocks `(from, to)` in segments, most recent first.
+fn sack_ack(i: u32, blocks: &[(u32, u32)]) -> Packet {
+    let mut p = ack(i);
+    let mut b = SackBlocks::NONE;
+    for &(from, to) in blocks {
+        b.push(Seq(1000 + from * MSS), Seq(1000 + to * MSS));
+    }
+    p.set_sack(b);
+    p
+}
+
+#[test]
+fn tshark_reads_sack_blocks() {
+    if !tshark::available() {
+        return;
+    }
+    // Segments 1 and 3 are lost; the receiver's SACK blocks as RFC 2018 section 4 orders
+    // them, then the retransmission of 1 and the ACK with the block left.
+    let packets = [
+        data(0),
+        data(2),
+        data(4),
+        data(5),
+        ack(1),
+        sack_ack(1, &[(2, 3)]),
+        sack_ack(1, &[(4, 5), (2, 3)]),
+        sack_ack(1, &[(4, 6), (2, 3)]),
+        data(1),
+        sack_ack(3, &[(4, 6)]),
+        sack_ack(3, &[(10, 11), (8, 9), (4, 6)]), // three blocks, the most there are here
+    ];
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    for (format, name) in [(PcapFormat::Pcap, "sack.pcap"), (PcapFormat::PcapNg, "sack.pcapng")] {
+        let path = dir.join(name);
+        let file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        let mut w = PcapWriter::new(file, format, 65535, &["sender-r1".to_string()]).unwrap();
+        for (i, p) in packets.iter().enumerate() {
+            w.write(0, SimTime(i as u64 * 1_000_000), p).unwrap();
+        }
+        w.flush().unwrap();
+        drop(w);
+
+        let fields = ["ip.len", "tcp.hdr_len", "tcp.ack_raw", "tcp.options.sack.count", "tcp.options.sack_le", "tcp.options.sack_re"];
+        let mut args = vec!["-o", "tcp.relative_sequence_numbers:FALSE", "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=,"];
+        for f in fields {
+            args.extend(["-e", f]);
+        }
+        let rows = tshark::run(&path, &args);
+        assert_eq!(rows.len(), packets.len());
+        for (row, p) in rows.iter().zip(&packets) {
+            let c: Vec<&str> = row.split('\t').collect();
+            let n = p.sack.len();
+            assert_eq!(c[0], p.size.to_string(), "{row}: ip.len");
+            if p.kind != Kind::TcpAck {
+                continue;
+            }
+            assert_eq!(c[1], (20 + p.sack.option_bytes()).to_string(), "{row}: header length");
+            assert_eq!(c[2], p.ack.0.to_string(), "{row}");
+            let edges = |k: usize| p.sack.iter().map(|b| [b.0 .0, b.1 .0][k].to_string()).collect::<Vec<_>>().join(",");
+            if n == 0 {
+                assert_eq!(&c[3..], ["", "", ""], "{row}: no option");
+            } else {
+                assert_eq!(c[3], n.to_string(), "{row}: blocks");
+                assert_eq!(c[4], edges(0), "{row}: left edges");
+                assert_eq!(c[5], edges(1), "{row}: right edges");
+            }
+        }
+        let bad = "_ws.malformed || _ws.expert.severity >= 8388608 || tcp.checksum.status == 0";
+        assert_eq!(tshark::frames(&path, bad), Vec::<usize>::new(), "{path:?}");
+        assert_eq!(tshark::frames(&path, "tcp.options.sack"), [6, 7, 8, 10, 11], "{path:?}");
+        assert_eq!(tshark::frames(&path, "tcp.options.sack.dsack"), Vec::<usize>::new(), "{path:?}: no block reads as D-SACK");
+        assert_eq!(tshark::frames(&path, "tcp.analysis.duplicate_ack"), [6, 7, 8, 11], "{path:?}");
+    }
 }

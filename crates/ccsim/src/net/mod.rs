@@ -8,7 +8,7 @@ pub mod packet;
 pub mod routing;
 
 pub use link::{Link, LinkId, LinkStats, Scheduled};
-pub use packet::{Ecn, FlowId, Kind, NodeId, Packet};
+pub use packet::{Ecn, FlowId, Kind, NodeId, Packet, SackBlocks};
 pub use routing::Routes;
 
 use crate::stats::counters;

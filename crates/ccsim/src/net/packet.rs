@@ -30,6 +30,58 @@ pub const ACC_PAYLOAD: u32 = AccState::BYTES as u32;
 /// Initial TTL of the packets routers make (spoofed ACKs, ACC controls).
 pub const ROUTER_TTL: u8 = 64;
 
+/// The SACK option of a TCP ACK (RFC 2018 section 3): up to [`SackBlocks::MAX`] blocks, each
+/// the left edge and the right edge (the sequence number just past the block) of a range of
+/// data the receiver holds above its cumulative acknowledgement. A fixed array, so that a
+/// packet stays a small `Copy` value: the blocks in use come first, unused ones are empty
+/// (left edge = right edge). Packets that carry no SACK option hold [`SackBlocks::NONE`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks([(Seq, Seq); SackBlocks::MAX]);
+
+impl SackBlocks {
+    /// Blocks one option carries here. RFC 2018 section 3 allows four in the 40 bytes of
+    /// TCP option space, three beside the timestamps option (which real stacks send); three
+    /// is what they carry.
+    pub const MAX: usize = 3;
+    /// No SACK option.
+    pub const NONE: SackBlocks = SackBlocks([(Seq(0), Seq(0)); SackBlocks::MAX]);
+
+    /// Blocks in use.
+    pub fn len(&self) -> usize {
+        self.0.iter().take_while(|b| b.0 != b.1).count()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// The blocks in use, first to last: (left edge, right edge).
+    pub fn iter(&self) -> impl Iterator<Item = (Seq, Seq)> + '_ {
+        self.0.iter().copied().take_while(|b| b.0 != b.1)
+    }
+    /// Appends a block; false (and nothing changes) when the option is full or the block
+    /// empty.
+    pub fn push(&mut self, left: Seq, right: Seq) -> bool {
+        let n = self.len();
+        if n == SackBlocks::MAX || left == right {
+            return false;
+        }
+        self.0[n] = (left, right);
+        true
+    }
+    /// Whether a block equal to `b` is already in the option.
+    pub fn contains(&self, b: (Seq, Seq)) -> bool {
+        self.iter().any(|x| x == b)
+    }
+    /// Bytes of TCP options the blocks take on the wire, padding included: two NOPs, then
+    /// kind 5, length 2 + 8n and the n blocks (RFC 2018 section 3), a multiple of four; zero
+    /// without blocks.
+    pub fn option_bytes(&self) -> u32 {
+        match self.len() {
+            0 => 0,
+            n => 4 + 8 * n as u32,
+        }
+    }
+}
+
 /// The IP ECN field (RFC 3168).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[repr(u8)]
@@ -201,6 +253,9 @@ pub struct Packet {
     /// IP fast reroute: 1 + the index of the explicit repair path the packet is tunnelled
     /// along, or 0 when it is routed normally.
     pub tunnel: u16,
+    /// The SACK option of a TCP ACK ([`SackBlocks::NONE`] in every other packet); `size`
+    /// counts its bytes ([`Packet::set_sack`]).
+    pub sack: SackBlocks,
 }
 
 impl Packet {
@@ -231,6 +286,7 @@ impl Packet {
             acc: None,
             rdp_var: VarArea::NONE,
             tunnel: 0,
+            sack: SackBlocks::NONE,
         }
     }
 
@@ -255,6 +311,13 @@ impl Packet {
         p.ack = ack;
         p.wnd = wnd;
         p
+    }
+
+    /// Gives a TCP segment the SACK option `blocks` (none: no option), its size on the wire
+    /// growing by the option's bytes ([`SackBlocks::option_bytes`]).
+    pub fn set_sack(&mut self, blocks: SackBlocks) {
+        self.size = self.size - self.sack.option_bytes() + blocks.option_bytes();
+        self.sack = blocks;
     }
 
     /// A duplicate ACK a router makes on the receiver's behalf (ACK spoofing): a valid TCP
@@ -356,5 +419,24 @@ mod tests {
         assert_eq!((c.src, c.dst, c.seq, c.size, c.acc), (7, 1, Seq(1000), 44, Some(state)));
         assert!(!c.is_tcp(), "an ACC control is a UDP datagram");
         assert!(c.is_reverse());
+    }
+
+    #[test]
+    fn sack_option_sizes_follow_rfc_2018() {
+        let mut a = Packet::tcp_ack(&ENDS, Seq(1500), 4000, 64, SimTime::ZERO);
+        assert_eq!((a.sack, a.sack.len()), (SackBlocks::NONE, 0));
+        let mut b = SackBlocks::NONE;
+        assert!(!b.push(Seq(7), Seq(7)), "an empty block is no block");
+        for (i, size) in [(0u32, 52), (1, 60), (2, 68)] {
+            assert!(b.push(Seq(2000 + 1000 * i), Seq(2500 + 1000 * i)));
+            a.set_sack(b);
+            // 2 NOPs + kind + length + 8 bytes per block.
+            assert_eq!(a.size, size, "{} blocks", i + 1);
+        }
+        assert!(!b.push(Seq(9000), Seq(9100)), "three blocks at most");
+        assert_eq!(b.iter().map(|x| x.0 .0).collect::<Vec<_>>(), [2000, 3000, 4000]);
+        assert!(b.contains((Seq(3000), Seq(3500))) && !b.contains((Seq(3000), Seq(3400))));
+        a.set_sack(SackBlocks::NONE);
+        assert_eq!(a.size, TCP_IP_HEADER);
     }
 }

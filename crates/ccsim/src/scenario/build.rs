@@ -489,6 +489,10 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile:
         "ns2" => RttArithmetic::Ns2Ticks { phase: Dur((tick_rng.uniform() * cfg.clock_granularity.as_nanos() as f64) as u64) },
         _ => RttArithmetic::Rfc6298,
     };
+    cfg.sack = t.sack.unwrap_or(false);
+    if cfg.sack && t.partial_ack_timer.is_some() {
+        return fail(format!("{tp}.partial_ack_timer"), "only without `sack` (SACK recovery restarts the timer on every new ACK, RFC 6298 (5.3))");
+    }
     cfg.partial_ack_timer = match t.partial_ack_timer.as_deref().unwrap_or("impatient") {
         "impatient" => PartialAckTimer::Impatient,
         "slow-but-steady" => PartialAckTimer::SlowButSteady,
@@ -505,7 +509,7 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile:
     cfg.acc = t.acc.unwrap_or(false);
     cfg.isn = t.isn.unwrap_or(0);
     let ecn_echo = if dctcp { EcnEcho::PerPacket } else { EcnEcho::Rfc3168 };
-    let mut rcfg = ReceiverConfig { ttl, das: t.das.unwrap_or(false), ecn_echo, ..ReceiverConfig::default() };
+    let mut rcfg = ReceiverConfig { ttl, das: t.das.unwrap_or(false), sack: cfg.sack, ecn_echo, ..ReceiverConfig::default() };
     if let Some(w) = t.rwnd {
         if w < cfg.mss || w as u64 > MAX_WINDOW_BYTES {
             return fail(format!("{tp}.rwnd"), format!("must be from one segment ({} bytes) to 2^30 bytes (1073741824), got {w}", cfg.mss));

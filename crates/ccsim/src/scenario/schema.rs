@@ -409,6 +409,10 @@ pub struct TcpSpec {
     /// Duplicate-ACK suppression at the receiver.
     #[serde(default)]
     pub das: Option<bool>,
+    /// Selective acknowledgements: SACK blocks from the receiver (RFC 2018) and the sender's
+    /// SACK loss recovery (RFC 6675); default false.
+    #[serde(default)]
+    pub sack: Option<bool>,
     /// ACC/TCP: carry the congestion state in data packets and obey ACC controls.
     #[serde(default)]
     pub acc: Option<bool>,

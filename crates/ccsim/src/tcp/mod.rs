@@ -1,7 +1,8 @@
-//! TCP: a sender with Reno (RFC 5681) or NewReno (RFC 6582) loss recovery, RTO per RFC 6298
-//! and ECN per RFC 3168, its congestion window computed by a controller (`cc`: Reno, NewReno, CUBIC, DCTCP),
-//! and a receiver with cumulative ACKs, out-of-order buffering, optional delayed ACKs and
-//! optional duplicate-ACK suppression (DAS).
+//! TCP: a sender with Reno (RFC 5681), NewReno (RFC 6582) or SACK (RFC 2018, RFC 6675) loss
+//! recovery, RTO per RFC 6298 and ECN per RFC 3168, its congestion window computed by a
+//! controller (`cc`: Reno, NewReno, CUBIC, DCTCP), and a receiver with cumulative ACKs,
+//! out-of-order buffering, optional SACK blocks, optional delayed ACKs and optional
+//! duplicate-ACK suppression (DAS).
 //!
 //! There is no handshake: like ns-2's one-way agents, a connection is established at time
 //! zero and the sender starts sending when its application starts. Sequence numbers are
@@ -12,6 +13,7 @@ pub mod cc;
 mod properties;
 pub mod receiver;
 pub mod rto;
+pub mod sack;
 pub mod sender;
 pub mod seq;
 
@@ -26,7 +28,7 @@ use crate::sim::Dur;
 
 /// Loss recovery of the sender: what a new ACK in fast recovery means. The window's
 /// arithmetic is the controller's (`SenderConfig::cc`); `cc/mod.rs` says where the two
-/// differ.
+/// differ. With `SenderConfig::sack` RFC 6675's recovery runs instead of either.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Recovery {
     /// RFC 5681: any new ACK ends fast recovery.
@@ -97,6 +99,12 @@ pub struct SenderConfig {
     pub fast_retransmit_resets_timer: bool,
     /// How long an ECN-Echo's reduction answers later losses and timeouts.
     pub ecn_answered_until: EcnAnswered,
+    /// SACK loss recovery (RFC 6675, on the SACK blocks of RFC 2018): a scoreboard of the
+    /// data the receiver holds out of order, recovery entered on the duplicate-ACK threshold
+    /// or when the first unacknowledged segment is deemed lost, and, in recovery, sending
+    /// while `cwnd - pipe >= SMSS` (`tcp/sender.rs`). Replaces `recovery` and
+    /// `partial_ack_timer`; the receiver must send SACK blocks (`ReceiverConfig::sack`).
+    pub sack: bool,
     /// Initial sequence number.
     pub isn: u32,
     /// Set ECT on data packets and react to ECE (RFC 3168).
@@ -128,6 +136,7 @@ impl Default for SenderConfig {
             reno_recover_check: false,
             fast_retransmit_resets_timer: false,
             ecn_answered_until: EcnAnswered::Window,
+            sack: false,
             isn: 0,
             ecn: false,
             acc: false,

@@ -8,7 +8,10 @@
 //! - the receiver: `rcv_nxt - isn` equals the bytes delivered, which never exceed the bytes
 //!   sent: every byte is delivered once, in order;
 //!
-//! and at the end the whole transfer has been delivered exactly once.
+//! and at the end the whole transfer has been delivered exactly once. Every case runs with
+//! SACK (RFC 2018 blocks, RFC 6675 recovery) or without; with it, the sender's scoreboard
+//! also holds only bytes above `snd_una` that it has sent and the receiver holds (it never
+//! reneges), and no retransmission carries a byte the scoreboard says is SACKed.
 
 use super::{NewRenoConfig, ReceiverConfig, Recovery, RenoConfig, SenderConfig, Seq, TcpReceiver, TcpSender};
 use crate::net::packet::{Endpoints, Packet};
@@ -24,6 +27,7 @@ struct Case {
     mss: u32,
     rwnd_segments: u32,
     reno: bool,
+    sack: bool,
     delayed_ack: bool,
     loss: f64,
     duplicate: f64,
@@ -33,21 +37,21 @@ struct Case {
 }
 
 fn cases() -> impl Strategy<Value = Case> {
-    ((0u32..4_000_000, any::<u64>(), 1u32..1500, 1u32..64, any::<bool>(), any::<bool>()), (0.0f64..0.2, 0.0f64..0.1, 0u64..30, any::<u64>())).prop_map(
-        |((below_wrap, bytes, mss, rwnd_segments, reno, delayed_ack), (loss, duplicate, jitter_ms, seed))| Case {
+    ((0u32..4_000_000, any::<u64>(), 1u32..1500, 1u32..64, any::<bool>(), any::<bool>(), any::<bool>()), (0.0f64..0.2, 0.0f64..0.1, 0u64..30, any::<u64>()))
+        .prop_map(|((below_wrap, bytes, mss, rwnd_segments, reno, sack, delayed_ack), (loss, duplicate, jitter_ms, seed))| Case {
             isn: u32::MAX - below_wrap,
             // Up to 300 segments: enough to cross the wrap and recover from many losses.
             bytes: 1 + bytes % (300 * mss as u64),
             mss,
             rwnd_segments,
             reno,
+            sack,
             delayed_ack,
             loss,
             duplicate,
             jitter_ms,
             seed,
-        },
-    )
+        })
 }
 
 /// Runs one transfer, checking the invariants after every step; returns the bytes the
@@ -57,9 +61,9 @@ fn transfer(c: &Case) -> Result<u64, TestCaseError> {
     let rwnd = c.mss * c.rwnd_segments;
     let (recovery, cc) =
         if c.reno { (Recovery::Reno, CcConfig::Reno(RenoConfig::default())) } else { (Recovery::NewReno, CcConfig::NewReno(NewRenoConfig::default())) };
-    let cfg = SenderConfig { recovery, cc, mss: c.mss, isn: c.isn, data_bytes: Some(c.bytes), ..SenderConfig::default() };
+    let cfg = SenderConfig { recovery, cc, mss: c.mss, isn: c.isn, data_bytes: Some(c.bytes), sack: c.sack, ..SenderConfig::default() };
     let mut tx = TcpSender::new(cfg, ends, rwnd);
-    let rcfg = ReceiverConfig { rwnd, delayed_ack: c.delayed_ack.then(|| Dur::from_millis(100)), ..ReceiverConfig::default() };
+    let rcfg = ReceiverConfig { rwnd, delayed_ack: c.delayed_ack.then(|| Dur::from_millis(100)), sack: c.sack, ..ReceiverConfig::default() };
     let mut rx = TcpReceiver::new(rcfg, ends, c.isn);
     let mut rng = Rng::from_seed(c.seed);
     // Packets on their way: (arrival, order, packet); data to the receiver, ACKs back.
@@ -77,6 +81,11 @@ fn transfer(c: &Case) -> Result<u64, TestCaseError> {
                 let end = p.seq + p.payload;
                 let limit = tx.snd_una() + rwnd;
                 prop_assert!(end <= limit, "sent {:?}..{:?} beyond una {:?} + rwnd {rwnd}", p.seq, end, tx.snd_una());
+                let (start, end) = ((p.seq - Seq(c.isn)) as u64, (end - Seq(c.isn)) as u64);
+                for &(s, e) in tx.scoreboard().ranges() {
+                    // Offsets wrap at 2^32 on the wire; transfers here are shorter.
+                    prop_assert!(end <= s || e <= start, "resent {start}..{end}, SACKed {s}..{e}");
+                }
             }
             let copies = if rng.bernoulli(c.duplicate) { 2 } else { 1 };
             for _ in 0..copies {
@@ -89,6 +98,7 @@ fn transfer(c: &Case) -> Result<u64, TestCaseError> {
             }
         }
         check_sender(&tx, c.mss)?;
+        check_scoreboard(&tx, &rx, c.isn)?;
         let delivered = rx.stats.delivered_bytes;
         prop_assert_eq!((rx.rcv_nxt() - Seq(c.isn)) as u64, delivered % (1u64 << 32), "rcv_nxt - isn is the bytes delivered");
         prop_assert!(delivered <= c.bytes, "delivered {} of {}", delivered, c.bytes);
@@ -125,6 +135,19 @@ fn check_sender(tx: &TcpSender, mss: u32) -> Result<(), TestCaseError> {
     prop_assert!(tx.cwnd() >= mss, "cwnd {} below one MSS {}", tx.cwnd(), mss);
     prop_assert!(tx.snd_una() <= tx.snd_nxt(), "snd_una {:?} > snd_nxt {:?}", tx.snd_una(), tx.snd_nxt());
     prop_assert!(tx.snd_nxt() <= tx.snd_max(), "snd_nxt {:?} > snd_max {:?}", tx.snd_nxt(), tx.snd_max());
+    Ok(())
+}
+
+/// The SACK scoreboard: sorted, disjoint ranges of sent data above `snd_una`, all held by the
+/// receiver.
+fn check_scoreboard(tx: &TcpSender, rx: &TcpReceiver, isn: u32) -> Result<(), TestCaseError> {
+    let (una, max) = ((tx.snd_una() - Seq(isn)) as u64, (tx.snd_max() - Seq(isn)) as u64);
+    let mut last = una;
+    for &(s, e) in tx.scoreboard().ranges() {
+        prop_assert!(last <= s && s < e && e <= max, "scoreboard {:?} (una {una}, max {max})", tx.scoreboard().ranges());
+        prop_assert!(rx.has_received(Seq(isn) + s as u32, (e - s) as u32), "SACKed {s}..{e} not held by the receiver");
+        last = e;
+    }
     Ok(())
 }
 

@@ -2,12 +2,39 @@
 //! every out-of-order segment (RFC 5681 4.2), optional delayed ACKs (every second full
 //! segment or after a timeout), ECN echo ([`EcnEcho`]: RFC 3168's, ECE on every ACK from a CE
 //! arrival until a CWR arrives, or DCTCP's exact echo of each packet's CE, RFC 8257 3.2),
-//! and optional duplicate-ACK suppression (DAS).
+//! optional selective acknowledgements (SACK, RFC 2018) and optional duplicate-ACK
+//! suppression (DAS).
 //!
 //! The advertised window is constant: the application reads data as soon as it is in order.
+//!
+//! # SACK (RFC 2018 section 4), with `ReceiverConfig::sack`
+//!
+//! There is no handshake, so no SACK-permitted option: the scenario turns SACK on at both
+//! ends (`tcp.sack`). Rule by rule:
+//!
+//! - "If sent at all, SACK options SHOULD be included in all ACKs which do not ACK the
+//!   highest sequence number in the data receiver's queue": every ACK sent while
+//!   out-of-order data is buffered carries the option, delayed ACKs and ACKs of duplicates
+//!   included; no other ACK does.
+//! - "The first SACK block [...] MUST specify the contiguous block of data containing the
+//!   segment which triggered this ACK, unless that segment advanced the Acknowledgment
+//!   Number field": an out-of-order segment's ACK starts with the buffered range that holds
+//!   it (after merging with its neighbours).
+//! - "The data receiver SHOULD include as many distinct SACK blocks as possible", up to
+//!   [`SackBlocks::MAX`] here.
+//! - "The SACK option SHOULD be filled out by repeating the most recently reported SACK
+//!   blocks [...] that are not subsets of a SACK block already included": the receiver
+//!   remembers the blocks of the last option it sent (a fixed array, no allocation) and,
+//!   after the first block, repeats each that is still buffered, as the range that now holds
+//!   it (ranges only grow by merging, so an old block is a subset of exactly one), skipping
+//!   those already in the option and those the cumulative ACK has passed. Any room left goes
+//!   to the other buffered ranges, lowest first.
+//!
+//! No D-SACK (RFC 2883): a duplicate below the cumulative ACK is not reported. The receiver
+//! never reneges (it keeps out-of-order data until it is delivered).
 
 use super::Endpoints;
-use crate::net::packet::{flags, Ecn, Packet};
+use crate::net::packet::{flags, Ecn, Packet, SackBlocks};
 use crate::sim::{Dur, SimTime};
 use crate::stats::counters;
 use crate::tcp::seq::Seq;
@@ -33,6 +60,9 @@ pub struct ReceiverConfig {
     pub delayed_ack: Option<Dur>,
     /// Duplicate-ACK suppression on a rise in TTL (the DAS paper, Section II).
     pub das: bool,
+    /// Selective acknowledgements: SACK blocks on the ACKs sent while out-of-order data is
+    /// buffered (RFC 2018, see the module documentation).
+    pub sack: bool,
     pub ttl: u8,
     /// How CE marks are echoed (default RFC 3168's).
     pub ecn_echo: EcnEcho,
@@ -40,7 +70,7 @@ pub struct ReceiverConfig {
 
 impl Default for ReceiverConfig {
     fn default() -> Self {
-        ReceiverConfig { rwnd: 1 << 20, delayed_ack: None, das: false, ttl: 64, ecn_echo: EcnEcho::Rfc3168 }
+        ReceiverConfig { rwnd: 1 << 20, delayed_ack: None, das: false, sack: false, ttl: 64, ecn_echo: EcnEcho::Rfc3168 }
     }
 }
 
@@ -74,6 +104,8 @@ pub struct TcpReceiver {
     // DAS state (paper, Section II).
     dup_ack_suppress: bool,
     last_in_order_ttl: Option<u8>,
+    /// SACK: the blocks of the last option sent, most recent first.
+    sack_sent: SackBlocks,
     pub stats: ReceiverStats,
 }
 
@@ -89,6 +121,7 @@ impl TcpReceiver {
             ece_pending: false,
             dup_ack_suppress: false,
             last_in_order_ttl: None,
+            sack_sent: SackBlocks::NONE,
             stats: ReceiverStats::default(),
         }
     }
@@ -125,7 +158,7 @@ impl TcpReceiver {
             }
             EcnEcho::PerPacket => {
                 if ce != self.ece_pending && self.unacked_segments > 0 {
-                    self.send_ack(now, out, false); // the packets before, with the old state
+                    self.send_ack(now, out, false, None); // the packets before, with the old state
                 }
                 self.ece_pending = ce;
             }
@@ -134,7 +167,7 @@ impl TcpReceiver {
         let end = pkt.seq + pkt.payload;
         if end <= self.rcv_nxt {
             self.stats.duplicate_packets += 1;
-            self.send_ack(now, out, false);
+            self.send_ack(now, out, false, None);
         } else if start <= self.rcv_nxt {
             self.on_in_order(end, pkt.ttl, now, out);
         } else {
@@ -169,7 +202,7 @@ impl TcpReceiver {
                     self.delack_deadline = Some(now + timeout);
                 }
             }
-            _ => self.send_ack(now, out, false),
+            _ => self.send_ack(now, out, false, None),
         }
     }
 
@@ -180,7 +213,7 @@ impl TcpReceiver {
             self.stats.dupacks_suppressed += 1;
             return;
         }
-        self.send_ack(now, out, true);
+        self.send_ack(now, out, true, Some(start));
     }
 
     /// Lines 4-12 of the DAS pseudocode for an out-of-order packet: true if no duplicate
@@ -218,12 +251,42 @@ impl TcpReceiver {
     /// The delayed-ACK timer fired.
     pub fn on_delack_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         match self.delack_deadline {
-            Some(d) if d <= now => self.send_ack(now, out, false),
+            Some(d) if d <= now => self.send_ack(now, out, false, None),
             _ => {}
         }
     }
 
-    fn send_ack(&mut self, now: SimTime, out: &mut Vec<Packet>, duplicate: bool) {
+    /// The SACK blocks of the next ACK (RFC 2018 section 4, see the module documentation):
+    /// first the buffered range holding `trigger`, the start of the out-of-order segment the
+    /// ACK answers, then the ranges holding the blocks last reported, then any other.
+    fn sack_blocks(&mut self, trigger: Option<Seq>) -> SackBlocks {
+        let mut blocks = SackBlocks::NONE;
+        let holding = |x: Seq| self.ooo.iter().copied().find(|&(s, e)| s <= x && x < e);
+        if let Some(range) = trigger.and_then(holding) {
+            blocks.push(range.0, range.1);
+        }
+        for (left, _) in self.sack_sent.iter() {
+            match holding(left) {
+                Some(range) if !blocks.contains(range) => {
+                    blocks.push(range.0, range.1);
+                }
+                _ => {}
+            }
+        }
+        for &range in &self.ooo {
+            if blocks.len() == SackBlocks::MAX {
+                break;
+            }
+            if !blocks.contains(range) {
+                blocks.push(range.0, range.1);
+            }
+        }
+        self.sack_sent = blocks;
+        blocks
+    }
+
+    /// Sends an ACK; `trigger` is the start of the out-of-order segment it answers, if any.
+    fn send_ack(&mut self, now: SimTime, out: &mut Vec<Packet>, duplicate: bool, trigger: Option<Seq>) {
         self.unacked_segments = 0;
         self.delack_deadline = None;
         self.stats.acks_sent += 1;
@@ -233,6 +296,10 @@ impl TcpReceiver {
         let mut ack = Packet::tcp_ack(&self.ends, self.rcv_nxt, self.cfg.rwnd, self.cfg.ttl, now);
         if self.ece_pending {
             ack.flags |= flags::ECE;
+        }
+        if self.cfg.sack {
+            let blocks = self.sack_blocks(trigger);
+            ack.set_sack(blocks);
         }
         out.push(ack);
     }
@@ -437,5 +504,83 @@ mod tests {
         let mut r = receiver(cfg);
         assert_eq!(acks(&mut r, &[(0, BACKUP), (1, BACKUP)]), vec![2]);
         assert_eq!(acks(&mut r, &[(3, PRIMARY), (2, BACKUP)]), vec![4], "suppressed duplicate, then the gap-filling ACK at once");
+    }
+
+    /// The ACK number and SACK blocks of each ACK, for 500-byte segments at the given
+    /// sequence numbers (RFC 2018 section 6's examples).
+    fn sack_acks(r: &mut TcpReceiver, seqs: &[u32]) -> Vec<(u32, Vec<(u32, u32)>)> {
+        let mut out = Vec::new();
+        for &sq in seqs {
+            let p = Packet::tcp_data(&ends(), Seq(sq), 500, 64, SimTime::ZERO);
+            r.on_data(&p, SimTime::ZERO, &mut out);
+        }
+        out.iter().map(|a| (a.ack.0, a.sack.iter().map(|b| (b.0 .0, b.1 .0)).collect())).collect()
+    }
+
+    #[test]
+    fn sack_blocks_follow_rfc2018_section_6_case_3() {
+        // Eight 500-byte segments from 5000; the 2nd, 4th, 6th and 8th are dropped.
+        let mut r = TcpReceiver::new(ReceiverConfig { sack: true, ..ReceiverConfig::default() }, ends(), 5000);
+        let sent = sack_acks(&mut r, &[5000, 6000, 7000, 8000]);
+        assert_eq!(
+            sent,
+            [(5500, vec![]), (5500, vec![(6000, 6500)]), (5500, vec![(7000, 7500), (6000, 6500)]), (5500, vec![(8000, 8500), (7000, 7500), (6000, 6500)]),]
+        );
+        // "Suppose at this point, the 4th packet is received out of order": the first block
+        // is the one that holds it, merged; the others are repeated unless now covered.
+        assert_eq!(sack_acks(&mut r, &[6500]), [(5500, vec![(6000, 7500), (8000, 8500)])]);
+        // "Suppose at this point, the 2nd segment is received": the ACK moves to 7500.
+        assert_eq!(sack_acks(&mut r, &[5500]), [(7500, vec![(8000, 8500)])]);
+        // The last hole filled: no option.
+        let ack = sack_acks(&mut r, &[7500]);
+        assert_eq!(ack, [(8500, vec![])]);
+        let mut out = Vec::new();
+        r.on_data(&Packet::tcp_data(&ends(), Seq(9000), 500, 64, SimTime::ZERO), SimTime::ZERO, &mut out);
+        assert_eq!(out[0].size, 40 + 12, "one block: 2 NOPs, kind, length, 8 bytes");
+    }
+
+    #[test]
+    fn sack_blocks_repeat_the_most_recent_and_fill_with_the_rest() {
+        let mut r = TcpReceiver::new(ReceiverConfig { sack: true, ..ReceiverConfig::default() }, ends(), 0);
+        sack_acks(&mut r, &[0, 1000, 2000, 3000]);
+        // A fourth block: the oldest reported one (1000) drops out of the option.
+        assert_eq!(sack_acks(&mut r, &[4000]), [(500, vec![(4000, 4500), (3000, 3500), (2000, 2500)])]);
+        // 2500 joins 2000 and 3000 into one block: it comes first, then the last reported
+        // ones not inside it (4000), then a block not reported lately (1000), lowest first.
+        assert_eq!(sack_acks(&mut r, &[2500]), [(500, vec![(2000, 3500), (4000, 4500), (1000, 1500)])]);
+        // A duplicate of buffered data is answered with its block first.
+        assert_eq!(sack_acks(&mut r, &[1000]), [(500, vec![(1000, 1500), (2000, 3500), (4000, 4500)])]);
+        // A duplicate below the cumulative ACK (no D-SACK) repeats the last option.
+        assert_eq!(sack_acks(&mut r, &[0]), [(500, vec![(1000, 1500), (2000, 3500), (4000, 4500)])]);
+    }
+
+    #[test]
+    fn sack_blocks_with_delayed_acks_and_never_without_sack() {
+        let cfg = ReceiverConfig { sack: true, delayed_ack: Some(Dur::from_millis(100)), ..ReceiverConfig::default() };
+        let mut r = TcpReceiver::new(cfg, ends(), 0);
+        // In order: delayed, no block. Out of order: at once, with its block. In order below
+        // the hole: at once (RFC 5681 4.2), still reporting the block.
+        assert_eq!(sack_acks(&mut r, &[0, 1500, 500]), [(500, vec![(1500, 2000)]), (1000, vec![(1500, 2000)])]);
+        let mut plain = TcpReceiver::new(ReceiverConfig::default(), ends(), 0);
+        let sent = sack_acks(&mut plain, &[0, 1000, 2000]);
+        assert!(sent.iter().all(|a| a.1.is_empty()));
+        let mut out = Vec::new();
+        plain.on_data(&Packet::tcp_data(&ends(), Seq(3000), 500, 64, SimTime::ZERO), SimTime::ZERO, &mut out);
+        assert_eq!(out[0].size, 40);
+    }
+
+    #[test]
+    fn das_suppression_with_sack_sends_no_block_for_the_suppressed_duplicate() {
+        // DAS still decides which duplicates go out; those that do carry the blocks.
+        let mut r = receiver(ReceiverConfig { das: true, sack: true, ..ReceiverConfig::default() });
+        acks(&mut r, &(0..10).map(|i| (i, BACKUP)).collect::<Vec<_>>());
+        let mut out = Vec::new();
+        for (i, ttl) in [(12, PRIMARY), (13, BACKUP)] {
+            r.on_data(&seg(i, ttl), SimTime::ZERO, &mut out);
+        }
+        assert_eq!(r.stats.dupacks_suppressed, 1);
+        assert_eq!(out.len(), 1);
+        let blocks: Vec<(u32, u32)> = out[0].sack.iter().map(|b| (b.0 .0, b.1 .0)).collect();
+        assert_eq!(blocks, [(1200, 1400)], "the segment that triggered it, merged with the suppressed one's");
     }
 }

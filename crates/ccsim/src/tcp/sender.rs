@@ -11,9 +11,48 @@
 //!
 //! Internally the stream is tracked with 64-bit byte offsets from the initial sequence number;
 //! the 32-bit wrapping sequence numbers exist only on the wire.
+//!
+//! # SACK loss recovery (RFC 6675 section 5), with `SenderConfig::sack`
+//!
+//! The scoreboard and the routines `Update()`, `IsLost()`, `SetPipe()` and `NextSeg()` are
+//! in `tcp/sack.rs`; RecoveryPoint is `recover`, HighRxt `high_rxt`, RescueRxt
+//! `rescue_rxt`. Rule by rule:
+//!
+//! - Every ACK's SACK blocks update the scoreboard; the cumulative ACK drops what it covers.
+//! - Duplicate ACKs (section 2): an ACK with SACK blocks is a duplicate when it SACKs bytes
+//!   not SACKed before, whether or not it also moves the cumulative ACK; an ACK without
+//!   any (from a peer or a router that sends none, such as a spoofed ACK) is a duplicate as
+//!   RFC 5681 says. A cumulative ACK resets DupAcks; outside recovery a duplicate adds one.
+//! - On a duplicate outside recovery: (1) DupAcks >= DupThresh or (2) IsLost(HighACK + 1)
+//!   enter recovery (4), unless the cumulative ACK is still below the RecoveryPoint of the
+//!   last recovery or timeout (section 5.1: "a new recovery phase [...] MUST NOT be
+//!   initiated until HighACK is greater than or equal to the new value of RecoveryPoint"; the
+//!   `recover` check of RFC 6582, at RFC 6675's boundary) or below an obeyed ACC control's.
+//!   Otherwise (3), with `limited_transmit`, HighRxt = HighACK and new segments go out while
+//!   `cwnd - pipe >= SMSS` and the receiver's window allows (Limited Transmit by pipe).
+//! - Entering recovery (4): (4.1) RecoveryPoint = HighData; (4.2) the controller's
+//!   `on_fast_retransmit` sets ssthresh from the FlightSize, (4.3) the segment at HighACK + 1
+//!   is retransmitted (up to the first SACKed byte) and HighRxt set to its end, then
+//!   `on_sack_recovery_start` sets cwnd = ssthresh; (4.4) SetPipe and step (C).
+//! - In recovery, on every ACK: (A) a cumulative ACK at or beyond RecoveryPoint ends it
+//!   (the controller's `on_recovery_end`); the scoreboard above it is kept. (B) Otherwise
+//!   Update() and SetPipe(), then (C) while `cwnd - pipe >= SMSS`, NextSeg() and send: a
+//!   retransmission by rule (1) or (3) moves HighRxt to its end (C.2), new data moves
+//!   HighData (C.3), the rescue retransmission of rule (4) sets RescueRxt = RecoveryPoint and
+//!   leaves HighRxt; pipe grows by the bytes sent (C.4). Nothing else sends in recovery: the
+//!   window is neither inflated by duplicates nor deflated by partial ACKs.
+//! - The retransmission timer restarts on every ACK of new data (RFC 6298 (5.3); RFC 6675
+//!   has no partial-ACK timer rule like RFC 6582 section 4).
+//! - A retransmission timeout ends recovery and clears the scoreboard (RFC 2018 section 8:
+//!   the receiver may have reneged); RecoveryPoint = HighData (section 5.1) and the sender
+//!   goes back N as without SACK, skipping the ranges SACKed again since ("a TCP sender
+//!   SHOULD use this SACK information when determining what data should be sent in each
+//!   segment following an RTO", section 5.1). So does go-back-N after an ACC control.
+//! - ECN-Echo is not answered in recovery, as in fast recovery (RFC 3168 6.1.2).
 
 use super::cc::{Ack, AnyController, Controller, Event};
 use super::rto::RtoEstimator;
+use super::sack::{NextRule, Scoreboard, Window};
 use super::{EcnAnswered, Endpoints, PartialAckTimer, Recovery, SenderConfig};
 use crate::net::packet::{flags, AccState, Ecn, Packet};
 use crate::sim::{Dur, SimTime};
@@ -80,6 +119,12 @@ pub struct TcpSender {
     dupacks: u32,
     in_recovery: bool,
     partial_acks: u32,
+    /// SACK: the ranges SACKed above `una` (RFC 6675's scoreboard).
+    scoreboard: Scoreboard,
+    /// SACK: one past RFC 6675's HighRxt, the highest byte retransmitted in this recovery.
+    high_rxt: u64,
+    /// SACK: RFC 6675's RescueRxt, the RecoveryPoint of the last rescue retransmission.
+    rescue_rxt: Option<u64>,
     peer_wnd: u32,
     rto: RtoEstimator,
     /// The segment being timed for an RTT sample: (start, end, time sent).
@@ -113,6 +158,9 @@ impl TcpSender {
             dupacks: 0,
             in_recovery: false,
             partial_acks: 0,
+            scoreboard: Scoreboard::default(),
+            high_rxt: 0,
+            rescue_rxt: None,
             peer_wnd,
             rto,
             timed: None,
@@ -172,6 +220,14 @@ impl TcpSender {
     pub fn is_started(&self) -> bool {
         self.started
     }
+    /// SACK: the SACKed ranges above `snd_una`, as byte offsets from the ISN.
+    pub fn scoreboard(&self) -> &Scoreboard {
+        &self.scoreboard
+    }
+    /// SACK: RFC 6675's pipe, the bytes estimated to be in the network.
+    pub fn pipe(&self) -> u64 {
+        self.scoreboard.pipe(&self.window())
+    }
 
     fn seq_at(&self, off: u64) -> Seq {
         self.isn + off as u32
@@ -212,7 +268,9 @@ impl TcpSender {
         }
         let ack = ack as u64;
         let ece = self.cfg.ecn && pkt.has_flag(flags::ECE);
-        if ack > self.una {
+        if self.cfg.sack {
+            self.on_sack_ack(pkt, ack, ece, now, out);
+        } else if ack > self.una {
             self.on_new_ack(ack, ece, now, out);
         } else if self.max > self.una && pkt.payload == 0 && pkt.wnd == self.peer_wnd {
             self.on_dupack(now, out);
@@ -221,7 +279,40 @@ impl TcpSender {
         if ece && self.una > self.ecn_recover && !self.in_recovery {
             self.ecn_reduce(now);
         }
-        self.send_available(now, out);
+        if !(self.cfg.sack && self.in_recovery) {
+            self.send_available(now, out);
+        }
+    }
+
+    /// An ACK in range, with SACK on (see the module documentation).
+    fn on_sack_ack(&mut self, pkt: &Packet, ack: u64, ece: bool, now: SimTime, out: &mut Vec<Packet>) {
+        self.scoreboard.advance(ack);
+        let mut newly_sacked = 0;
+        for (left, right) in pkt.sack.iter() {
+            let (left, right) = (self.offset_of(left), self.offset_of(right));
+            if left < right && right > ack as i64 {
+                newly_sacked += self.scoreboard.update(left.max(ack as i64) as u64, right as u64, ack, self.max);
+            }
+        }
+        // RFC 6675 section 2: a duplicate leaves the cumulative ACK where it was (RFC 5681's
+        // (a)-(e)) and, carrying SACK blocks, SACKs new data; an ACK that also advances the
+        // cumulative ACK is not one.
+        let same = ack == self.una && self.max > self.una && pkt.payload == 0;
+        let duplicate = same && if pkt.sack.is_empty() { pkt.wnd == self.peer_wnd } else { newly_sacked > 0 };
+        self.peer_wnd = pkt.wnd;
+        if ack > self.una {
+            self.on_new_ack(ack, ece, now, out);
+        }
+        if duplicate {
+            self.stats.dupacks_received += 1;
+            if !self.in_recovery {
+                self.dupacks += 1;
+                self.on_sack_dupack(now, out);
+            }
+        }
+        if self.in_recovery {
+            self.sack_transmit(now, out);
+        }
     }
 
     fn on_new_ack(&mut self, ack: u64, ece: bool, now: SimTime, out: &mut Vec<Packet>) {
@@ -248,12 +339,16 @@ impl TcpSender {
         let info = Ack { now, acked, una: self.una, max: self.max, ece, cwnd_limited, rtt, srtt: self.rto.srtt() };
         let mut restart_timer = true;
         if self.in_recovery {
-            // RFC 5681: any new ACK ends fast recovery; RFC 6582 step 3: only a full one.
-            let full = self.cfg.recovery == Recovery::Reno || ack >= self.recover;
+            // RFC 5681: any new ACK ends fast recovery; RFC 6582 step 3 and RFC 6675 (A):
+            // only a full one.
+            let full = (self.cfg.recovery == Recovery::Reno && !self.cfg.sack) || ack >= self.recover;
             if full {
                 self.cc.on_recovery_end(&info);
                 self.in_recovery = false;
                 self.dupacks = 0;
+            } else if self.cfg.sack {
+                // RFC 6675 (B): the caller updates the scoreboard and sends by pipe; the
+                // timer restarts (RFC 6298 (5.3)).
             } else {
                 // RFC 6582 step 3, partial ACK: retransmit the first unacknowledged segment
                 // (the controller then deflates the window) and restart the timer on the
@@ -326,6 +421,14 @@ impl TcpSender {
     /// Fast retransmit: the first unacknowledged segment goes again and fast recovery
     /// starts, up to what has been sent (`recover`, RFC 6582 step 2).
     fn start_recovery(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.begin_recovery(now);
+        self.retransmit_una(now, out);
+    }
+
+    /// The state of fast recovery, whichever loss recovery runs it: `recover` (RFC 6582
+    /// step 2; RFC 6675's RecoveryPoint, (4.1)), no ECN response until it is passed, and the
+    /// timer as the configuration has it.
+    fn begin_recovery(&mut self, now: SimTime) {
         self.recover = self.max;
         self.ecn_recover = self.max;
         self.ecn_answered = false;
@@ -336,7 +439,92 @@ impl TcpSender {
             self.timed = None;
             self.rto_deadline = Some(now + self.rto.rto());
         }
-        self.retransmit_una(now, out);
+    }
+
+    /// SACK: a duplicate ACK outside recovery (DupAcks already counted): RFC 6675 section 5
+    /// steps (1) to (4).
+    fn on_sack_dupack(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let (mss, thresh) = (self.cfg.mss as u64, self.cfg.dupack_threshold);
+        if self.dupacks >= thresh || self.scoreboard.is_lost(self.una, mss, thresh) {
+            // Section 5.1 (and RFC 6582's `recover`): no new recovery for data sent before
+            // the last one's RecoveryPoint, a timeout's, or an obeyed ACC control's.
+            if self.una < self.recover || self.una < self.acc_recover {
+                return;
+            }
+            self.enter_sack_recovery(now, out);
+        } else if self.cfg.limited_transmit {
+            // (3): Limited Transmit by pipe.
+            self.high_rxt = self.una;
+            let mut pipe = self.pipe();
+            while self.cc.cwnd() as u64 >= pipe + mss {
+                let len = self.new_data_len();
+                if len == 0 {
+                    break;
+                }
+                self.emit(self.max, len as u32, now, out);
+                self.max += len;
+                self.nxt = self.max;
+                pipe += len;
+            }
+        }
+    }
+
+    /// SACK: RFC 6675 section 5 step (4), up to (C), which the caller runs.
+    /// A loss in the window an ECN-Echo answered keeps the threshold that echo set (RFC
+    /// 3168 6.1.2): no second reduction.
+    fn enter_sack_recovery(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let before = self.cc.cwnd();
+        let answered = self.event(now).ecn_answered;
+        if !answered {
+            self.cc.on_fast_retransmit(&self.event(now)); // (4.2): ssthresh
+        }
+        self.begin_recovery(now); // (4.1)
+                                  // (4.3): the segment at HighACK + 1, up to the first SACKed byte.
+        let end = self.scoreboard.next_sacked(self.una).unwrap_or(self.max);
+        let len = (self.cfg.mss as u64).min(end - self.una);
+        self.emit(self.una, len as u32, now, out);
+        self.high_rxt = self.una + len;
+        self.cc.on_sack_recovery_start(&self.event(now)); // (4.2): cwnd = ssthresh
+        if !answered {
+            self.note_reduction(now, ReductionCause::FastRetransmit, before.saturating_sub(self.cc.ssthresh()));
+        }
+    }
+
+    /// SACK, in recovery: step (C), sending NextSeg() while `cwnd - pipe >= SMSS`.
+    fn sack_transmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let mss = self.cfg.mss as u64;
+        let mut pipe = self.pipe();
+        while self.cc.cwnd() as u64 >= pipe + mss {
+            let rescue = self.rescue_rxt.is_none_or(|r| self.una > r);
+            let Some(seg) = self.scoreboard.next_seg(&self.window(), self.new_data_len(), rescue) else { break };
+            self.emit(seg.start, seg.len as u32, now, out);
+            let end = seg.start + seg.len;
+            match seg.rule {
+                NextRule::Lost | NextRule::Hole => self.high_rxt = end, // (C.2)
+                NextRule::New => {
+                    self.max = end; // (C.3)
+                    self.nxt = end;
+                }
+                NextRule::Rescue => self.rescue_rxt = Some(self.recover),
+            }
+            pipe += seg.len; // (C.4)
+        }
+    }
+
+    /// What RFC 6675's routines see of the sender.
+    fn window(&self) -> Window {
+        Window { una: self.una, max: self.max, high_rxt: self.high_rxt.max(self.una), mss: self.cfg.mss as u64, dupthresh: self.cfg.dupack_threshold }
+    }
+
+    /// Bytes of new data one segment may carry from `max` (0 when there is none or the
+    /// receiver's window is full): NextSeg() rule (2).
+    fn new_data_len(&self) -> u64 {
+        let len = (self.cfg.mss as u64).min(self.data_end().saturating_sub(self.max));
+        if self.started && self.nxt >= self.max && len > 0 && self.max + len <= self.una + self.peer_wnd as u64 {
+            len
+        } else {
+            0
+        }
     }
 
     /// An ACC control message (`Kind::AccControl`) from a congested router that dropped the
@@ -405,8 +593,11 @@ impl TcpSender {
         self.note_reduction(now, ReductionCause::Timeout, before.saturating_sub(self.cc.cwnd()));
         self.in_recovery = false;
         self.dupacks = 0;
-        // RFC 6582 section 4: remember the highest sequence sent so that duplicate ACKs
-        // for data sent before the timeout do not start another fast retransmit.
+        // RFC 2018 section 8: "the data sender SHOULD turn off all of the SACKed bits".
+        self.scoreboard.clear();
+        // RFC 6582 section 4 (RFC 6675 section 5.1 for SACK): remember the highest sequence
+        // sent so that duplicate ACKs for data sent before the timeout do not start another
+        // fast retransmit.
         self.recover = self.max;
         self.ecn_recover = self.max;
         self.ecn_answered = false;
@@ -453,7 +644,15 @@ impl TcpSender {
         }
         let wnd = self.cc.cwnd().min(self.peer_wnd) as u64;
         loop {
-            let len = (self.cfg.mss as u64).min(self.data_end().saturating_sub(self.nxt));
+            let mut len = (self.cfg.mss as u64).min(self.data_end().saturating_sub(self.nxt));
+            if self.cfg.sack && self.nxt < self.max {
+                // Going back N: skip what the receiver has SACKed, and stop short of it.
+                self.nxt = self.scoreboard.skip(self.nxt);
+                len = len.min(self.data_end().saturating_sub(self.nxt));
+                if let Some(next) = self.scoreboard.next_sacked(self.nxt) {
+                    len = len.min(next - self.nxt);
+                }
+            }
             if len == 0 || self.nxt + len > self.una + wnd {
                 break;
             }
@@ -504,7 +703,7 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::Kind;
+    use crate::net::packet::{Kind, SackBlocks};
     use crate::tcp::{CcConfig, NewRenoConfig, RenoConfig};
 
     const MSS: u32 = 1000;
@@ -992,5 +1191,278 @@ mod tests {
             assert_eq!(a.stats.window_reductions, b.stats.window_reductions);
             assert!(a.stats.window_reductions >= 1);
         }
+    }
+
+    // ---- SACK (RFC 2018, RFC 6675) ----
+
+    fn sack_sender(recovery: Recovery) -> TcpSender {
+        TcpSender::new(SenderConfig { sack: true, ..config(recovery) }, ends(), 1 << 30)
+    }
+
+    /// An ACK of `ackno` carrying SACK blocks (byte offsets from the ISN), most recent first.
+    fn sack_ack(s: &TcpSender, ackno: u32, blocks: &[(u32, u32)]) -> Packet {
+        let mut p = ack(s, ackno);
+        let mut b = SackBlocks::NONE;
+        for &(l, r) in blocks {
+            b.push(Seq(s.cfg.isn.wrapping_add(l)), Seq(s.cfg.isn.wrapping_add(r)));
+        }
+        p.set_sack(b);
+        p
+    }
+
+    /// Segment `i` of the window that starts at `base`: its SACK block.
+    fn segs(base: u32, from: u32, to: u32) -> (u32, u32) {
+        (base + from * MSS, base + to * MSS)
+    }
+
+    #[test]
+    fn sack_third_duplicate_enters_recovery_with_cwnd_at_ssthresh() {
+        let mut s = sack_sender(Recovery::NewReno);
+        let mut out = Vec::new();
+        let a = grow_to(&mut s, 10, &mut out);
+        assert_eq!(s.flight_size(), 10 * MSS);
+        out.clear();
+        // Segment 0 of the window is lost; 1, 2, 3 arrive.
+        s.on_ack(&sack_ack(&s, a, &[segs(a, 1, 2)]), t(200), &mut out);
+        s.on_ack(&sack_ack(&s, a, &[segs(a, 1, 3)]), t(201), &mut out);
+        assert!(out.is_empty() && !s.in_recovery(), "two duplicates and 2 SMSS SACKed: not yet");
+        s.on_ack(&sack_ack(&s, a, &[segs(a, 1, 4)]), t(202), &mut out);
+        assert!(s.in_recovery());
+        assert_eq!(s.stats.fast_retransmits, 1);
+        // (4.2) ssthresh = cwnd = FlightSize / 2; (4.3) HighACK + 1 retransmitted.
+        assert_eq!((s.ssthresh(), s.cwnd()), (5 * MSS, 5 * MSS));
+        assert_eq!(out.iter().map(|p| p.seq.0).collect::<Vec<_>>(), [a]);
+        // (4.4) pipe: segments 4-9 in flight and the retransmission: 7 > cwnd, nothing more.
+        assert_eq!(s.pipe(), 7 * MSS as u64);
+        assert_eq!(s.scoreboard().ranges(), [(a as u64 + MSS as u64, a as u64 + 4 * MSS as u64)]);
+        // Each further SACK takes a segment out of the pipe; once cwnd - pipe >= SMSS new
+        // data goes out (no inflation: cwnd stays at ssthresh).
+        for k in 4..8 {
+            s.on_ack(&sack_ack(&s, a, &[segs(a, 1, k + 1)]), t(203 + k as u64), &mut out);
+        }
+        assert_eq!(s.cwnd(), 5 * MSS, "duplicates do not inflate the window");
+        assert_eq!(s.pipe(), 5 * MSS as u64);
+        let sent: Vec<u32> = out.iter().skip(1).map(|p| (p.seq.0 - a) / MSS).collect();
+        assert_eq!(sent, [10, 11], "new data once 3 segments left the pipe, then 1 per SACK");
+        // The cumulative ACK covering RecoveryPoint ends recovery (A).
+        s.on_ack(&sack_ack(&s, a + 10 * MSS, &[]), t(300), &mut out);
+        assert!(!s.in_recovery());
+        assert_eq!(s.stats.timeouts, 0);
+    }
+
+    #[test]
+    fn sack_islost_enters_recovery_before_the_third_duplicate() {
+        // One ACK SACKs three segments at once (the ACKs between were lost): IsLost(HighACK
+        // + 1) holds on the first duplicate (RFC 6675 section 5 step (2)).
+        let mut s = sack_sender(Recovery::NewReno);
+        let mut out = Vec::new();
+        let a = grow_to(&mut s, 10, &mut out);
+        out.clear();
+        s.on_ack(&sack_ack(&s, a, &[segs(a, 1, 4)]), t(200), &mut out);
+        assert!(s.in_recovery());
+        assert_eq!(out[0].seq, Seq(a));
+    }
+
+    #[test]
+    fn sack_recovery_retransmits_every_lost_segment_of_a_window_at_once() {
+        // Segments 0, 2, 4 and 6 of a window of 10 are lost; the others SACKed. RFC 6582
+        // would retransmit one hole per round trip; RFC 6675 sends every hole IsLost marks
+        // as pipe allows, here within the same ACKs.
+        let mut s = sack_sender(Recovery::NewReno);
+        let mut out = Vec::new();
+        let a = grow_to(&mut s, 10, &mut out);
+        out.clear();
+        let mut blocks: Vec<(u32, u32)> = Vec::new();
+        for (i, k) in [1, 3, 5, 7, 8, 9].into_iter().enumerate() {
+            // Most recent first, three at most, as the receiver sends them.
+            blocks.insert(0, segs(a, k, k + 1));
+            blocks.truncate(3);
+            s.on_ack(&sack_ack(&s, a, &blocks), t(200 + i as u64), &mut out);
+        }
+        let rexmits: Vec<u32> = out.iter().filter(|p| p.seq.0 < a + 10 * MSS).map(|p| (p.seq.0 - a) / MSS).collect();
+        assert_eq!(rexmits, [0, 2, 4, 6], "every hole once, in order, before any ACK of new data");
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert_eq!(s.stats.retransmitted_packets, 4);
+    }
+
+    #[test]
+    fn sack_partial_ack_keeps_recovery_and_does_not_deflate() {
+        for recovery in [Recovery::Reno, Recovery::NewReno] {
+            let mut s = sack_sender(recovery);
+            let mut out = Vec::new();
+            let a = grow_to(&mut s, 10, &mut out);
+            for k in 2..5 {
+                s.on_ack(&sack_ack(&s, a, &[segs(a, 1, 2), segs(a, 3, k + 1)]), t(200 + k as u64), &mut out);
+            }
+            // Loss of 0 and 2; 3 segments SACKed above 2 and 0.
+            assert!(s.in_recovery());
+            let cwnd = s.cwnd();
+            // The retransmission of 0 arrives: a partial ACK up to the second hole.
+            s.on_ack(&sack_ack(&s, a + 2 * MSS, &[segs(a, 3, 5)]), t(300), &mut out);
+            assert!(s.in_recovery(), "{recovery:?}: RFC 6675 (A): only RecoveryPoint ends recovery");
+            assert_eq!(s.cwnd(), cwnd, "{recovery:?}: no deflation");
+            assert_eq!(s.rto_deadline(), Some(t(300) + s.rto()), "{recovery:?}: the timer restarts on new data (RFC 6298 5.3)");
+        }
+    }
+
+    #[test]
+    fn sack_timeout_clears_the_scoreboard_and_go_back_n_skips_what_is_sacked_again() {
+        let mut s = sack_sender(Recovery::NewReno);
+        let mut out = Vec::new();
+        let a = grow_to(&mut s, 10, &mut out);
+        for k in 1..4 {
+            s.on_ack(&sack_ack(&s, a, &[segs(a, 1, k + 1)]), t(200 + k as u64), &mut out);
+        }
+        assert!(s.in_recovery() && !s.scoreboard().is_empty());
+        out.clear();
+        let d = s.rto_deadline().unwrap();
+        s.on_timeout(d, &mut out);
+        assert!(s.scoreboard().is_empty(), "RFC 2018 section 8");
+        assert!(!s.in_recovery());
+        assert_eq!(out.iter().map(|p| p.seq.0).collect::<Vec<_>>(), [a], "one segment: the loss window");
+        // The receiver still holds 1-3 and says so; the retransmission of 0 arrives and the
+        // ACK moves on to 4. Going back N resends 4 and 5 (slow start: 2 segments), not 1-3.
+        out.clear();
+        s.on_ack(&sack_ack(&s, a, &[segs(a, 1, 4)]), d + Dur::from_millis(1), &mut out);
+        assert_eq!(s.stats.fast_retransmits, 1, "no new recovery for data sent before the timeout");
+        s.on_ack(&sack_ack(&s, a + 4 * MSS, &[]), d + Dur::from_millis(2), &mut out);
+        let sent: Vec<u32> = out.iter().map(|p| (p.seq.0 - a) / MSS).collect();
+        assert_eq!(sent, [4, 5]);
+        // With segment 6 SACKed, going back N jumps over it.
+        out.clear();
+        s.on_ack(&sack_ack(&s, a + 5 * MSS, &[segs(a, 6, 7)]), d + Dur::from_millis(3), &mut out);
+        let sent: Vec<u32> = out.iter().map(|p| (p.seq.0 - a) / MSS).collect();
+        assert!(!sent.contains(&6) && sent[0] == 7, "{sent:?}");
+    }
+
+    #[test]
+    fn sack_ack_without_blocks_counts_as_rfc5681_duplicate() {
+        // A peer or router that sends no SACK blocks (a spoofed ACK): RFC 5681's duplicates.
+        let mut s = sack_sender(Recovery::NewReno);
+        let mut out = Vec::new();
+        let a = grow_to(&mut s, 10, &mut out);
+        for i in 0..3 {
+            s.on_ack(&ack(&s, a), t(200 + i), &mut out);
+        }
+        assert_eq!((s.stats.fast_retransmits, s.cwnd()), (1, 5 * MSS));
+        // With blocks, an ACK that SACKs nothing new is no duplicate (RFC 6675 section 2).
+        let mut s = sack_sender(Recovery::NewReno);
+        let a = grow_to(&mut s, 10, &mut out);
+        for i in 0..4 {
+            s.on_ack(&sack_ack(&s, a, &[segs(a, 1, 2)]), t(200 + i), &mut out);
+        }
+        assert_eq!((s.stats.dupacks_received, s.stats.fast_retransmits), (1, 0));
+    }
+
+    #[test]
+    fn sack_limited_transmit_sends_by_pipe() {
+        let cfg = SenderConfig { sack: true, limited_transmit: true, ..config(Recovery::NewReno) };
+        let mut s = TcpSender::new(cfg, ends(), 1 << 30);
+        let mut out = Vec::new();
+        let a = grow_to(&mut s, 10, &mut out);
+        let max = s.snd_max().0;
+        out.clear();
+        s.on_ack(&sack_ack(&s, a, &[segs(a, 1, 2)]), t(200), &mut out);
+        s.on_ack(&sack_ack(&s, a, &[segs(a, 1, 3)]), t(201), &mut out);
+        assert_eq!(out.iter().map(|p| p.seq.0).collect::<Vec<_>>(), [max, max + MSS], "one new segment per SACKed one");
+    }
+
+    #[test]
+    fn sack_rescue_retransmits_the_last_segment_once_per_recovery() {
+        // A finite transfer of 10 segments, all sent, loses the first and the last: no new
+        // data to send and no hole below the highest SACKed byte but the first, so rule (4)
+        // resends the tail once the pipe allows, once.
+        let cfg = SenderConfig { sack: true, init_cwnd: 10, data_bytes: Some(10 * MSS as u64), ..config(Recovery::NewReno) };
+        let mut s = TcpSender::new(cfg, ends(), 1 << 30);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        assert_eq!(s.snd_max().0, 10 * MSS);
+        out.clear();
+        for k in 1..9 {
+            s.on_ack(&sack_ack(&s, 0, &[(MSS, (k + 1) * MSS)]), t(100 + k as u64), &mut out);
+        }
+        let sent: Vec<u32> = out.iter().map(|p| p.seq.0 / MSS).collect();
+        assert_eq!(sent, [0, 9], "the first hole, then the rescue of the last segment");
+        assert_eq!((s.stats.fast_retransmits, s.stats.retransmitted_packets), (1, 2));
+    }
+
+    /// A sender and a SACK receiver joined by a path of 10 ms each way (no bottleneck: a
+    /// window leaves at one instant) that drops the first transmission of the segments listed.
+    /// Returns the sender when `bytes` are acknowledged, the time spent in recovery, and when
+    /// the last retransmission left after recovery began.
+    fn lossy_transfer(cfg: SenderConfig, bytes: u64, drop: &[u32]) -> (TcpSender, Dur, Dur) {
+        use crate::tcp::{ReceiverConfig, TcpReceiver};
+        let sack = cfg.sack;
+        let mut tx = TcpSender::new(SenderConfig { data_bytes: Some(bytes), ..cfg }, ends(), 1 << 30);
+        let mut rx = TcpReceiver::new(ReceiverConfig { sack, ..ReceiverConfig::default() }, ends(), tx.cfg.isn);
+        let one_way = Dur::from_millis(10);
+        let mut wire: Vec<(SimTime, u64, Packet)> = Vec::new();
+        let (mut order, mut now, mut out) = (0, SimTime::ZERO, Vec::new());
+        let mut sent_once = std::collections::HashSet::new();
+        let (mut in_recovery, mut recovering_since, mut recovering, mut last_rexmit) = (false, now, Dur::ZERO, Dur::ZERO);
+        tx.start(now, &mut out);
+        while tx.completed_at.is_none() {
+            if tx.in_recovery() && !in_recovery {
+                recovering_since = now;
+            }
+            for p in out.drain(..) {
+                let first = p.payload > 0 && sent_once.insert(p.seq.0);
+                if p.payload > 0 && !first && tx.in_recovery() {
+                    last_rexmit = now - recovering_since;
+                }
+                if first && drop.contains(&(p.seq.0 / MSS)) {
+                    continue;
+                }
+                wire.push((now + one_way, order, p));
+                order += 1;
+            }
+            if tx.in_recovery() != in_recovery {
+                in_recovery = tx.in_recovery();
+                if !in_recovery {
+                    recovering = recovering + (now - recovering_since);
+                }
+            }
+            let next = wire.iter().enumerate().min_by_key(|(_, w)| (w.0, w.1)).map(|(i, w)| (w.0, i));
+            match (next, tx.rto_deadline()) {
+                (Some((at, i)), d) if d.is_none_or(|d| at <= d) => {
+                    now = at;
+                    let (_, _, p) = wire.swap_remove(i);
+                    if p.payload > 0 {
+                        rx.on_data(&p, now, &mut out);
+                    } else {
+                        tx.on_ack(&p, now, &mut out);
+                    }
+                }
+                (_, Some(d)) => {
+                    now = d;
+                    tx.on_timeout(now, &mut out);
+                }
+                _ => panic!("stalled"),
+            }
+            assert!(now < t(60_000), "not done after a minute");
+        }
+        (tx, recovering, last_rexmit)
+    }
+
+    #[test]
+    fn sack_repairs_six_losses_in_one_window_in_one_round_trip_of_retransmissions() {
+        // Segments 40, 43, ..., 55 of a slow-start flight of 32 are lost (the path has no
+        // bottleneck, so each flight leaves at one instant and its ACKs return at one
+        // instant). With SACK every hole is retransmitted as the pipe allows: the first two
+        // on the ACKs of the flight, the rest on the next ACKs, one round trip (20 ms) later;
+        // recovery ends a round trip after that, without a timeout. NewReno repairs one hole
+        // per round trip (slow-but-steady, so that no timeout cuts it short): six.
+        let drop = [40, 43, 46, 49, 52, 55];
+        let bytes = 200 * MSS as u64;
+        let (sack, sack_time, sack_last) = lossy_transfer(SenderConfig { sack: true, ..config(Recovery::NewReno) }, bytes, &drop);
+        let cfg = SenderConfig { partial_ack_timer: PartialAckTimer::SlowButSteady, ..config(Recovery::NewReno) };
+        let (newreno, newreno_time, newreno_last) = lossy_transfer(cfg, bytes, &drop);
+        for (name, s) in [("sack", &sack), ("newreno", &newreno)] {
+            assert_eq!((s.stats.fast_retransmits, s.stats.timeouts), (1, 0), "{name}");
+            assert_eq!(s.stats.retransmitted_packets, 6, "{name}: each lost segment once, nothing else");
+        }
+        assert_eq!((sack_last, sack_time), (Dur::from_millis(20), Dur::from_millis(40)), "SACK");
+        assert_eq!((newreno_last, newreno_time), (Dur::from_millis(100), Dur::from_millis(120)), "NewReno");
+        assert!(sack.completed_at < newreno.completed_at);
     }
 }

@@ -1,9 +1,14 @@
 //! A packet as the bytes of a raw IPv4 frame (no link-layer header): a short non-zero
 //! prefix (the headers, and the ACC control payload) followed by zeros up to `pkt.size`.
 //! Encoding fills a fixed stack array, so tracing allocates nothing per packet.
+//!
+//! A TCP segment carrying SACK blocks (`pkt.sack`) has the SACK option after its 20-byte
+//! header: NOP, NOP, kind 5, length 2 + 8n, then the n blocks' left and right edges as
+//! absolute sequence numbers (RFC 2018 section 3), the data offset counting the option.
+//! There is no handshake, so no SYN carries SACK-permitted (kind 4).
 
 use crate::net::checksum::{fold, sum};
-use crate::net::packet::{TCP_IP_HEADER, UDP_IP_HEADER};
+use crate::net::packet::{SackBlocks, TCP_IP_HEADER, UDP_IP_HEADER};
 use crate::net::{Kind, NodeId, Packet};
 use crate::rdp::wire;
 
@@ -23,6 +28,10 @@ const PROTO_RDP: u8 = crate::net::packet::Protocol::Rdp as u8;
 /// header and the ACC control payload).
 const MAX_PREFIX: usize = IP_HEADER + wire::MAX_HEADER;
 const _: () = assert!(MAX_PREFIX >= UDP_IP_HEADER as usize + ACC_PAYLOAD);
+const _: () = assert!(MAX_PREFIX >= TCP_IP_HEADER as usize + 4 + 8 * SackBlocks::MAX);
+/// TCP option kinds (RFC 793, RFC 2018).
+const TCPOPT_NOP: u8 = 1;
+const TCPOPT_SACK: u8 = 5;
 
 /// The IPv4 address of node `n`: `10.a.b.c` with `c = n % 254 + 1` (1..=254, so never a
 /// `.0` or `.255` address), `b = (n / 254) % 256`, `a = (n / (254 * 256)) % 256`. Node 0 is
@@ -45,8 +54,8 @@ impl Frame {
     /// Encodes `pkt` with IPv4 identification `ident`.
     pub(crate) fn encode(pkt: &Packet, ident: u16) -> Frame {
         let (proto, headers, dscp) = match pkt.kind {
-            Kind::TcpData | Kind::TcpAck => (PROTO_TCP, TCP_IP_HEADER, 0),
-            Kind::SpoofedAck => (PROTO_TCP, TCP_IP_HEADER, DSCP_SPOOFED_ACK),
+            Kind::TcpData | Kind::TcpAck => (PROTO_TCP, TCP_IP_HEADER + pkt.sack.option_bytes(), 0),
+            Kind::SpoofedAck => (PROTO_TCP, TCP_IP_HEADER + pkt.sack.option_bytes(), DSCP_SPOOFED_ACK),
             Kind::Udp => (PROTO_UDP, UDP_IP_HEADER, 0),
             Kind::AccControl => (PROTO_UDP, UDP_IP_HEADER, DSCP_ACC_CONTROL),
             Kind::RdpData | Kind::RdpAck => (PROTO_RDP, IP_HEADER as u32 + wire::header_len(&pkt.rdp_fields()) as u32, 0),
@@ -83,9 +92,18 @@ impl Frame {
             t[2..4].copy_from_slice(&pkt.dport.to_be_bytes());
             t[4..8].copy_from_slice(&pkt.seq.0.to_be_bytes());
             t[8..12].copy_from_slice(&pkt.ack.0.to_be_bytes());
-            t[12] = 5 << 4; // data offset: no options
+            let options = pkt.sack.option_bytes() as usize;
+            t[12] = (((20 + options) / 4) as u8) << 4; // data offset, in 32-bit words
             t[13] = pkt.flags;
             t[14..16].copy_from_slice(&(pkt.wnd.min(u16::MAX as u32) as u16).to_be_bytes());
+            if options > 0 {
+                let o = &mut t[20..20 + options];
+                o[..4].copy_from_slice(&[TCPOPT_NOP, TCPOPT_NOP, TCPOPT_SACK, options as u8 - 2]);
+                for (i, (left, right)) in pkt.sack.iter().enumerate() {
+                    o[4 + 8 * i..8 + 8 * i].copy_from_slice(&left.0.to_be_bytes());
+                    o[8 + 8 * i..12 + 8 * i].copy_from_slice(&right.0.to_be_bytes());
+                }
+            }
         } else {
             let dport = if pkt.kind == Kind::AccControl { ACC_PORT } else { pkt.dport };
             t[0..2].copy_from_slice(&pkt.sport.to_be_bytes());
@@ -153,6 +171,7 @@ mod tests {
             acc: None,
             rdp_var: Default::default(),
             tunnel: 0,
+            sack: Default::default(),
         }
     }
 
@@ -231,6 +250,28 @@ mod tests {
         let b = bytes(&c);
         assert_eq!(&b[28..], &[1, 2, 3, 4, 0, 0]);
         assert!(l4_ok(&b));
+    }
+
+    #[test]
+    fn sack_option_follows_the_tcp_header() {
+        let mut p = pkt(Kind::TcpAck);
+        p.payload = 0;
+        let mut blocks = SackBlocks::NONE;
+        blocks.push(Seq(0x0102_0304), Seq(0x0102_0704));
+        blocks.push(Seq(500), Seq(900));
+        p.size = TCP_IP_HEADER;
+        p.set_sack(blocks);
+        let b = bytes(&p);
+        assert_eq!(b.len(), 40 + 20);
+        assert_eq!(b[32] >> 4, 10, "data offset: 20 + 20 bytes of options");
+        assert_eq!(&b[40..44], &[1, 1, 5, 18], "NOP, NOP, SACK, length 2 + 2 * 8");
+        assert_eq!(&b[44..52], &[1, 2, 3, 4, 1, 2, 7, 4]);
+        assert_eq!(&b[52..60], &[0, 0, 1, 244, 0, 0, 3, 132]);
+        assert_eq!(fold(sum(&b[..20])), 0xffff);
+        assert!(l4_ok(&b), "the checksum covers the option");
+        // The option is part of the headers even when the size says less.
+        p.size = TCP_IP_HEADER;
+        assert_eq!(Frame::encode(&p, 0).len(), 60);
     }
 
     #[test]

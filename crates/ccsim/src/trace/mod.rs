@@ -18,8 +18,14 @@
 //!   identification from a per-writer counter, DF set, the packet's TTL, a correct header
 //!   checksum, addresses from [`node_addr`].
 //! - TCP (every kind but `Udp` and `AccControl`): ports, 32-bit seq and ack, data offset 5
-//!   (no options), the flags byte straight from `pkt.flags`, window `min(pkt.wnd, 65535)`
-//!   (no window scaling), urgent pointer 0, a correct checksum.
+//!   (no options) or more with SACK blocks, the flags byte straight from `pkt.flags`, window
+//!   `min(pkt.wnd, 65535)` (no window scaling), urgent pointer 0, a correct checksum. A
+//!   segment with SACK blocks (`pkt.sack`, the ACKs of a `tcp.sack` receiver) carries the
+//!   SACK option (RFC 2018 section 3): NOP, NOP, kind 5, length 2 + 8n, the blocks' edges as
+//!   absolute sequence numbers; `pkt.size` counts it. No SYN is ever written, so no
+//!   SACK-permitted option: tshark shows the blocks (`tcp.options.sack_le`,
+//!   `tcp.options.sack_re`, relative to the stream's first sequence number it saw, unless
+//!   `-o tcp.relative_sequence_numbers:FALSE`).
 //! - UDP: ports, length, a correct checksum.
 //! - RDP (`Kind::RdpData`, `Kind::RdpAck`): IPv4 protocol 27 (RDP's IANA number), the
 //!   segment's header as [`crate::rdp::wire`] lays it out (flags and version 2, ports,

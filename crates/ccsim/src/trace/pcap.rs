@@ -184,6 +184,7 @@ mod tests {
             acc: None,
             rdp_var: Default::default(),
             tunnel: 0,
+            sack: Default::default(),
         }
     }
 

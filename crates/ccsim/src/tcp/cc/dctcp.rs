@@ -108,6 +108,10 @@ impl Controller for Dctcp {
         self.nr.on_recovery_start(ev)
     }
 
+    fn on_sack_recovery_start(&mut self, ev: &Event) {
+        self.nr.on_sack_recovery_start(ev)
+    }
+
     fn on_recovery_dupack(&mut self, ev: &Event) {
         self.nr.on_recovery_dupack(ev)
     }

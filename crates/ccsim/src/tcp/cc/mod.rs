@@ -12,8 +12,9 @@
 //! | new data acknowledged, not in fast recovery | [`on_ack`](Controller::on_ack) | slow start, congestion avoidance (RFC 5681 3.1) |
 //! | the duplicate-ACK threshold is reached | [`on_fast_retransmit`](Controller::on_fast_retransmit) | ssthresh by eq. (4) (RFC 5681 3.2 step 2) |
 //! | ... and the segment is retransmitted | [`on_recovery_start`](Controller::on_recovery_start) | cwnd = ssthresh + 3 SMSS (step 3) |
-//! | a further duplicate ACK in fast recovery | [`on_recovery_dupack`](Controller::on_recovery_dupack) | cwnd += SMSS (step 4) |
-//! | a partial ACK (NewReno recovery only) | [`on_partial_ack`](Controller::on_partial_ack) | deflation (RFC 6582 3.2 step 3) |
+//! | ... or, with SACK, RFC 6675's recovery starts | [`on_sack_recovery_start`](Controller::on_sack_recovery_start) | cwnd = ssthresh (RFC 6675 section 5 step (4.2)) |
+//! | a further duplicate ACK in fast recovery (not SACK's) | [`on_recovery_dupack`](Controller::on_recovery_dupack) | cwnd += SMSS (step 4) |
+//! | a partial ACK (NewReno recovery only, not SACK's) | [`on_partial_ack`](Controller::on_partial_ack) | deflation (RFC 6582 3.2 step 3) |
 //! | the ACK that ends fast recovery | [`on_recovery_end`](Controller::on_recovery_end) | cwnd = ssthresh (RFC 5681 3.2 step 6) |
 //! | the retransmission timer expires | [`on_timeout`](Controller::on_timeout) | eq. (4), cwnd = LW (RFC 5681 3.1) |
 //! | ECN-Echo, once per window, outside recovery | [`on_ecn_echo`](Controller::on_ecn_echo) | as for a loss (RFC 3168 6.1.2) |
@@ -53,6 +54,18 @@
 //! Deflation and the exit rule stay on the controller's side because they are arithmetic
 //! on a window whose units and state only the controller knows (a packet-counted window
 //! deflates in packets; CUBIC's epoch must see the window it leaves recovery with).
+//!
+//! # SACK recovery
+//!
+//! With SACK (RFC 6675, `SenderConfig::sack`) the sender counts what is in flight (`pipe`,
+//! from its scoreboard) and sends while `cwnd - pipe >= SMSS`, so the window is not inflated
+//! by duplicates nor deflated by partial ACKs: the sender calls neither
+//! `on_recovery_dupack` nor `on_partial_ack`. It calls `on_fast_retransmit` (ssthresh, as
+//! for RFC 5681), then, the first lost segment retransmitted,
+//! [`on_sack_recovery_start`](Controller::on_sack_recovery_start) for RFC 6675's `cwnd =
+//! ssthresh`, and `on_recovery_end` when the cumulative ACK reaches the recovery point, as
+//! NewReno's full ACK. Which recovery runs is the sender's business; a controller sees only
+//! which of its hooks are called.
 //!
 //! Fast retransmit takes two hooks because RFC 5681 orders it that way: step 2 sets ssthresh
 //! when the third duplicate arrives, step 3 retransmits and sets cwnd. The retransmitted
@@ -184,6 +197,14 @@ pub trait Controller {
     /// The lost segment has been retransmitted: fast recovery starts (RFC 5681 3.2 step 3).
     fn on_recovery_start(&mut self, _ev: &Event) {}
 
+    /// SACK loss recovery starts, the first lost segment retransmitted: RFC 6675 section 5
+    /// step (4.2), "ssthresh = cwnd = (FlightSize / 2)", takes ssthresh from
+    /// [`on_fast_retransmit`](Controller::on_fast_retransmit), called before; this hook sets
+    /// the window of the recovery, which the sender does not inflate (it sends while `cwnd -
+    /// pipe >= SMSS`). Called instead of [`on_recovery_start`](Controller::on_recovery_start).
+    /// No default: an algorithm that forgot it would keep its whole window through recovery.
+    fn on_sack_recovery_start(&mut self, ev: &Event);
+
     /// A further duplicate ACK during fast recovery (RFC 5681 3.2 step 4).
     fn on_recovery_dupack(&mut self, _ev: &Event) {}
 
@@ -293,6 +314,10 @@ impl Controller for AnyController {
         each!(self, c => c.on_recovery_start(ev))
     }
     #[inline]
+    fn on_sack_recovery_start(&mut self, ev: &Event) {
+        each!(self, c => c.on_sack_recovery_start(ev))
+    }
+    #[inline]
     fn on_recovery_dupack(&mut self, ev: &Event) {
         each!(self, c => c.on_recovery_dupack(ev))
     }
@@ -368,11 +393,12 @@ mod tests {
                 CcConfig::Cubic(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Dctcp(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
             };
-            let steps: [fn(&mut dyn Controller); 11] = [
+            let steps: [fn(&mut dyn Controller); 12] = [
                 |c| c.on_ack(&ack(MSS, 20 * MSS)),
                 |c| c.on_ack(&ack(MSS, 20 * MSS)),
                 |c| c.on_fast_retransmit(&event(20 * MSS, 3)),
                 |c| c.on_recovery_start(&event(20 * MSS, 3)),
+                |c| c.on_sack_recovery_start(&event(20 * MSS, 3)),
                 |c| c.on_recovery_dupack(&event(20 * MSS, 4)),
                 |c| c.on_partial_ack(&ack(3 * MSS, 12 * MSS)),
                 |c| c.on_recovery_end(&ack(2 * MSS, 3 * MSS)),

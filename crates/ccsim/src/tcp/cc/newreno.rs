@@ -78,6 +78,10 @@ impl Controller for NewReno {
         self.reno.on_recovery_start(ev)
     }
 
+    fn on_sack_recovery_start(&mut self, ev: &Event) {
+        self.reno.on_sack_recovery_start(ev)
+    }
+
     fn on_recovery_dupack(&mut self, ev: &Event) {
         self.reno.on_recovery_dupack(ev)
     }

@@ -104,6 +104,11 @@ impl Controller for PacketReno {
         self.whole();
     }
 
+    fn on_sack_recovery_start(&mut self, ev: &Event) {
+        self.inner.on_sack_recovery_start(ev);
+        self.whole();
+    }
+
     fn on_recovery_dupack(&mut self, ev: &Event) {
         self.inner.on_recovery_dupack(ev);
     }

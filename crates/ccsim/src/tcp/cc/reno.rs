@@ -16,6 +16,9 @@
 //!   duplicates that triggered it stand for segments that left the network.
 //! - Fast recovery (step 4): each further duplicate adds one SMSS; the ACK of new data that
 //!   ends it sets `cwnd = ssthresh` (step 6).
+//! - SACK loss recovery (RFC 6675 section 5 step (4.2)): "ssthresh = cwnd = (FlightSize /
+//!   2)": ssthresh as for a fast retransmit, then `cwnd` = the reduced window, without the
+//!   duplicates' inflation, which pipe replaces.
 //! - Retransmission timeout (3.1): eq. (4) on the first timeout of a segment, not on later
 //!   backoffs; `cwnd` = the loss window, one SMSS.
 //! - ECN-Echo (RFC 3168 6.1.2): as for a loss, without the loss: eq. (4), and `cwnd` no
@@ -159,6 +162,11 @@ impl Controller for Reno {
         self.recovering = true;
     }
 
+    fn on_sack_recovery_start(&mut self, _ev: &Event) {
+        self.cwnd = self.base;
+        self.recovering = true;
+    }
+
     fn on_recovery_dupack(&mut self, _ev: &Event) {
         self.cwnd = self.cwnd.saturating_add(self.mss);
     }
@@ -258,6 +266,22 @@ mod tests {
         r.on_recovery_dupack(&event(17 * MSS, 4));
         r.on_recovery_dupack(&event(17 * MSS, 5));
         assert_eq!(r.cwnd(), 8 * MSS + MSS / 2 + 5 * MSS, "step 4: one MSS per further duplicate");
+    }
+
+    #[test]
+    fn sack_recovery_starts_with_cwnd_equal_to_ssthresh() {
+        // RFC 6675 (4.2): ssthresh = cwnd = FlightSize / 2, and no inflation.
+        let mut r = reno(20, u32::MAX / 2);
+        r.on_fast_retransmit(&event(17 * MSS, 3));
+        r.on_sack_recovery_start(&event(17 * MSS, 3));
+        assert_eq!((r.cwnd(), r.ssthresh()), (8 * MSS + MSS / 2, 8 * MSS + MSS / 2));
+        r.on_recovery_end(&ack(MSS, 10 * MSS));
+        assert_eq!(r.cwnd(), 8 * MSS + MSS / 2);
+        // ns-2's rule: the unrounded half window, ssthresh in whole segments.
+        let mut r = RenoConfig { ssthresh_from: SsthreshFrom::Window, ..RenoConfig::default() }.build(MSS, 17, u32::MAX / 2);
+        r.on_fast_retransmit(&event(17 * MSS, 3));
+        r.on_sack_recovery_start(&event(17 * MSS, 3));
+        assert_eq!((r.cwnd(), r.ssthresh()), (8 * MSS + MSS / 2, 8 * MSS));
     }
 
     #[test]

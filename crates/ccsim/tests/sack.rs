@@ -1,0 +1,118 @@
+//! SACK end to end (RFC 2018 blocks, RFC 6675 recovery): a window that loses many segments
+//! at once, through a whole scenario, against NewReno.
+
+mod common;
+use common::{assert_conserved, link, run_with};
+
+/// One flow sends 200 segments; its slow start overshoots a small drop-tail buffer (1.5
+/// Mb/s, 20 ms each way plus access links, 15 packets): the window doubles well past what
+/// the path holds (about 8 packets in flight plus the buffer), and some twenty segments of
+/// one window are dropped.
+const OVERSHOOT: &str = r#"
+duration = "10s"
+hosts = ["S", "D"]
+routers = ["R1", "R2"]
+
+[[links]]
+between = ["S", "R1"]
+rate = "10Mbps"
+delay = "1ms"
+
+[[links]]
+between = ["R1", "R2"]
+rate = "1.5Mbps"
+delay = "20ms"
+queue = { limit = 15 }
+
+[[links]]
+between = ["R2", "D"]
+rate = "10Mbps"
+delay = "1ms"
+
+[[flows]]
+name = "f"
+from = "S"
+to = "D"
+app = "finite"
+bytes = 200000
+tcp = { variant = "newreno", mss = 1000 }
+"#;
+
+struct Outcome {
+    drops: u64,
+    recoveries: u64,
+    timeouts: u64,
+    retransmitted: u64,
+    done: f64,
+}
+
+fn outcome(sets: &[&str]) -> Outcome {
+    let (sim, _) = run_with(OVERSHOOT, sets);
+    assert_conserved(&sim);
+    let f = &sim.flows[0];
+    let (tx, rx) = (f.sender().unwrap(), f.receiver().unwrap());
+    assert_eq!(rx.stats.delivered_bytes, 200_000, "{sets:?}");
+    let o = Outcome {
+        drops: sim.net.links[link(&sim, "R1->R2")].queue.stats.drops(),
+        recoveries: tx.stats.fast_retransmits,
+        timeouts: tx.stats.timeouts,
+        retransmitted: tx.stats.retransmitted_packets,
+        done: tx.completed_at.expect("the transfer completes").as_secs_f64(),
+    };
+    eprintln!("{sets:?}: {} drops, {} recoveries, {} timeouts, {} retransmitted, done at {:.3} s", o.drops, o.recoveries, o.timeouts, o.retransmitted, o.done);
+    o
+}
+
+#[test]
+fn sack_repairs_a_window_of_many_losses_without_newrenos_timeout_or_one_round_trip_per_hole() {
+    for profile in ["profile=rfc", "profile=ns2"] {
+        let sack = outcome(&[profile, "flows.0.tcp.sack=true"]);
+        let impatient = outcome(&[profile]);
+        let steady = outcome(&[profile, "flows.0.tcp.partial_ack_timer=slow-but-steady"]);
+        // SACK: one recovery per congestion event, no timeout, each dropped segment resent
+        // about once (a rescue retransmission may add one).
+        assert!(sack.drops >= 20, "{profile}: the overshoot must drop many segments of a window");
+        assert_eq!(sack.timeouts, 0, "{profile}");
+        assert!(sack.retransmitted <= sack.drops + sack.recoveries, "{profile}");
+        // NewReno, RFC 6582's timer: the timeout arrives before the holes are repaired, and
+        // going back N resends segments the receiver already had.
+        assert!(impatient.timeouts >= 1, "{profile}");
+        assert!(impatient.retransmitted > impatient.drops, "{profile}");
+        // NewReno restarting the timer on every partial ACK: no timeout, one hole per round
+        // trip (some 45 ms), which takes much longer.
+        assert_eq!(steady.timeouts, 0, "{profile}");
+        for (name, other) in [("impatient", &impatient), ("slow-but-steady", &steady)] {
+            assert!(sack.done + 0.2 < other.done, "{profile}: SACK done at {:.3} s, NewReno ({name}) at {:.3} s", sack.done, other.done);
+        }
+    }
+}
+
+#[test]
+fn sack_composes_with_ecn_delayed_acks_das_and_acc() {
+    // Each run delivers everything and conserves packets; the SACK sender meets ECN marks
+    // (RED marking), delayed ACKs with DAS at the receiver, and ACC controls.
+    let red = "links.1.queue={ discipline = \"red\", limit = 15, min_th = 3, max_th = 10, max_p = 0.1, signal = \"ecn\" }";
+    let acc = "links.1.queue={ limit = 15, acc = true }";
+    let cases: [&[&str]; 3] = [
+        &["flows.0.tcp.sack=true", "flows.0.tcp.ecn=true", red],
+        &["flows.0.tcp.sack=true", "flows.0.tcp.delayed_ack=true", "flows.0.tcp.das=true"],
+        &["flows.0.tcp.sack=true", "flows.0.tcp.acc=true", acc],
+    ];
+    for (i, sets) in cases.into_iter().enumerate() {
+        let (sim, _) = run_with(OVERSHOOT, sets);
+        assert_conserved(&sim);
+        let f = &sim.flows[0];
+        let (tx, rx) = (f.sender().unwrap(), f.receiver().unwrap());
+        assert_eq!(rx.stats.delivered_bytes, 200_000, "{sets:?}");
+        eprintln!(
+            "{sets:?}: recoveries {}, timeouts {}, ECN reductions {}, ACC reductions {}, retransmitted {}, done at {:?}",
+            tx.stats.fast_retransmits, tx.stats.timeouts, tx.stats.ecn_reductions, tx.stats.acc_reductions, tx.stats.retransmitted_packets, tx.completed_at
+        );
+        assert_eq!(tx.stats.timeouts, 0, "{sets:?}");
+        match i {
+            0 => assert!(tx.stats.ecn_reductions >= 1),
+            1 => assert!(tx.stats.fast_retransmits >= 1),
+            _ => assert!(tx.stats.acc_reductions >= 1),
+        }
+    }
+}
