@@ -94,6 +94,10 @@ def test_quick_reproduction_writes_a_report_with_verdicts(paper, tmp_path):
     assert rep.claims and all(c.verdict in v.OUTCOMES and c.ours and c.profile == "ns2" for c in rep.claims)
     for fig in rep.figures:
         assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # Every report compares the paper's mechanism with today's baselines, our claims apart.
+    assert "Against today's baselines (our comparison, not the paper's)" in md and "our claims, not the paper's" in md
+    assert "today.png" in {f.name for f in rep.figures}
+    assert not any("(not in the paper)" in c.paper for c in rep.claims)
     if paper == "rtred":
         summary = json.loads((tmp_path / "summary.json").read_text())
         assert summary["profile"] == "ns2" and set(summary["profiles"]) == {"ns2", "rfc"}
@@ -109,7 +113,7 @@ def test_quick_reproduction_writes_a_report_with_verdicts(paper, tmp_path):
         assert up_to.verdict == v.FAILS and up_to.ours.startswith("at most ")  # the label follows the number beside it
     if paper == "acc":
         assert "go-back-N" in md
-        assert len(rep.claims) >= 10 and len(rep.figures) == 3
+        assert len(rep.claims) >= 10 and len(rep.figures) == 4
         fig4 = json.loads((tmp_path / "summary.json").read_text())["profiles"]["ns2"]["fig4"]
         assert set(fig4) == {str(d) for d in acc.QUICK_DELAYS}
         for entry in fig4.values():
@@ -122,7 +126,7 @@ def test_quick_reproduction_writes_a_report_with_verdicts(paper, tmp_path):
         assert summary["fig4"]["RED/Spoofing"]["120"]["loss_rate"]["n"] == 3
         assert summary["fig4"]["RED/Spoofing"]["120"]["spoofs_per_s"]["mean"] > 0
         assert summary["fig4"]["Tail Drop"]["120"]["spoofs_per_s"]["mean"] == 0
-        assert {f.name for f in rep.figures} == {"fig4.png", "fig4_nojitter.png", "fig5.png", "fig6.png", "fig8.png"}
+        assert {f.name for f in rep.figures} == {"fig4.png", "fig4_nojitter.png", "fig5.png", "fig6.png", "fig8.png", "today.png"}
         assert len(rep.claims) >= 10
         # Three runs decide nothing: every sampled claim is inconclusive in quick mode.
         assert all(c.verdict == v.INCONCLUSIVE for c in rep.claims)
