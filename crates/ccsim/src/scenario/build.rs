@@ -490,6 +490,12 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile:
         _ => RttArithmetic::Rfc6298,
     };
     cfg.sack = t.sack.unwrap_or(false);
+    cfg.sack_clear_on_timeout = match t.sack_after_timeout.as_deref() {
+        Some(_) if !cfg.sack => return fail(format!("{tp}.sack_after_timeout"), "only with `sack = true`"),
+        None | Some("keep") => false,
+        Some("clear") => true,
+        Some(other) => return fail(format!("{tp}.sack_after_timeout"), format!("unknown value {other:?} (expected \"keep\" or \"clear\")")),
+    };
     if cfg.sack && t.partial_ack_timer.is_some() {
         return fail(format!("{tp}.partial_ack_timer"), "only without `sack` (SACK recovery restarts the timer on every new ACK, RFC 6298 (5.3))");
     }

@@ -413,6 +413,10 @@ pub struct TcpSpec {
     /// SACK loss recovery (RFC 6675); default false.
     #[serde(default)]
     pub sack: Option<bool>,
+    /// What a retransmission timeout does to the SACK scoreboard: `keep` (default; RFC 6675
+    /// 5.1 with Errata 1610, as Linux and ns-3) or `clear` (RFC 2018 section 8).
+    #[serde(default)]
+    pub sack_after_timeout: Option<String>,
     /// ACC/TCP: carry the congestion state in data packets and obey ACC controls.
     #[serde(default)]
     pub acc: Option<bool>,

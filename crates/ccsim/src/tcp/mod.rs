@@ -105,6 +105,9 @@ pub struct SenderConfig {
     /// while `cwnd - pipe >= SMSS` (`tcp/sender.rs`). Replaces `recovery` and
     /// `partial_ack_timer`; the receiver must send SACK blocks (`ReceiverConfig::sack`).
     pub sack: bool,
+    /// With `sack`: clear the scoreboard at a retransmission timeout (RFC 2018 section 8)
+    /// rather than keep it (RFC 6675 5.1 with Errata 1610, Linux, ns-3; the default).
+    pub sack_clear_on_timeout: bool,
     /// Initial sequence number.
     pub isn: u32,
     /// Set ECT on data packets and react to ECE (RFC 3168).
@@ -137,6 +140,7 @@ impl Default for SenderConfig {
             fast_retransmit_resets_timer: false,
             ecn_answered_until: EcnAnswered::Window,
             sack: false,
+            sack_clear_on_timeout: false,
             isn: 0,
             ecn: false,
             acc: false,

@@ -84,6 +84,11 @@ impl Scoreboard {
 
     /// Forgets every SACKed range (after a retransmission timeout, RFC 2018 section 8: "the
     /// timeout might indicate that the data receiver has reneged").
+    /// Bytes SACKed above the cumulative ACK.
+    pub fn sacked_bytes(&self) -> u64 {
+        self.ranges.iter().map(|&(s, e)| e - s).sum()
+    }
+
     pub fn clear(&mut self) {
         self.ranges.clear();
     }

@@ -43,11 +43,17 @@
 //!   window is neither inflated by duplicates nor deflated by partial ACKs.
 //! - The retransmission timer restarts on every ACK of new data (RFC 6298 (5.3); RFC 6675
 //!   has no partial-ACK timer rule like RFC 6582 section 4).
-//! - A retransmission timeout ends recovery and clears the scoreboard (RFC 2018 section 8:
-//!   the receiver may have reneged); RecoveryPoint = HighData (section 5.1) and the sender
-//!   goes back N as without SACK, skipping the ranges SACKed again since ("a TCP sender
-//!   SHOULD use this SACK information when determining what data should be sent in each
-//!   segment following an RTO", section 5.1). So does go-back-N after an ACC control.
+//! - A retransmission timeout ends recovery; RecoveryPoint = HighData (section 5.1) and the
+//!   sender goes back N as without SACK, skipping the ranges SACKed ("a TCP sender SHOULD
+//!   use this SACK information when determining what data should be sent in each segment
+//!   following an RTO", section 5.1). The scoreboard is kept by default, as RFC 6675 5.1
+//!   notes may be done "as long as robust tests for reneging are present" (Errata 1610), as
+//!   Linux and ns-3 (`TcpTxBuffer::SetSentListLost(false)`) do, and as is safe here: the
+//!   receiver never discards data it has SACKed. `SenderConfig::sack_clear_on_timeout`
+//!   clears it instead, as RFC 2018 section 8 has it ("the data sender SHOULD turn off all
+//!   of the SACKed bits"); the receiver then reports only three blocks per ACK, and after a
+//!   window with many holes the sender resends much of what had arrived. So does go-back-N
+//!   after an ACC control.
 //! - ECN-Echo is not answered in recovery, as in fast recovery (RFC 3168 6.1.2).
 
 use super::cc::{Ack, AnyController, Controller, Event};
@@ -589,12 +595,23 @@ impl TcpSender {
         }
         self.stats.timeouts += 1;
         let before = self.cc.cwnd();
-        self.cc.on_timeout(&self.event(now));
+        let mut ev = self.event(now);
+        if self.cfg.sack {
+            // What the timeout halves leaves out the data the receiver holds (ns-3's
+            // `BytesInFlight()` at an RTO): counted to SND.MAX, FlightSize after a window with
+            // many holes (SACK recovery sends new data meanwhile) would set ssthresh above the
+            // window that lost them, and slow start would overshoot again.
+            ev.flight = (ev.flight as u64 - self.scoreboard.sacked_bytes()) as u32;
+        }
+        self.cc.on_timeout(&ev);
         self.note_reduction(now, ReductionCause::Timeout, before.saturating_sub(self.cc.cwnd()));
         self.in_recovery = false;
         self.dupacks = 0;
-        // RFC 2018 section 8: "the data sender SHOULD turn off all of the SACKed bits".
-        self.scoreboard.clear();
+        // RFC 2018 section 8: "the data sender SHOULD turn off all of the SACKed bits"; kept
+        // by default (see the module documentation).
+        if self.cfg.sack_clear_on_timeout {
+            self.scoreboard.clear();
+        }
         // RFC 6582 section 4 (RFC 6675 section 5.1 for SACK): remember the highest sequence
         // sent so that duplicate ACKs for data sent before the timeout do not start another
         // fast retransmit.
@@ -1308,6 +1325,7 @@ mod tests {
     #[test]
     fn sack_timeout_clears_the_scoreboard_and_go_back_n_skips_what_is_sacked_again() {
         let mut s = sack_sender(Recovery::NewReno);
+        s.cfg.sack_clear_on_timeout = true;
         let mut out = Vec::new();
         let a = grow_to(&mut s, 10, &mut out);
         for k in 1..4 {
@@ -1333,6 +1351,44 @@ mod tests {
         s.on_ack(&sack_ack(&s, a + 5 * MSS, &[segs(a, 6, 7)]), d + Dur::from_millis(3), &mut out);
         let sent: Vec<u32> = out.iter().map(|p| (p.seq.0 - a) / MSS).collect();
         assert!(!sent.contains(&6) && sent[0] == 7, "{sent:?}");
+    }
+
+    /// By default the scoreboard survives a timeout (RFC 6675 5.1, Errata 1610): going back
+    /// N skips what the receiver holds at once, without waiting for it to be reported again.
+    #[test]
+    fn sack_timeout_keeps_the_scoreboard_by_default() {
+        let mut s = sack_sender(Recovery::NewReno);
+        let mut out = Vec::new();
+        let a = grow_to(&mut s, 10, &mut out);
+        for k in 1..4 {
+            s.on_ack(&sack_ack(&s, a, &[segs(a, 1, k + 1)]), t(200 + k as u64), &mut out);
+        }
+        let board = s.scoreboard().ranges().to_vec();
+        let d = s.rto_deadline().unwrap();
+        s.on_timeout(d, &mut out);
+        assert_eq!(s.scoreboard().ranges(), board.as_slice());
+        // The retransmission of 0 arrives: the ACK moves to 4 (1-3 were held) and going back
+        // N sends 4 and 5, never 1-3.
+        out.clear();
+        s.on_ack(&sack_ack(&s, a + 4 * MSS, &[]), d + Dur::from_millis(2), &mut out);
+        let sent: Vec<u32> = out.iter().map(|p| (p.seq.0 - a) / MSS).collect();
+        assert_eq!(sent, [4, 5]);
+    }
+
+    /// A timeout halves what the receiver does not hold: the SACKed data is not in flight.
+    #[test]
+    fn sack_timeout_halves_the_unsacked_flight() {
+        let mut s = sack_sender(Recovery::NewReno);
+        let mut out = Vec::new();
+        let a = grow_to(&mut s, 20, &mut out);
+        let flight = s.flight_size();
+        // Segment 0 lost, 1-12 held by the receiver.
+        s.on_ack(&sack_ack(&s, a, &[segs(a, 1, 13)]), t(200), &mut out);
+        let d = s.rto_deadline().unwrap();
+        s.on_timeout(d, &mut out);
+        let held = 12 * MSS;
+        assert!(s.flight_size() >= flight, "SND.MAX has not moved back");
+        assert_eq!(s.ssthresh(), (s.flight_size() - held) / 2, "FlightSize less the SACKed bytes, halved");
     }
 
     #[test]
