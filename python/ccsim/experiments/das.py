@@ -183,25 +183,29 @@ def against_today(rep: Report, opt: Options) -> None:
     reordering of the switch back that DAS suppresses?"""
     reps = 5 if opt.quick else 15
     ns = [1, 10] if opt.quick else [1, 5, 10]
-    data = today.run(opt, sharp(), [(f"n={n}", {"flows.observed.count": n}) for n in ns], today_contenders(), today_metrics, reps)
+    # The repair path decrements the TTL at every hop, as in the paper's runs (the rfc
+    # profile's default, a tunnel, would hide the path change from DAS).
+    cases = [(f"n={n}", {"flows.observed.count": n, "ipfrr.tunnel_ttl": "per-hop"}) for n in ns]
+    data = today.run(opt, sharp(), cases, today_contenders(), today_metrics, reps)
     measures = [
         today.Measure("kbps", "observed goodput (kb/s)"),
         today.Measure("false_fr", "false fast retransmits per observed flow"),
         today.Measure("timeouts", "timeouts per observed flow"),
     ]
     comparisons = [
-        today.Comparison("SACK alone delivers more to the observed flows than NewReno with DAS", "SACK", "NewReno + DAS", "kbps", v.greater),
-        today.Comparison("DAS adds goodput on top of SACK", "SACK + DAS", "SACK", "kbps", v.greater),
         today.Comparison(
-            "With SACK, DAS still removes false fast retransmits", "SACK + DAS", "SACK", "false_fr", v.less, relative=False
+            "SACK alone delivers more to the observed flows than NewReno with DAS", "SACK", "NewReno + DAS", "kbps", v.greater
         ),
+        today.Comparison("DAS adds goodput on top of SACK", "SACK + DAS", "SACK", "kbps", v.greater),
+        today.Comparison("With SACK, DAS still removes false fast retransmits", "SACK + DAS", "SACK", "false_fr", v.less, relative=False),
     ]
     today.section(
         rep,
         data,
         measures,
         comparisons,
-        "The #-network's failure and repair (A-C down for 2 s at a random instant, the repair path A-B-D-C) with "
+        "The #-network's failure and repair (A-C down for 2 s at a random instant, the repair path A-B-D-C, the TTL "
+        "decremented at every hop as in the paper's runs) with "
         "every flow a NewReno or a SACK sender (RFC 2018 blocks, RFC 6675 recovery), each without and with DAS at "
         "the receivers. SACK does not stop a fast retransmit that reordering triggers (three duplicates, or three "
         "segments SACKed above a hole, still count as a loss), but it repairs real losses in about one round trip; "
