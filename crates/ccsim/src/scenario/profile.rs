@@ -66,6 +66,9 @@ pub struct TcpDefaults {
     /// `ecn_answered`: `window` (RFC 3168 6.1.2) / `next-reduction` (`last_cwnd_action_ ==
     /// CWND_ACTION_ECN`).
     pub ecn_answered: &'static str,
+    /// `cwr_on_retransmit`: false (RFC 3168 6.1.2: the first new data packet) / true
+    /// (`SetCWRonRetransmit_ true`).
+    pub cwr_on_retransmit: bool,
 }
 
 impl TcpDefaults {
@@ -83,6 +86,7 @@ impl TcpDefaults {
                 limited_transmit: false,
                 fast_retransmit_resets_timer: false,
                 ecn_answered: "window",
+                cwr_on_retransmit: false,
             },
             Profile::Ns2 => TcpDefaults {
                 init_cwnd: 2,
@@ -96,6 +100,7 @@ impl TcpDefaults {
                 limited_transmit: true,
                 fast_retransmit_resets_timer: true,
                 ecn_answered: "next-reduction",
+                cwr_on_retransmit: true,
             },
         }
     }

@@ -394,6 +394,10 @@ pub struct TcpSpec {
     /// (default, RFC 3168 6.1.2) or `next-reduction` (ns-2's; `ns2` profile).
     #[serde(default)]
     pub ecn_answered: Option<String>,
+    /// CWR may go on a retransmitted segment (default false, RFC 3168 6.1.2; `ns2` profile
+    /// true, `SetCWRonRetransmit_`).
+    #[serde(default)]
+    pub cwr_on_retransmit: Option<bool>,
     /// Receiver's advertised window, bytes (default 1 MiB).
     #[serde(default)]
     pub rwnd: Option<u32>,

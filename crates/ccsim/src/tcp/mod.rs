@@ -99,6 +99,9 @@ pub struct SenderConfig {
     pub fast_retransmit_resets_timer: bool,
     /// How long an ECN-Echo's reduction answers later losses and timeouts.
     pub ecn_answered_until: EcnAnswered,
+    /// CWR may go on a retransmitted segment (ns-2's `SetCWRonRetransmit_`); otherwise on the
+    /// first new data packet after the reduction (RFC 3168 6.1.2).
+    pub cwr_on_retransmit: bool,
     /// SACK loss recovery (RFC 6675, on the SACK blocks of RFC 2018): a scoreboard of the
     /// data the receiver holds out of order, recovery entered on the duplicate-ACK threshold
     /// or when the first unacknowledged segment is deemed lost, and, in recovery, sending
@@ -139,6 +142,7 @@ impl Default for SenderConfig {
             reno_recover_check: false,
             fast_retransmit_resets_timer: false,
             ecn_answered_until: EcnAnswered::Window,
+            cwr_on_retransmit: false,
             sack: false,
             sack_clear_on_timeout: false,
             isn: 0,

@@ -698,7 +698,7 @@ impl TcpSender {
             self.rto_deadline = Some(now + self.rto.rto()); // (5.1)
         }
         let mut f = flags::ACK;
-        if self.cwr_pending && !retransmission {
+        if self.cwr_pending && (!retransmission || self.cfg.cwr_on_retransmit) {
             f |= flags::CWR;
             self.cwr_pending = false;
         }
