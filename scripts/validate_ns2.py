@@ -424,7 +424,8 @@ CAUSES: list[tuple[str, str, str]] = [
         " (50 seeds, `--only 'ACC d=400' --only 'ACC d=800' --seeds 50`) RED+ECN goodput is 0.96 of ns-2's at"
         " d = 400 ms (was 0.89) and 0.87 at d = 800 ms (was 0.83), mean queue 0.97 and 0.86, with the same window"
         " reductions per second; Tail Drop and RED agree within 4%. Keeping ssthresh at a timeout that follows an"
-        " ECN cut, as ns-2 does (`tcp.ecn_answered`), changes nothing here. The rest at d = 800 ms is not yet"
+        " ECN cut, as ns-2 does (`tcp.ecn_answered`), and CWR on retransmissions (`tcp.cwr_on_retransmit`) change"
+        " nothing here. The rest at d = 800 ms is not yet"
         " known; the ACC reproduction's RED+ECN baseline at that RTT inherits it.",
     ),
 ]
