@@ -45,7 +45,9 @@ def test_two_cases_one_each_way_partly_hold():
 def test_the_section_keeps_our_claims_out_of_the_papers_verdict_table(tmp_path):
     rep = Report("p", "title", tmp_path)
     d = data([1.0 + 0.1 * r for r in range(6)], [2.0 + 0.1 * r for r in range(6)])
-    claims = today.section(rep, d, [today.Measure("x", "x (units)")], [today.Comparison("A below B", "A", "B", "x", v.less)], "intro", "case")
+    claims = today.section(
+        rep, d, [today.Measure("x", "x (units)")], [today.Comparison("A below B", "A", "B", "x", v.less)], "intro", "case"
+    )
     assert [c.verdict for c in claims] == [v.HOLDS] and rep.claims == []
     md = rep.markdown()
     assert "our comparison, not the paper's" in md and "| A below B | holds |" in md
