@@ -6,49 +6,15 @@
 //! is still queued.
 
 mod common;
-use ccsim::report::{QueueReport, Report};
+use ccsim::report::Report;
+use common::bulk::{bottleneck, equal_access, utilisation, Bulk};
 use common::*;
 
-/// `n` NewReno bulk flows S_i -> D_i across R1 -> R2 (`rate`, 20 ms, `queue`), access
-/// links 1 ms, or with `rtts` the access delay of S_i is the i-th of the list (one flow per
-/// sender).
+/// `n` NewReno bulk flows S_i -> D_i across R1 -> R2 (`rate`, 20 ms, `queue`); `access`
+/// holds the links from the senders to R1 (1 Gb/s, 1 ms, or one delay per sender).
 fn dumbbell(n: u32, rate: &str, queue: &str, tcp: &str, duration: &str, access: &str) -> String {
-    format!(
-        r#"
-duration = "{duration}"
-warmup = "5s"
-seed = 3
-hosts = ["S{{1..{n}}}", "D{{1..{n}}}"]
-routers = ["R1", "R2"]
-{access}
-[[links]]
-between = ["R1", "R2"]
-rate = "{rate}"
-delay = "20ms"
-queue = {queue}
-[[links]]
-between = ["R2", "D{{1..{n}}}"]
-rate = "1Gbps"
-delay = "1ms"
-[[flows]]
-from = "S{{1..{n}}}"
-to = "D{{1..{n}}}"
-start = {{ uniform = ["0s", "1s"] }}
-tcp = {{ mss = 1000{tcp} }}
-"#
-    )
-}
-
-fn equal_access(n: u32) -> String {
-    format!("[[links]]\nbetween = [\"S{{1..{n}}}\", \"R1\"]\nrate = \"1Gbps\"\ndelay = \"1ms\"")
-}
-
-fn bottleneck(r: &Report) -> &QueueReport {
-    r.queues.iter().find(|q| q.link == "R1->R2").expect("the bottleneck queue")
-}
-
-fn utilisation(r: &Report) -> f64 {
-    r.links.iter().find(|l| l.link == "R1->R2").unwrap().utilisation
+    let tcp = format!("mss = 1000{tcp}");
+    Bulk { n, rate, delay: "20ms", queue, tcp: &tcp, duration, warmup: "5s", seed: 3, access }.toml()
 }
 
 /// Jain's fairness index of the flows' goodputs.

@@ -8,47 +8,15 @@
 //!   marker halves at every mark and lets the queue swing further below `K`.
 
 mod common;
-use ccsim::report::{QueueReport, Report};
+use ccsim::report::Report;
+use common::bulk::{bottleneck, equal_access, utilisation, Bulk};
 use common::*;
 
 /// `n` bulk flows S_i -> D_i across R1 -> R2 (`rate`, `delay`, `queue`), access links
 /// 1 Gb/s, 1 ms; `tcp` goes into each flow's `tcp` table.
 fn dumbbell(n: u32, rate: &str, delay: &str, queue: &str, tcp: &str, duration: &str, warmup: &str) -> String {
-    format!(
-        r#"
-duration = "{duration}"
-warmup = "{warmup}"
-seed = 5
-hosts = ["S{{1..{n}}}", "D{{1..{n}}}"]
-routers = ["R1", "R2"]
-[[links]]
-between = ["S{{1..{n}}}", "R1"]
-rate = "1Gbps"
-delay = "1ms"
-[[links]]
-between = ["R1", "R2"]
-rate = "{rate}"
-delay = "{delay}"
-queue = {queue}
-[[links]]
-between = ["R2", "D{{1..{n}}}"]
-rate = "1Gbps"
-delay = "1ms"
-[[flows]]
-from = "S{{1..{n}}}"
-to = "D{{1..{n}}}"
-start = {{ uniform = ["0s", "1s"] }}
-tcp = {{ mss = 1000, rwnd = 100000000, {tcp} }}
-"#
-    )
-}
-
-fn bottleneck(r: &Report) -> &QueueReport {
-    r.queues.iter().find(|q| q.link == "R1->R2").expect("the bottleneck queue")
-}
-
-fn utilisation(r: &Report) -> f64 {
-    r.links.iter().find(|l| l.link == "R1->R2").unwrap().utilisation
+    let tcp = format!("mss = 1000, rwnd = 100000000, {tcp}");
+    Bulk { n, rate, delay, queue, tcp: &tcp, duration, warmup, seed: 5, access: &equal_access(n) }.toml()
 }
 
 #[test]

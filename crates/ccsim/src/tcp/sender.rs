@@ -19,10 +19,10 @@
 //! `rescue_rxt`. Rule by rule:
 //!
 //! - Every ACK's SACK blocks update the scoreboard; the cumulative ACK drops what it covers.
-//! - Duplicate ACKs (section 2): an ACK with SACK blocks is a duplicate when it SACKs bytes
-//!   not SACKed before, whether or not it also moves the cumulative ACK; an ACK without
-//!   any (from a peer or a router that sends none, such as a spoofed ACK) is a duplicate as
-//!   RFC 5681 says. A cumulative ACK resets DupAcks; outside recovery a duplicate adds one.
+//! - Duplicate ACKs (section 2): an ACK that leaves the cumulative ACK where it was is a
+//!   duplicate when its SACK blocks SACK bytes not SACKed before; an ACK without any (from
+//!   a peer or a router that sends none, such as a spoofed ACK) is a duplicate as RFC 5681
+//!   says. A cumulative ACK resets DupAcks; outside recovery a duplicate adds one.
 //! - On a duplicate outside recovery: (1) DupAcks >= DupThresh or (2) IsLost(HighACK + 1)
 //!   enter recovery (4), unless the cumulative ACK is still below the RecoveryPoint of the
 //!   last recovery or timeout (section 5.1: "a new recovery phase [...] MUST NOT be
@@ -251,8 +251,13 @@ impl TcpSender {
 
     /// What the controller is told of the sender when it is not acknowledging new data.
     fn event(&self, now: SimTime) -> Event {
-        let ecn_answered = self.ecn_answered && (self.cfg.ecn_answered_until == EcnAnswered::NextReduction || self.una < self.ecn_recover);
-        Event { now, flight: self.flight_size(), dupacks: self.dupacks, backoffs: self.rto.backoffs(), rwnd: self.peer_wnd, ecn_answered }
+        Event { now, flight: self.flight_size(), dupacks: self.dupacks, backoffs: self.rto.backoffs(), rwnd: self.peer_wnd, ecn_answered: self.ecn_answered() }
+    }
+
+    /// Whether the last reduction was an ECN-Echo's and still answers what happens now: for
+    /// the data sent before it, or until any other reduction (`SenderConfig::ecn_answered_until`).
+    fn ecn_answered(&self) -> bool {
+        self.ecn_answered && (self.cfg.ecn_answered_until == EcnAnswered::NextReduction || self.una < self.ecn_recover)
     }
 
     // ---- inputs ----
@@ -401,7 +406,7 @@ impl TcpSender {
         // A loss in a window whose ECN-Echo was already answered: retransmit and recover,
         // but do not reduce again (RFC 3168 6.1.2; ns-2's `dupack_action()` after
         // `CWND_ACTION_ECN`).
-        if self.event(now).ecn_answered {
+        if self.ecn_answered() {
             self.ecn_answered = false;
             self.start_recovery(now, out);
             self.cc.on_loss_in_answered_window(&self.event(now));
@@ -467,9 +472,7 @@ impl TcpSender {
                 if len == 0 {
                     break;
                 }
-                self.emit(self.max, len as u32, now, out);
-                self.max += len;
-                self.nxt = self.max;
+                self.emit_new(len, now, out);
                 pipe += len;
             }
         }
@@ -480,12 +483,13 @@ impl TcpSender {
     /// 3168 6.1.2): no second reduction.
     fn enter_sack_recovery(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let before = self.cc.cwnd();
-        let answered = self.event(now).ecn_answered;
+        let answered = self.ecn_answered();
         if !answered {
             self.cc.on_fast_retransmit(&self.event(now)); // (4.2): ssthresh
         }
-        self.begin_recovery(now); // (4.1)
-                                  // (4.3): the segment at HighACK + 1, up to the first SACKed byte.
+        // (4.1): RecoveryPoint = HighData; (4.3): the segment at HighACK + 1, up to the first
+        // SACKed byte.
+        self.begin_recovery(now);
         let end = self.scoreboard.next_sacked(self.una).unwrap_or(self.max);
         let len = (self.cfg.mss as u64).min(end - self.una);
         self.emit(self.una, len as u32, now, out);
@@ -503,15 +507,15 @@ impl TcpSender {
         while self.cc.cwnd() as u64 >= pipe + mss {
             let rescue = self.rescue_rxt.is_none_or(|r| self.una > r);
             let Some(seg) = self.scoreboard.next_seg(&self.window(), self.new_data_len(), rescue) else { break };
-            self.emit(seg.start, seg.len as u32, now, out);
-            let end = seg.start + seg.len;
             match seg.rule {
-                NextRule::Lost | NextRule::Hole => self.high_rxt = end, // (C.2)
-                NextRule::New => {
-                    self.max = end; // (C.3)
-                    self.nxt = end;
+                NextRule::New => self.emit_new(seg.len, now, out), // (C.3)
+                rule => {
+                    self.emit(seg.start, seg.len as u32, now, out);
+                    match rule {
+                        NextRule::Rescue => self.rescue_rxt = Some(self.recover),
+                        _ => self.high_rxt = seg.start + seg.len, // (C.2)
+                    }
                 }
-                NextRule::Rescue => self.rescue_rxt = Some(self.recover),
             }
             pipe += seg.len; // (C.4)
         }
@@ -596,13 +600,11 @@ impl TcpSender {
         self.stats.timeouts += 1;
         let before = self.cc.cwnd();
         let mut ev = self.event(now);
-        if self.cfg.sack {
-            // What the timeout halves leaves out the data the receiver holds (ns-3's
-            // `BytesInFlight()` at an RTO): counted to SND.MAX, FlightSize after a window with
-            // many holes (SACK recovery sends new data meanwhile) would set ssthresh above the
-            // window that lost them, and slow start would overshoot again.
-            ev.flight = (ev.flight as u64 - self.scoreboard.sacked_bytes()) as u32;
-        }
+        // What the timeout halves leaves out the data the receiver holds by SACK (ns-3's
+        // `BytesInFlight()` at an RTO; nothing without SACK): counted to SND.MAX, FlightSize
+        // after a window with many holes (SACK recovery sends new data meanwhile) would set
+        // ssthresh above the window that lost them, and slow start would overshoot again.
+        ev.flight = (ev.flight as u64 - self.scoreboard.sacked_bytes()) as u32;
         self.cc.on_timeout(&ev);
         self.note_reduction(now, ReductionCause::Timeout, before.saturating_sub(self.cc.cwnd()));
         self.in_recovery = false;
@@ -647,10 +649,15 @@ impl TcpSender {
         let len = (self.cfg.mss as u64).min(self.data_end().saturating_sub(self.nxt));
         let allowed = (self.cc.cwnd() as u64 + self.dupacks as u64 * self.cfg.mss as u64).min(self.peer_wnd as u64);
         if self.started && len > 0 && self.nxt >= self.max && self.nxt + len <= self.una + allowed {
-            self.emit(self.nxt, len as u32, now, out);
-            self.nxt += len;
-            self.max = self.nxt;
+            self.emit_new(len, now, out);
         }
+    }
+
+    /// Sends `len` bytes of new data, from SND.MAX (= SND.NXT when nothing is being resent).
+    fn emit_new(&mut self, len: u64, now: SimTime, out: &mut Vec<Packet>) {
+        self.emit(self.max, len as u32, now, out);
+        self.max += len;
+        self.nxt = self.max;
     }
 
     /// Sends every full segment the window allows (a last short segment only at the end of

@@ -135,10 +135,15 @@ impl Cubic {
         self.w_max = if self.cfg.fast_convergence && w < self.w_max { w * (1.0 + self.cfg.beta) / 2.0 } else { w };
         self.cwnd_prior = w;
         self.epoch = None;
-        let r = &mut self.nr.reno;
-        let ssthresh = ((r.cwnd as f64 * self.cfg.beta) as u32).max(r.cfg.min_ssthresh * r.mss);
-        r.ssthresh = ssthresh;
-        ssthresh.max(floor_segments * r.mss)
+        let ssthresh = self.beta_of(self.nr.reno.cwnd);
+        self.nr.reno.ssthresh = ssthresh;
+        ssthresh.max(floor_segments * self.nr.reno.mss)
+    }
+
+    /// `max(w * β_cubic, 2)` in bytes, the threshold a reduction of window `w` sets (4.6).
+    fn beta_of(&self, w: u32) -> u32 {
+        let r = &self.nr.reno;
+        ((w as f64 * self.cfg.beta) as u32).max(r.cfg.min_ssthresh * r.mss)
     }
 }
 
@@ -212,12 +217,12 @@ impl Controller for Cubic {
     }
 
     fn on_timeout(&mut self, ev: &Event) {
-        let r = &mut self.nr.reno;
         if ev.backoffs == 0 && !ev.ecn_answered {
             // In fast recovery the window is the one under the duplicates' inflation.
-            let w = if r.recovering { r.base } else { r.cwnd };
-            r.ssthresh = ((w as f64 * self.cfg.beta) as u32).max(r.cfg.min_ssthresh * r.mss);
+            let w = if self.nr.reno.recovering { self.nr.reno.base } else { self.nr.reno.cwnd };
+            self.nr.reno.ssthresh = self.beta_of(w);
         }
+        let r = &mut self.nr.reno;
         r.cwnd = r.cfg.loss_window * r.mss;
         r.leave_recovery();
         // 4.8: the next epoch starts with K = 0 and W_max its own starting window.
