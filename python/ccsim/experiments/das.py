@@ -72,6 +72,8 @@ ASSUMED = [
 
 LINK = {"rate": "100Mbps", "delay": "5ms", "queue": {"limit": 10000}}
 TCP = {"variant": "newreno", "mss": 512, "rwnd": 65536, "das": False}
+#: The #-network's flow groups: the observed flows and the three background groups.
+GROUPS = ["observed", "bg1", "bg2", "bg3"]
 
 
 def fig2(das: bool = False, profile: str | None = None) -> dict:
@@ -152,14 +154,11 @@ def reproduce(opt: Options) -> Report:
     return rep
 
 
-GROUPS = ["observed", "bg1", "bg2", "bg3"]
-
-
 def today_contenders() -> list[today.Contender]:
     """NewReno and SACK (RFC 2018, 6675) senders, each without and with DAS, on every flow."""
 
     def tcp(sack: bool, das: bool) -> dict:
-        return {f"flows.{g}.tcp.{k}": x for g in GROUPS for k, x in (("sack", sack), ("das", das))}
+        return das_overrides(GROUPS, das) | {f"flows.{g}.tcp.sack": sack for g in GROUPS}
 
     return [
         today.Contender("NewReno", tcp(False, False), "tab:orange"),
@@ -385,8 +384,7 @@ def fig2_claims(runs: dict[tuple[bool, int], dict], profile: str) -> list[Claim]
 def sharp_part(rep: Report, opt: Options) -> tuple[dict, dict]:
     ns = [1, 10] if opt.quick else list(range(1, 11))
     reps = 5 if opt.quick else 15
-    groups = ["observed", "bg1", "bg2", "bg3"]
-    points = [{"name": f"{n}/{das}", "flows.observed.count": n, **das_overrides(groups, das)} for n in ns for das in (False, True)]
+    points = [{"name": f"{n}/{das}", "flows.observed.count": n, **das_overrides(GROUPS, das)} for n in ns for das in (False, True)]
     # The costliest runs of `reproduce das --quick` (46 flows at 100 Mb/s): quick mode runs them
     # under the report's profile only.
     profiles = opt.profiles[:1] if opt.quick else opt.profiles

@@ -126,15 +126,18 @@ def scenario(name: str = "S1", strategy: str = "RTRED", duration: float = 120.0,
     }
 
 
-def metrics(summary: dict) -> dict:
+def queue_metrics(summary: dict) -> dict:
+    """The bottleneck's time-average queue, queueing delay and drops, whatever its discipline."""
     q = queue(summary, BOTTLENECK)
-    return {
-        "avg_queue": q["mean_len_packets"],
-        "delay_ms": q["mean_delay_ms"],
-        "lost": q["drops"],
+    return {"avg_queue": q["mean_len_packets"], "delay_ms": q["mean_delay_ms"], "lost": q["drops"]}
+
+
+def metrics(summary: dict) -> dict:
+    areas = queue(summary, BOTTLENECK)["drop_areas"]
+    return queue_metrics(summary) | {
         "propagated": summary["totals"]["packets_sent"],
-        "areas": q["drop_areas"],
-        "unfair_timeout": q["drop_areas"][0] + q["drop_areas"][3],
+        "areas": areas,
+        "unfair_timeout": areas[0] + areas[3],
     }
 
 
@@ -363,13 +366,7 @@ TODAY = [
 
 
 def today_metrics(summary: dict) -> dict:
-    q = queue(summary, BOTTLENECK)
-    return {
-        "avg_queue": q["mean_len_packets"],
-        "delay_ms": q["mean_delay_ms"],
-        "lost": q["drops"],
-        "kbps": summary["totals"]["goodput_bps"] / 1e3,
-    }
+    return queue_metrics(summary) | {"kbps": summary["totals"]["goodput_bps"] / 1e3}
 
 
 def against_today(rep: Report, opt: Options, duration: float) -> None:
