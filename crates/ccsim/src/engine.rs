@@ -685,6 +685,16 @@ impl Simulation {
     #[inline]
     fn advance_link(&mut self, link: LinkId) {
         let now = self.now;
+        if self.net.links[link as usize].is_current(now) {
+            return;
+        }
+        self.replay_link(link);
+    }
+
+    /// [`advance_link`](Self::advance_link)'s replay, for a link with something to replay.
+    #[inline(never)]
+    fn replay_link(&mut self, link: LinkId) {
+        let now = self.now;
         let (trace, wire_lost, wire_lost_at) = (&mut self.trace, &mut self.wire_lost, &mut self.wire_lost_at);
         self.net.links[link as usize].advance(now, |t, pkt, lost| {
             if let Some(tr) = trace {

@@ -265,6 +265,17 @@ impl Link {
         self.last_tx = Some(slot);
     }
 
+    /// Whether [`advance`](Self::advance) to `now` has nothing to replay: no end of
+    /// transmission due and no queued packet whose transmission has started. Most links,
+    /// most of the time.
+    #[inline]
+    pub fn is_current(&self, now: SimTime) -> bool {
+        match self.ending {
+            Some(s) => s.end > now,
+            None => self.slots.front().is_none_or(|s| s.start > now),
+        }
+    }
+
     /// Replays, in time order, the departures from the queue up to `now` (inclusive), and
     /// the ends of transmission that must be: `tx_end` sees each packet lost on the wire,
     /// and with `replay_ends` each packet that finished transmission, with the time it did

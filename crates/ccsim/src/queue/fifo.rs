@@ -196,8 +196,8 @@ impl EgressQueue {
     pub fn classify(&mut self, pkt: &Packet, now: SimTime) -> (Verdict, Action) {
         let occ = self.occupancy();
         let room = self.has_room(pkt.size);
-        let mut verdict = self.discipline.as_aqm().on_arrival(occ, pkt.size, now, &mut self.rng);
-        if !room && (self.discipline.as_aqm().on_overflow() || verdict == Verdict::Admit) {
+        let mut verdict = self.discipline.on_arrival(occ, pkt.size, now, &mut self.rng);
+        if !room && (self.discipline.on_overflow() || verdict == Verdict::Admit) {
             verdict = Verdict::Overflow;
         }
         (verdict, self.policy.act(verdict, pkt, room))
@@ -321,7 +321,7 @@ impl EgressQueue {
         self.stats.departure_bytes += pkt.size as u64;
         self.stats.delay_sum_ns += (now - since).as_nanos() as u128;
         let occ = self.occupancy();
-        self.discipline.as_aqm().on_departure_of(occ, pkt.size, now);
+        self.discipline.on_departure_of(occ, pkt.size, now);
     }
 
     /// At a transmission opportunity of a link whose discipline decides at dequeue: takes

@@ -156,8 +156,34 @@ macro_rules! disciplines {
             }
             /// Whether the link must let the discipline decide at each transmission
             /// opportunity (CoDel, FQ-CoDel).
+            #[inline]
             pub fn decides_at_dequeue(&self) -> bool {
-                self.as_aqm_ref().decides_at_dequeue()
+                match self {
+                    $(Discipline::$variant(d) => Aqm::decides_at_dequeue(d),)*
+                }
+            }
+            // The hooks every packet passes through, dispatched statically (a match the
+            // compiler can inline through) rather than through `as_aqm`'s trait object.
+            /// [`Aqm::on_arrival`].
+            #[inline]
+            pub fn on_arrival(&mut self, occ: Occupancy, pkt_bytes: u32, now: SimTime, rng: &mut Rng) -> Verdict {
+                match self {
+                    $(Discipline::$variant(d) => Aqm::on_arrival(d, occ, pkt_bytes, now, rng),)*
+                }
+            }
+            /// [`Aqm::on_overflow`].
+            #[inline]
+            pub fn on_overflow(&mut self) -> bool {
+                match self {
+                    $(Discipline::$variant(d) => Aqm::on_overflow(d),)*
+                }
+            }
+            /// [`Aqm::on_departure_of`].
+            #[inline]
+            pub fn on_departure_of(&mut self, occ: Occupancy, departed_bytes: u32, now: SimTime) {
+                match self {
+                    $(Discipline::$variant(d) => Aqm::on_departure_of(d, occ, departed_bytes, now),)*
+                }
             }
             /// The registration this discipline was built from (its name, its keys).
             pub fn registration(&self) -> &'static spec::Registration {
