@@ -189,6 +189,7 @@ impl Link {
 
     /// Takes a packet the queue has admitted (the link must have been advanced to now): it
     /// goes straight to the transmitter if the link is idle, else to the tail of the queue.
+    #[inline]
     pub fn accept(&mut self, pkt: Packet, now: SimTime) -> Scheduled {
         if self.queue.is_empty() && self.free_at <= now {
             self.queue.pass(&pkt, now);

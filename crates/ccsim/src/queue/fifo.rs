@@ -193,6 +193,7 @@ impl EgressQueue {
 
     /// Asks the discipline and the policy what to do with `pkt`. Updates the discipline's
     /// state (average, count) but not the buffer; follow with [`commit`](Self::commit).
+    #[inline]
     pub fn classify(&mut self, pkt: &Packet, now: SimTime) -> (Verdict, Action) {
         let occ = self.occupancy();
         let room = self.has_room(pkt.size);
@@ -217,6 +218,7 @@ impl EgressQueue {
     /// `action` on `pkt` (a drop is counted; a mark sets CE). True if the packet is to be
     /// queued: follow with [`push`](Self::push), or [`pass`](Self::pass) when the
     /// transmitter is free and the buffer empty (a discipline that decides at enqueue only).
+    #[inline]
     pub fn admit(&mut self, pkt: &mut Packet, verdict: Verdict, action: Action) -> bool {
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += pkt.size as u64;
@@ -265,6 +267,7 @@ impl EgressQueue {
     /// An admitted packet that finds the buffer empty and the transmitter free leaves at
     /// once: everything is counted as if it had been queued and dequeued at `now` (the
     /// buffer held it for no time), without moving it through the buffer.
+    #[inline]
     pub fn pass(&mut self, pkt: &Packet, now: SimTime) {
         debug_assert!(self.is_empty() && !self.decides_at_dequeue());
         self.max_packets = self.max_packets.max(1);

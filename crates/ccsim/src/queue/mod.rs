@@ -165,7 +165,7 @@ macro_rules! disciplines {
             // The hooks every packet passes through, dispatched statically (a match the
             // compiler can inline through) rather than through `as_aqm`'s trait object.
             /// [`Aqm::on_arrival`].
-            #[inline]
+            #[inline(always)]
             pub fn on_arrival(&mut self, occ: Occupancy, pkt_bytes: u32, now: SimTime, rng: &mut Rng) -> Verdict {
                 match self {
                     $(Discipline::$variant(d) => Aqm::on_arrival(d, occ, pkt_bytes, now, rng),)*
@@ -179,7 +179,7 @@ macro_rules! disciplines {
                 }
             }
             /// [`Aqm::on_departure_of`].
-            #[inline]
+            #[inline(always)]
             pub fn on_departure_of(&mut self, occ: Occupancy, departed_bytes: u32, now: SimTime) {
                 match self {
                     $(Discipline::$variant(d) => Aqm::on_departure_of(d, occ, departed_bytes, now),)*
