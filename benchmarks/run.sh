@@ -3,15 +3,22 @@
 #
 # Usage:
 #   benchmarks/run.sh [--n "10 100 1000"] [--sim-time 60] [--seed 1]
-#                     [--tiny] [--timeout 1800] [--sims "ns2 ns3 ccsim"]
-#                     [--ns3-sack 1|0] [--ccsim CMD] [--csv FILE] [--no-install]
-#                     [--report-only]
+#                     [--tiny] [--scale] [--bottleneck MBPS] [--timeout 1800]
+#                     [--sims "ns2 ns3 ccsim"] [--ns3-sack 1|0] [--ccsim CMD]
+#                     [--csv FILE] [--no-install] [--report-only]
 #
 #   --n          flow counts to run (default "10 100 1000")
 #   --sim-time   simulated seconds (default 60)
 #   --seed       seed handed to every simulator (default 1; must be >= 1)
 #   --tiny       quick check: N=10, 5 s (ccsim alone if ns-2/ns-3 cannot be
 #                installed)
+#   --scale      the scale table: N = 10 100 1000 10000 100000, 5 s each,
+#                ns-2 and ccsim, 600 s per run, the bottleneck growing with N
+#                (max(100, N/10) Mb/s, the buffer with it), CSV
+#                results/scale.csv; --n, --sims, --timeout given after it win
+#   --bottleneck bottleneck rate in Mb/s, a multiple of 100 (default 100);
+#                ns-2 and ccsim scale the RED buffer with it, ns-3 runs only
+#                at 100
 #   --timeout    wall-clock limit per simulator run, in seconds (default
 #                1800); a run that hits it shows as "timeout"
 #   --sims       which simulators to run (default: ns2 ns3 ccsim)
@@ -51,6 +58,11 @@
 #                                    + overflow)
 #     bottleneck_early_drops=INT     optional: RED early (random) drops
 #     bottleneck_forced_drops=INT    optional: the rest
+#     mean_queue_packets=NUMBER      optional: time-weighted mean length of
+#                                    the R1->R2 queue, packets
+#     setup_s, run_s, events_processed  optional (ccsim): wall seconds to
+#                                    build the network and to run it, and
+#                                    the events it handled
 #
 # The same keys are printed by ns2/dumbbell.tcl and ns3/dumbbell.cc.  Once
 # ccsim results are present the script also prints ccsim's ratios to ns-2
@@ -73,6 +85,8 @@ INSTALL=1
 REPORT_ONLY=0
 CSV="$RESULTS/latest.csv"
 CCSIM_CMD="${CCSIM_CMD:-}"
+BOTTLENECK=""
+SCALE=0
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -80,6 +94,9 @@ while [ $# -gt 0 ]; do
         --sim-time) SIM_TIME="$2"; shift 2 ;;
         --seed) SEED="$2"; shift 2 ;;
         --tiny) NS_LIST="10"; SIM_TIME=5; shift ;;
+        --scale) SCALE=1; NS_LIST="10 100 1000 10000 100000"; SIM_TIME=5; TIMEOUT=600
+                 SIMS="ns2 ccsim"; CSV="$RESULTS/scale.csv"; shift ;;
+        --bottleneck) BOTTLENECK="$2"; shift 2 ;;
         --timeout) TIMEOUT="$2"; shift 2 ;;
         --sims) SIMS="$2"; shift 2 ;;
         --ns3-sack) NS3_SACK="$2"; shift 2 ;;
@@ -92,6 +109,15 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ -z "$SIMS" ] && SIMS="ns2 ns3 ccsim"
+if [ -n "$BOTTLENECK" ] && { ! [ "$BOTTLENECK" -ge 100 ] 2>/dev/null || [ $((BOTTLENECK % 100)) -ne 0 ]; }; then
+    echo "--bottleneck must be a multiple of 100 (Mb/s), not $BOTTLENECK" >&2; exit 2
+fi
+# The bottleneck for N flows: as given, or in the scale table max(100, N/10) Mb/s.
+bottleneck_for() {
+    if [ -n "$BOTTLENECK" ]; then echo "$BOTTLENECK"
+    elif [ "$SCALE" -eq 1 ]; then awk -v n="$1" 'BEGIN{b = int(n / 1000) * 100; print (b < 100 ? 100 : b)}'
+    else echo 100; fi
+}
 wants() { case " $SIMS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 log() { echo "[bench] $*" >&2; }
@@ -100,41 +126,62 @@ log() { echo "[bench] $*" >&2; }
 print_report() {
     echo
     echo "DUMBBELL-N, $(awk -F, 'NR==2{print $3" s simulated, seed "$4}' "$CSV") ($(nproc) cores, $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1))"
+    # Columns are found by name: a CSV from before a column was added still prints.
     awk -F, '
-    NR == 1 { next }
+    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    function v(k) { return (k in c) ? $(c[k]) : "" }
     {
-        if ($5 != "ok") {
-            printf "%-7s %6s  %-9s\n", $1, $2, $5; next
+        if (v("status") != "ok") {
+            printf "%-7s %6s  %-9s\n", v("simulator"), v("n_flows"), v("status"); next
         }
-        printf "%-7s %6s %9.2f %9.1f %12s %9.2f %10s %14s\n", $1, $2, $6, $7, $8, $9/1e6, $10, $13
+        q = v("mean_queue_packets"); q = (q == "") ? "n/a" : sprintf("%.1f", q)
+        b = v("bottleneck_mbps"); b = (b == "") ? 100 : b
+        printf "%-7s %6s %7s %9.2f %9.1f %12s %9.2f %10s %8s %14s\n", v("simulator"), v("n_flows"), b, v("wall_s"), v("peak_mib"), v("delivered_packets"), v("goodput_bps")/1e6, v("bottleneck_drops"), q, v("delivered_per_wall_s")
     }
     BEGIN {
-        printf "%-7s %6s %9s %9s %12s %9s %10s %14s\n", "sim", "N", "wall_s", "peak_MiB", "delivered", "Mb/s", "drops", "deliv/wall_s"
+        printf "%-7s %6s %7s %9s %9s %12s %9s %10s %8s %14s\n", "sim", "N", "bn_Mb/s", "wall_s", "peak_MiB", "delivered", "Mb/s", "drops", "mean_q", "deliv/wall_s"
     }' "$CSV"
 
     if grep -q '^ccsim,.*,ok,' "$CSV"; then
         echo
         echo "ccsim compared (speedup = other wall / ccsim wall; memory = other peak / ccsim peak;"
-        echo "goodput and drops = ccsim / other)"
+        echo "goodput, drops and mean queue = ccsim / other)"
         awk -F, '
-        NR == 1 { next }
-        $5 == "ok" { wall[$1","$2] = $6; mem[$1","$2] = $7; gp[$1","$2] = $9; dr[$1","$2] = $10; ns[$2] = 1 }
+        NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        function v(k) { return (k in c) ? $(c[k]) : "" }
+        v("status") == "ok" {
+            k = v("simulator") "," v("n_flows")
+            wall[k] = v("wall_s"); mem[k] = v("peak_mib"); gp[k] = v("goodput_bps"); dr[k] = v("bottleneck_drops")
+            mq[k] = v("mean_queue_packets"); ns[v("n_flows")] = 1
+        }
         END {
-            printf "%6s %-6s %9s %9s %9s %9s\n", "N", "vs", "speedup", "memory", "goodput", "drops"
+            printf "%6s %-6s %9s %9s %9s %9s %9s\n", "N", "vs", "speedup", "memory", "goodput", "drops", "mean_q"
             for (n in ns) {
-                c = "ccsim," n
-                if (!(c in wall)) continue
+                cc = "ccsim," n
+                if (!(cc in wall)) continue
                 for (i = 1; i <= 2; i++) {
                     o = (i == 1 ? "ns2" : "ns3") "," n
-                    if (!(o in wall)) { printf "%6s %-6s %9s\n", n, substr(o, 1, 3), "n/a"; continue }
-                    sp = (wall[c] > 0) ? sprintf("%.1fx", wall[o] / wall[c]) : "inf"
-                    me = (mem[c] > 0) ? sprintf("%.1fx", mem[o] / mem[c]) : "n/a"
-                    g  = (gp[o] > 0) ? sprintf("%.3f", gp[c] / gp[o]) : "n/a"
-                    d  = (dr[o] > 0) ? sprintf("%.3f", dr[c] / dr[o]) : "n/a"
-                    printf "%6s %-6s %9s %9s %9s %9s\n", n, substr(o, 1, 3), sp, me, g, d
+                    if (!(o in wall)) continue
+                    sp = (wall[cc] > 0) ? sprintf("%.1fx", wall[o] / wall[cc]) : "inf"
+                    me = (mem[cc] > 0) ? sprintf("%.1fx", mem[o] / mem[cc]) : "n/a"
+                    g  = (gp[o] > 0) ? sprintf("%.3f", gp[cc] / gp[o]) : "n/a"
+                    d  = (dr[o] > 0) ? sprintf("%.3f", dr[cc] / dr[o]) : "n/a"
+                    q  = (mq[o] > 0 && mq[cc] != "") ? sprintf("%.3f", mq[cc] / mq[o]) : "n/a"
+                    printf "%6s %-6s %9s %9s %9s %9s %9s\n", n, substr(o, 1, 3), sp, me, g, d, q
                 }
             }
         }' "$CSV" | { IFS= read -r h; echo "$h"; sort -n; }
+    fi
+    if grep -q '^ccsim,.*,ok,' "$CSV" && head -n 1 "$CSV" | grep -q events_processed; then
+        echo
+        echo "ccsim's own split (setup: building the network; run: the event loop; ns/event: run / events)"
+        awk -F, '
+        NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        function v(k) { return (k in c) ? $(c[k]) : "" }
+        v("simulator") == "ccsim" && v("status") == "ok" && v("events_processed") > 0 {
+            printf "%6s %9.3f %9.2f %12s %9.0f %9.1f\n", v("n_flows"), v("setup_s"), v("run_s"), v("events_processed"), 1e9 * v("run_s") / v("events_processed"), v("peak_mib")
+        }
+        BEGIN { printf "%6s %9s %9s %12s %9s %9s\n", "N", "setup_s", "run_s", "events", "ns/event", "peak_MiB" }' "$CSV"
     fi
     echo
     echo "raw results: $CSV"
@@ -228,17 +275,18 @@ build_ns3() {
 mkdir -p "$(dirname "$CSV")"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
-echo "simulator,n_flows,sim_time_s,seed,status,wall_s,peak_mib,delivered_packets,goodput_bps,bottleneck_drops,bottleneck_early_drops,bottleneck_forced_drops,delivered_per_wall_s" > "$CSV"
+echo "simulator,n_flows,sim_time_s,seed,status,wall_s,peak_mib,delivered_packets,goodput_bps,bottleneck_drops,bottleneck_early_drops,bottleneck_forced_drops,delivered_per_wall_s,bottleneck_mbps,mean_queue_packets,setup_s,run_s,events_processed" > "$CSV"
 
-# command line for simulator $1 with N=$2
+# command line for simulator $1 with N=$2 and a bottleneck of $3 Mb/s
 sim_cmd() {
     case "$1" in
         ns2)   command -v ns >/dev/null 2>&1 || return 1
-               echo "ns $HERE/ns2/dumbbell.tcl $2 $SIM_TIME $SEED" ;;
-        ns3)   [ -x "$NS3_BIN" ] || return 1
+               echo "ns $HERE/ns2/dumbbell.tcl $2 $SIM_TIME $SEED $3" ;;
+        ns3)   [ -x "$NS3_BIN" ] && [ "$3" -eq 100 ] || return 1
                echo "$NS3_BIN $2 $SIM_TIME $SEED $NS3_SACK" ;;
         ccsim) [ -n "$CCSIM_CMD" ] || return 1
-               echo "$CCSIM_CMD $2 $SIM_TIME $SEED" ;;
+               if [ "$3" -eq 100 ]; then echo "$CCSIM_CMD $2 $SIM_TIME $SEED"
+               else echo "$CCSIM_CMD $2 $SIM_TIME $SEED --bottleneck $3"; fi ;;
         *) return 1 ;;
     esac
 }
@@ -253,7 +301,9 @@ for n in $NS_LIST; do
     for s in $SIMS; do
         out="$TMP/$s-$n.out"; err="$TMP/$s-$n.err"; tm="$TMP/$s-$n.time"
         status=ok wall="" mib="" deliv="" gput="" drops="" edrops="" fdrops="" rate=""
-        if ! cmd="$(sim_cmd "$s" "$n")"; then
+        meanq="" setup="" run="" events=""
+        bn="$(bottleneck_for "$n")"
+        if ! cmd="$(sim_cmd "$s" "$n" "$bn")"; then
             status=missing
             log "$s: not available, skipped"
         else
@@ -278,6 +328,8 @@ for n in $NS_LIST; do
                 deliv=$(val delivered_packets "$out"); gput=$(val goodput_bps "$out")
                 drops=$(val bottleneck_drops "$out")
                 edrops=$(val bottleneck_early_drops "$out"); fdrops=$(val bottleneck_forced_drops "$out")
+                meanq=$(val mean_queue_packets "$out"); setup=$(val setup_s "$out")
+                run=$(val run_s "$out"); events=$(val events_processed "$out")
                 if [ -z "$deliv" ] || [ -z "$gput" ] || [ -z "$drops" ]; then
                     status=failed; log "$s N=$n: output lacks the expected keys"
                 else
@@ -285,7 +337,7 @@ for n in $NS_LIST; do
                 fi
             fi
         fi
-        echo "$s,$n,$SIM_TIME,$SEED,$status,$wall,$mib,$deliv,$gput,$drops,$edrops,$fdrops,$rate" >> "$CSV"
+        echo "$s,$n,$SIM_TIME,$SEED,$status,$wall,$mib,$deliv,$gput,$drops,$edrops,$fdrops,$rate,$bn,$meanq,$setup,$run,$events" >> "$CSV"
     done
 done
 
