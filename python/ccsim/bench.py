@@ -67,9 +67,7 @@ def run_dumbbell(n: int, sim_time: float = 60.0, seed: int = 1, ns2_behaviour: b
 
     text = to_toml(dumbbell(n, sim_time, seed, ns2_behaviour, bottleneck_mbps))
     t0 = time.perf_counter()
-    # The scenario is known: its never-dropping access buffers (10000 packets each) make the
-    # resource guard's upper bound on queued packets far larger than what the run holds.
-    sim = _core.Simulation(text, f"dumbbell-{n}", [], None, force=True)
+    sim = _core.Simulation(text, f"dumbbell-{n}", [], None)
     t1 = time.perf_counter()
     sim.run_until(float("inf"))
     t2 = time.perf_counter()

@@ -26,9 +26,13 @@ use crate::trace::packet_log::{DropReason, Event as LogEvent, PacketLog};
 use std::collections::VecDeque;
 
 mod in_network;
+pub use crate::scenario::budget::MemoryGuard;
 use in_network::InNetwork;
 
 pub type FlowIdx = u32;
+
+/// Events between two looks at the process's memory (a read of `/proc/self/statm`).
+const MEMORY_CHECK_EVENTS: u64 = 1 << 20;
 
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
@@ -199,26 +203,48 @@ impl Origins {
     }
 }
 
-/// A run stopped by the watchdog: simulated time did not advance for `events` events.
+/// A run stopped before its end: by the watchdog (simulated time did not advance for
+/// `events` events), or by the memory guard.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stall {
     pub at: SimTime,
     pub events: u64,
-    /// The field path of the source of the last event (`flows[0]`, `links[1]`), empty if unknown.
+    /// The field path of the source of the last event (`flows[0]`, `links[1]`), or of the
+    /// link holding most packets when memory ran out; empty if unknown.
     pub path: String,
-    /// What the last event was, for the message.
+    /// What the last event was, or what the link held, for the message.
     pub what: String,
+    pub reason: StallReason,
+}
+
+/// Why a run was stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StallReason {
+    /// Simulated time stopped advancing.
+    TimeStopped,
+    /// The process grew by `grown` bytes since the scenario was built, more than `limit`
+    /// (`why` says what set it: see [`MemoryGuard`]).
+    Memory { grown: u64, limit: u64, why: &'static str },
 }
 
 impl Stall {
     /// The message, without the path.
     pub fn message(&self) -> String {
-        format!(
-            "simulated time stopped advancing at {:.9} s: {} events at that instant, the last {}; the run was stopped",
-            self.at.as_secs_f64(),
-            self.events,
-            self.what
-        )
+        match &self.reason {
+            StallReason::TimeStopped => format!(
+                "simulated time stopped advancing at {:.9} s: {} events at that instant, the last {}; the run was stopped",
+                self.at.as_secs_f64(),
+                self.events,
+                self.what
+            ),
+            StallReason::Memory { grown, limit, why } => format!(
+                "the run's memory grew by {}, more than the {} it may use ({why}), at {:.6} s simulated with {}; the run was stopped (--force runs without this guard)",
+                crate::scenario::budget::bytes_text(*grown as f64),
+                crate::scenario::budget::bytes_text(*limit as f64),
+                self.at.as_secs_f64(),
+                self.what
+            ),
+        }
     }
 }
 
@@ -276,6 +302,9 @@ pub struct Simulation {
     /// Where the parts of the simulation come from in the scenario (for messages).
     pub origins: Origins,
     watchdog: Watchdog,
+    /// Stops the run if the process grows past what it may use (set by the scenario
+    /// builder unless forced; see [`MemoryGuard`]).
+    pub memory_guard: Option<MemoryGuard>,
     /// Set when the watchdog stopped the run; the run cannot go on.
     pub stalled: Option<Stall>,
     /// When each of `wire_lost` was lost (for the packet log).
@@ -319,6 +348,7 @@ impl Simulation {
             series,
             baseline: Snapshot::default(),
             events_processed: 0,
+            memory_guard: None,
             mechanisms: Vec::new(),
             hooked: HookLists::default(),
             effects: Effects::default(),
@@ -424,6 +454,9 @@ impl Simulation {
             self.now = time;
             self.events_processed += 1;
             self.handle(ev);
+            if self.events_processed.is_multiple_of(MEMORY_CHECK_EVENTS) {
+                self.check_memory();
+            }
         }
         if reached {
             self.now = self.now.max(limit);
@@ -431,6 +464,25 @@ impl Simulation {
         // Whoever looks at the network between runs sees every link as of now.
         self.advance_links();
         reached
+    }
+
+    /// Stops the run if the memory guard says the process has grown too much, naming the
+    /// link that holds most packets (what grows without bound is a queue).
+    #[cold]
+    fn check_memory(&mut self) {
+        let Some((grown, limit, why)) = self.memory_guard.as_ref().and_then(MemoryGuard::exceeded) else { return };
+        self.advance_links();
+        let now = self.now;
+        let held = |l: &crate::net::Link| l.packets(now).count();
+        let (top, packets) = self.net.links.iter().enumerate().map(|(i, l)| (i, held(l))).max_by_key(|&(i, n)| (n, std::cmp::Reverse(i))).unwrap_or((0, 0));
+        let total: usize = self.net.links.iter().map(held).sum();
+        let (path, what) = match self.net.links.get(top) {
+            Some(l) => {
+                (self.origins.links.get(top).cloned().unwrap_or_default(), format!("{} packets in the network, {} of them in link {}", total, packets, l.name))
+            }
+            None => (String::new(), format!("{total} packets in the network")),
+        };
+        self.stalled = Some(Stall { at: now, events: self.events_processed, path, what, reason: StallReason::Memory { grown, limit, why } });
     }
 
     /// The watchdog's report, `ev` being the event at which it stopped the run.
@@ -453,7 +505,7 @@ impl Simulation {
             Event::Sample(i) => (o.series.get(i as usize).cloned().unwrap_or_default(), format!("a sample of series {}", self.series_specs[i as usize].name)),
             Event::Timer { mechanism, .. } => (String::new(), format!("a timer of router mechanism {}", self.mechanisms[mechanism as usize].name())),
         };
-        Stall { at: self.now, events: self.watchdog.count, path, what }
+        Stall { at: self.now, events: self.watchdog.count, path, what, reason: StallReason::TimeStopped }
     }
 
     pub fn run(&mut self) {

@@ -134,3 +134,31 @@ fn many_fine_series_are_bounded_by_their_points_and_run() {
     assert!(sim.series.iter().all(|s| s.truncated && s.t.len() == 100_000));
     assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
 }
+
+#[test]
+fn a_run_whose_packets_outgrow_the_memory_is_stopped_naming_the_link() {
+    // A 1 Gb/s UDP source into a 10 Mb/s link with a buffer that never fills: the packets
+    // queued grow by about 120,000 a second. The estimate before the build bounds only the
+    // structures (the packets a run will hold have no bound worth refusing on: see
+    // `MemoryGuard`), so the run starts and the guard stops it once it has grown past the
+    // limit, naming the link that holds the packets.
+    let limits = Limits { max_memory: Some(150_000_000), max_events: None, force: false };
+    let o: Vec<String> = ["flows.f.transport=udp", "flows.f.udp={ rate = \"1Gbps\" }", "links.0.queue={ limit = 1000000000 }", "duration=100s"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let started = Instant::now();
+    let mut sim = load_with(BASE, "flood.toml", &o, None, None, &limits).expect("accepted");
+    sim.run();
+    let stall = sim.stalled.clone().expect("stopped by the memory guard");
+    assert!(matches!(stall.reason, ccsim::engine::StallReason::Memory { .. }), "{stall:?}");
+    assert_eq!(stall.path, "links[0]");
+    let message = stall.message();
+    println!("{message}");
+    assert!(message.starts_with("the run's memory grew by ") && message.contains("in link A->R") && message.contains("(the limit given)"), "{message}");
+    assert!(sim.now.as_secs_f64() < 60.0, "stopped only at {} s", sim.now.as_secs_f64());
+    assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
+    // Forced, the same run is not watched.
+    let forced = load_with(BASE, "flood.toml", &o, None, None, &Limits { force: true, ..limits }).expect("accepted");
+    assert!(forced.memory_guard.is_none());
+}

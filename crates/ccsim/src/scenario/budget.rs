@@ -54,7 +54,7 @@ fn total(shares: &[Share]) -> (f64, &str) {
     (sum, top)
 }
 
-fn bytes_text(b: f64) -> String {
+pub(crate) fn bytes_text(b: f64) -> String {
     if b >= 1e12 {
         format!("{:.1} TB", b / 1e12)
     } else if b >= 1e9 {
@@ -92,6 +92,50 @@ pub fn available_memory() -> Option<(u64, &'static str)> {
         offer(max.saturating_sub(current), "the cgroup's memory limit");
     }
     best
+}
+
+/// The memory guard of a run: what the process may grow by once the scenario is built.
+/// The estimate made before the build bounds the structures that are allocated up front;
+/// packets in the network have no bound a scenario can be held to beforehand (every buffer
+/// full is far more than most runs ever hold, so refusing on it would refuse DUMBBELL-10000),
+/// so the run looks at its own size every [`MEMORY_CHECK_EVENTS`](crate::engine) events
+/// and stops, naming the fullest link, if it has grown past the limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryGuard {
+    /// Resident bytes when the guard was made (before the build).
+    pub baseline: u64,
+    /// Bytes the process may grow by.
+    pub limit: u64,
+    /// What set the limit, for the message.
+    pub why: &'static str,
+}
+
+impl MemoryGuard {
+    /// The guard for a run under `limits`: None when forced, or where the system gives no
+    /// limit or no resident size (not Linux).
+    pub fn new(limits: &Limits) -> Option<MemoryGuard> {
+        if limits.force {
+            return None;
+        }
+        let (limit, why) = match limits.max_memory {
+            Some(b) => (b, "the limit given"),
+            None => available_memory()?,
+        };
+        Some(MemoryGuard { baseline: resident_bytes()?, limit, why })
+    }
+
+    /// The growth, the limit and its reason if the process has grown past the limit.
+    pub fn exceeded(&self) -> Option<(u64, u64, &'static str)> {
+        let grown = resident_bytes()?.saturating_sub(self.baseline);
+        (grown > self.limit).then_some((grown, self.limit, self.why))
+    }
+}
+
+/// This process's resident memory, bytes (Linux: `VmRSS` in `/proc/self/status`).
+fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line["VmRSS:".len()..].split_whitespace().next()?.parse::<u64>().ok().map(|k| k * 1024)
 }
 
 /// Bytes of one node named with `name_len` bytes: the node and its entry in the name map.
@@ -135,10 +179,12 @@ pub fn check_nodes(sc: &Scenario, limits: &Limits) -> Result<(), BuildError> {
     check_memory_shares(&shares, limits)
 }
 
-/// Refuses a scenario that needs more memory than the limit. `ids` are its nodes by name.
+/// Refuses a scenario whose structures need more memory than the limit. `ids` are its
+/// nodes by name. The packets it may hold in the network are left to the run's
+/// [`MemoryGuard`].
 pub fn check_memory(sc: &Scenario, ids: &HashMap<String, NodeId>, limits: &Limits) -> Result<(), BuildError> {
-    let shares = memory(sc, ids)?;
-    check_memory_shares(&shares, limits)
+    let estimate = memory(sc, ids)?;
+    check_memory_shares(&estimate.fixed, limits)
 }
 
 fn check_memory_shares(shares: &[Share], limits: &Limits) -> Result<(), BuildError> {
@@ -162,9 +208,26 @@ fn check_memory_shares(shares: &[Share], limits: &Limits) -> Result<(), BuildErr
     Ok(())
 }
 
+/// A scenario's memory, by the field it comes from.
+pub struct MemoryEstimate {
+    /// What is allocated whatever the traffic: nodes, links and their queues' structures,
+    /// flows, routing tables, series, the report.
+    pub fixed: Vec<Share>,
+    /// An upper bound on the packets in the network at once (every buffer full, or every
+    /// flow's window out, whichever is less), by the largest buffer.
+    pub packets: Share,
+}
+
+impl MemoryEstimate {
+    /// Both parts, bytes.
+    pub fn total(&self) -> f64 {
+        self.fixed.iter().map(|s| s.1).sum::<f64>() + self.packets.1
+    }
+}
+
 /// The memory a scenario needs, by the field it comes from. Node names are resolved with
 /// `ids`; names that do not resolve are left for the builder to report.
-pub fn memory(sc: &Scenario, ids: &HashMap<String, NodeId>) -> Result<Vec<Share>, BuildError> {
+pub fn memory(sc: &Scenario, ids: &HashMap<String, NodeId>) -> Result<MemoryEstimate, BuildError> {
     let mut shares: Vec<Share> = Vec::new();
     let n_nodes = ids.len() as f64;
     for (field, list) in [("hosts", &sc.hosts), ("routers", &sc.routers)] {
@@ -227,7 +290,7 @@ pub fn memory(sc: &Scenario, ids: &HashMap<String, NodeId>) -> Result<Vec<Share>
         return fail("flows", format!("the scenario has {} flows, more than {} (flow indices are 32-bit)", num(n_flows), u32::MAX - 1));
     }
     let packets = limit_packets.min(in_flight);
-    shares.push((largest_limit.1, packets * Link::bytes_per_packet() as f64));
+    let packets = (largest_limit.1, packets * Link::bytes_per_packet() as f64);
     shares.push(("links".into(), n_links * REPORT_BYTES_PER_LINK));
     // Routing: a row per node that is not single-homed, a column per anchor of a flow end.
     let (rows, columns, field) = routing_shape(sc, ids);
@@ -236,7 +299,7 @@ pub fn memory(sc: &Scenario, ids: &HashMap<String, NodeId>) -> Result<Vec<Share>
     for (i, s) in sc.series.iter().enumerate() {
         shares.push((format!("series[{i}].interval"), series_count(sc, s) * (series_points(s, duration) * 16.0 + 64.0)));
     }
-    Ok(shares)
+    Ok(MemoryEstimate { fixed: shares, packets })
 }
 
 /// The points one series of `s` takes over `duration` seconds.

@@ -68,6 +68,7 @@ pub fn build_with(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>, limi
         return fail("hosts", "the scenario has no nodes");
     }
     budget::check_memory(sc, &ids, limits)?;
+    let memory_guard = budget::MemoryGuard::new(limits);
     let node =
         |path: &str, name: &str| -> Result<NodeId, BuildError> { ids.get(name).copied().ok_or_else(|| (path.to_string(), format!("unknown node {name:?}"))) };
 
@@ -171,6 +172,7 @@ pub fn build_with(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>, limi
     let name = sc.name.clone().unwrap_or_else(|| "scenario".into());
     let warmup = SimTime::from_secs_f64(sc.warmup.0);
     let mut sim = Simulation::new(name, seed, net, flows, stop, warmup, series, link_events);
+    sim.memory_guard = memory_guard;
     for m in mechanisms {
         sim.add_mechanism(m);
     }

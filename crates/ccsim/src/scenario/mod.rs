@@ -99,8 +99,7 @@ pub fn estimate_memory(text: &str, origin: &str, overrides: &[String]) -> Result
         let n = ids.len() as u32;
         ids.entry(name).or_insert(n);
     }
-    let shares = budget::memory(&sc, &ids).map_err(|(path, m)| err(&path, m))?;
-    Ok(shares.iter().map(|s| s.1).sum())
+    Ok(budget::memory(&sc, &ids).map_err(|(path, m)| err(&path, m))?.total())
 }
 
 /// A TOML syntax error as one line: `line L`, the column, what was found there, and what
