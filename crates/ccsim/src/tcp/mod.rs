@@ -99,8 +99,9 @@ pub struct SenderConfig {
     pub fast_retransmit_resets_timer: bool,
     /// How long an ECN-Echo's reduction answers later losses and timeouts.
     pub ecn_answered_until: EcnAnswered,
-    /// CWR may go on a retransmitted segment (ns-2's `SetCWRonRetransmit_`); otherwise on the
-    /// first new data packet after the reduction (RFC 3168 6.1.2).
+    /// The CWR that follows every window reduction of an ECN sender may go on a retransmitted
+    /// segment (ns-2's `SetCWRonRetransmit_`); otherwise on the first new data packet after
+    /// the reduction (RFC 3168 6.1.2).
     pub cwr_on_retransmit: bool,
     /// SACK loss recovery (RFC 6675, on the SACK blocks of RFC 2018): a scoreboard of the
     /// data the receiver holds out of order, recovery entered on the duplicate-ACK threshold

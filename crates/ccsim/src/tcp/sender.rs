@@ -197,7 +197,8 @@ impl TcpSender {
     pub fn in_recovery(&self) -> bool {
         self.in_recovery
     }
-    /// An ECN reduction whose CWR has not been sent yet (it goes on the next new segment).
+    /// A window reduction of an ECN sender whose CWR has not been sent yet (it goes on the
+    /// next new segment, or the next segment with `cwr_on_retransmit`).
     pub fn cwr_pending(&self) -> bool {
         self.cwr_pending
     }
@@ -424,9 +425,9 @@ impl TcpSender {
         // and enter fast recovery (the controller's window for it).
         let before = self.cc.cwnd();
         self.cc.on_fast_retransmit(&self.event(now));
+        self.note_reduction(now, ReductionCause::FastRetransmit, before.saturating_sub(self.cc.ssthresh()));
         self.start_recovery(now, out);
         self.cc.on_recovery_start(&self.event(now));
-        self.note_reduction(now, ReductionCause::FastRetransmit, before.saturating_sub(self.cc.ssthresh()));
     }
 
     /// Fast retransmit: the first unacknowledged segment goes again and fast recovery
@@ -486,6 +487,7 @@ impl TcpSender {
         let answered = self.ecn_answered();
         if !answered {
             self.cc.on_fast_retransmit(&self.event(now)); // (4.2): ssthresh
+            self.note_reduction(now, ReductionCause::FastRetransmit, before.saturating_sub(self.cc.ssthresh()));
         }
         // (4.1): RecoveryPoint = HighData; (4.3): the segment at HighACK + 1, up to the first
         // SACKed byte.
@@ -495,9 +497,6 @@ impl TcpSender {
         self.emit(self.una, len as u32, now, out);
         self.high_rxt = self.una + len;
         self.cc.on_sack_recovery_start(&self.event(now)); // (4.2): cwnd = ssthresh
-        if !answered {
-            self.note_reduction(now, ReductionCause::FastRetransmit, before.saturating_sub(self.cc.ssthresh()));
-        }
     }
 
     /// SACK, in recovery: step (C), sending NextSeg() while `cwnd - pipe >= SMSS`.
@@ -582,7 +581,6 @@ impl TcpSender {
         self.cc.on_ecn_echo(&self.event(now));
         self.ecn_recover = self.max;
         self.ecn_answered = true;
-        self.cwr_pending = true;
         self.stats.ecn_reductions += 1;
         self.note_reduction(now, ReductionCause::EcnEcho, before.saturating_sub(self.cc.cwnd()));
     }
@@ -627,7 +625,16 @@ impl TcpSender {
         self.send_available(now, out);
     }
 
+    /// Every reduction of the window, whatever its cause, is announced to an ECN receiver
+    /// with CWR on the next packet that may carry it (RFC 3168 6.1.2: "When an ECN-Capable
+    /// TCP sender reduces its congestion window for any reason (because of a retransmit
+    /// timeout, a Fast Retransmit, or in response to an ECN Notification), the TCP sender
+    /// sets the CWR flag"; ns-2's `slowdown()` sets `cong_action_` for each). Without it a
+    /// receiver that saw CE after the last ECN reduction echoes ECE until the sender reduces
+    /// for ECN again, and a sender that ignores that echo (it answers no echo for data sent
+    /// before a timeout) never grows its window meanwhile.
     fn note_reduction(&mut self, now: SimTime, cause: ReductionCause, bytes: u32) {
+        self.cwr_pending |= self.cfg.ecn;
         self.stats.window_reductions += 1;
         self.stats.window_reduction_bytes += bytes as u64;
         self.last_reduction = Some((now, cause, bytes));
@@ -966,6 +973,51 @@ mod tests {
         assert!(out[0].has_flag(flags::CWR), "CWR on the first new data packet");
         assert!(out[1..].iter().all(|p| !p.has_flag(flags::CWR)), "and only on it");
         assert!(out.iter().all(|p| p.ecn == Ecn::Ect0));
+    }
+
+    /// RFC 3168 6.1.2: CWR follows a reduction "for any reason (because of a retransmit
+    /// timeout, a Fast Retransmit, or in response to an ECN Notification)", as ns-2's
+    /// `slowdown()` sets `cong_action_` for each. After a timeout the receiver may still be
+    /// echoing a CE that arrived after the last ECN reduction; without CWR it echoes on, and
+    /// the sender, which answers no echo for data sent before the timeout and grows on no
+    /// ACK that carries one, keeps its window of one segment.
+    #[test]
+    fn cwr_follows_a_timeout_and_a_fast_retransmit() {
+        let with =
+            |ecn: bool, on_retransmit: bool| TcpSender::new(SenderConfig { ecn, cwr_on_retransmit: on_retransmit, ..config(Recovery::Reno) }, ends(), 1 << 30);
+        let cwr = |out: &[Packet]| out.iter().map(|p| p.has_flag(flags::CWR)).collect::<Vec<_>>();
+        // A timeout: the retransmission carries CWR, or (RFC 3168's rule) the first new
+        // segment after it.
+        for (ecn, on_retransmit) in [(true, true), (true, false), (false, true)] {
+            let mut s = with(ecn, on_retransmit);
+            let mut out = Vec::new();
+            let acked = grow_to(&mut s, 4, &mut out);
+            let max = s.snd_max().0;
+            out.clear();
+            let d = s.rto_deadline().unwrap();
+            s.on_timeout(d, &mut out);
+            assert_eq!((out.len(), out[0].seq), (1, Seq(acked)), "one segment, the first unacknowledged");
+            assert_eq!(cwr(&out), [ecn && on_retransmit], "ecn {ecn}, on retransmit {on_retransmit}");
+            // The receiver held the rest: its ACK covers everything sent and new data follows.
+            out.clear();
+            s.on_ack(&ack(&s, max), d + Dur::from_millis(100), &mut out);
+            assert_eq!(out.len(), 2, "slow start from one segment");
+            assert_eq!(cwr(&out), [ecn && !on_retransmit, false], "ecn {ecn}, on retransmit {on_retransmit}");
+        }
+        // A fast retransmit: the retransmission itself may carry it (ns-2), else the next
+        // new segment.
+        for on_retransmit in [true, false] {
+            let mut s = with(true, on_retransmit);
+            let mut out = Vec::new();
+            let acked = grow_to(&mut s, 10, &mut out);
+            out.clear();
+            for i in 0..3 {
+                s.on_ack(&ack(&s, acked), t(200 + i), &mut out);
+            }
+            let rexmit = out.iter().position(|p| p.seq == Seq(acked)).expect("fast retransmit");
+            assert_eq!(out[rexmit].has_flag(flags::CWR), on_retransmit);
+            assert_eq!(s.cwr_pending(), !on_retransmit);
+        }
     }
 
     /// RFC 3168 6.1.2: "the TCP sender's congestion window should be reduced only once in
