@@ -70,6 +70,16 @@ def test_bench_dumbbell_is_deterministic():
         assert a[k] == b[k]
 
 
+def test_bench_dumbbell_newreno_timer_rule_is_ns2s():
+    # benchmarks/ns2/dumbbell.tcl leaves `newreno_changes1_` at ns-2.35's default 1: the timer restarts
+    # on the first partial ACK of a recovery only, ccsim's default rule.
+    from ccsim.bench import dumbbell
+
+    assert "newreno_changes1_" not in (ROOT / "benchmarks" / "ns2" / "dumbbell.tcl").read_text()
+    for ns2 in (True, False):
+        assert dumbbell(10, 5, 1, ns2)["flows"][0]["tcp"].get("partial_ack_timer", "impatient") == "impatient"
+
+
 @pytest.mark.skipif(shutil.which("bash") is None, reason="benchmarks/run.sh needs bash")
 @pytest.mark.skipif(not os.access("/usr/bin/time", os.X_OK), reason="benchmarks/run.sh needs /usr/bin/time (package 'time')")
 def test_run_sh_tiny_with_ccsim(tmp_path):
