@@ -1,6 +1,7 @@
 """The DUMBBELL-N benchmark: `ccsim bench dumbbell` and benchmarks/run.sh with ccsim."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -70,14 +71,19 @@ def test_bench_dumbbell_is_deterministic():
         assert a[k] == b[k]
 
 
-def test_bench_dumbbell_newreno_timer_rule_is_ns2s():
-    # benchmarks/ns2/dumbbell.tcl leaves `newreno_changes1_` at ns-2.35's default 1: the timer restarts
-    # on the first partial ACK of a recovery only, ccsim's default rule.
+def test_bench_dumbbell_tcp_timers_are_ns2s():
+    # benchmarks/ns2/dumbbell.tcl leaves `newreno_changes1_` at ns-2.35's default 1: the timer
+    # restarts on the first partial ACK of a recovery only, ccsim's default rule. Its clock
+    # ticks every millisecond.
     from ccsim.bench import dumbbell
 
-    assert "newreno_changes1_" not in (ROOT / "benchmarks" / "ns2" / "dumbbell.tcl").read_text()
+    tcl = (ROOT / "benchmarks" / "ns2" / "dumbbell.tcl").read_text()
+    assert "newreno_changes1_" not in tcl
+    assert re.search(r"Agent/TCP set tcpTick_\s+0\.001\b", tcl)
     for ns2 in (True, False):
-        assert dumbbell(10, 5, 1, ns2)["flows"][0]["tcp"].get("partial_ack_timer", "impatient") == "impatient"
+        tcp = dumbbell(10, 5, 1, ns2)["flows"][0]["tcp"]
+        assert tcp.get("partial_ack_timer", "impatient") == "impatient"
+        assert tcp["clock_granularity"] == "1ms"
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="benchmarks/run.sh needs bash")
