@@ -1,6 +1,7 @@
 """The DUMBBELL-N benchmark: `ccsim bench dumbbell` and benchmarks/run.sh with ccsim."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -68,6 +69,21 @@ def test_bench_dumbbell_is_deterministic():
     a, b = (key_values(ccsim_cli("bench", "dumbbell", 10, 2, 5).stdout) for _ in range(2))
     for k in ("delivered_packets", "bottleneck_drops", "events_processed"):
         assert a[k] == b[k]
+
+
+def test_bench_dumbbell_tcp_timers_are_ns2s():
+    # benchmarks/ns2/dumbbell.tcl leaves `newreno_changes1_` at ns-2.35's default 1: the timer
+    # restarts on the first partial ACK of a recovery only, ccsim's default rule. Its clock
+    # ticks every millisecond.
+    from ccsim.bench import dumbbell
+
+    tcl = (ROOT / "benchmarks" / "ns2" / "dumbbell.tcl").read_text()
+    assert "newreno_changes1_" not in tcl
+    assert re.search(r"Agent/TCP set tcpTick_\s+0\.001\b", tcl)
+    for ns2 in (True, False):
+        tcp = dumbbell(10, 5, 1, ns2)["flows"][0]["tcp"]
+        assert tcp.get("partial_ack_timer", "impatient") == "impatient"
+        assert tcp["clock_granularity"] == "1ms"
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="benchmarks/run.sh needs bash")

@@ -2,11 +2,15 @@
 
 N TCP NewReno bulk flows S_i -> D_i across R1 -> R2; access links 1 Gb/s, 1 ms; bottleneck
 100 Mb/s, 20 ms with RED (min_th 30, max_th 90, max_p 0.1, w_q 0.002, limit 200 packets);
-1000-byte segments; starts uniform in [0, 1] s; an initial window of 1 segment. With
-`ns2_behaviour` (the default) the scenario runs under `profile = "ns2"` (docs/profiles.md:
-ns-2.35's TCP timers and RED, including how RED labels drops early or forced), with RED's
-`wait` spacing between drops and NewReno restarting its timer on every partial ACK, so that
-the simulators simulate the same thing; without it, under the RFCs' defaults.
+1000-byte segments; starts uniform in [0, 1] s; an initial window of 1 segment; a 1 ms TCP
+clock. With `ns2_behaviour` (the default) the scenario runs under `profile = "ns2"`
+(docs/profiles.md: ns-2.35's TCP timers and RED, including how RED labels drops early or
+forced), with RED's `wait` spacing between drops, so that the simulators simulate the same
+thing; without it, under the RFCs' defaults. NewReno keeps its default timer rule under
+both: restarted on the first partial ACK of a recovery only, as ns-2.35's
+`Agent/TCP/Newreno` does with its default `newreno_changes1_ 1` (`partialnewack_helper()` in
+tcp/tcp-newreno.cc), so that a window that lost many segments in slow start ends in a
+timeout and goes back N instead of repairing one hole per round trip.
 
 `bottleneck_mbps` (a multiple of 100) makes the bottleneck k = bottleneck_mbps / 100 times
 faster with a buffer to match: RED's limit and thresholds k times larger and its weight k
@@ -40,7 +44,8 @@ def dumbbell(n: int, sim_time: float = 60.0, seed: int = 1, ns2_behaviour: bool 
         "mss": 1000,
         "rwnd": 1 << 30,
         "init_cwnd": 1,
-        "partial_ack_timer": "slow-but-steady" if ns2_behaviour else "impatient",
+        # ns2/dumbbell.tcl's `tcpTick_ 0.001` (the ns2 profile has ns-2's default, 10 ms).
+        "clock_granularity": "1ms",
     }
     big = {"limit": 10000}
     return {

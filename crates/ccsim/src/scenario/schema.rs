@@ -406,8 +406,8 @@ pub struct TcpSpec {
     pub delayed_ack: Option<DelayedAck>,
     #[serde(default)]
     pub ecn: Option<bool>,
-    /// NewReno's timer during recovery: `impatient` (RFC 6582, default) or
-    /// `slow-but-steady` (restart on every partial ACK, as ns-2).
+    /// NewReno's timer during recovery: `impatient` (RFC 6582 and ns-2.35, default) or
+    /// `slow-but-steady` (restart on every partial ACK, as ns-2 before 2003).
     #[serde(default)]
     pub partial_ack_timer: Option<String>,
     /// Duplicate-ACK suppression at the receiver.

@@ -41,11 +41,12 @@ pub enum Recovery {
 /// When NewReno restarts the retransmission timer during fast recovery (RFC 6582 section 4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PartialAckTimer {
-    /// Only on the first partial ACK (RFC 6582's rule): a window with many losses falls
-    /// back to a timeout.
+    /// Only on the first partial ACK (RFC 6582's rule, and ns-2.35's NewReno with its
+    /// default `newreno_changes1_ 1`, `partialnewack_helper()`): a window with many losses
+    /// falls back to a timeout.
     Impatient,
-    /// On every partial ACK, as ns-2's NewReno does: one hole is repaired per round trip
-    /// however many there are.
+    /// On every partial ACK, as ns-2's NewReno with `newreno_changes1_ 0` (its default
+    /// before May 2003): one hole is repaired per round trip however many there are.
     SlowButSteady,
 }
 

@@ -364,7 +364,8 @@ impl TcpSender {
             } else {
                 // RFC 6582 step 3, partial ACK: retransmit the first unacknowledged segment
                 // (the controller then deflates the window) and restart the timer on the
-                // first partial ACK (section 4), or on every one (ns-2's slow-but-steady).
+                // first partial ACK (section 4; ns-2.35's `newreno_changes1_ 1`), or on every
+                // one (slow-but-steady, ns-2's `newreno_changes1_ 0`).
                 self.retransmit_una(now, out);
                 self.cc.on_partial_ack(&info);
                 self.partial_acks += 1;
@@ -1579,5 +1580,27 @@ mod tests {
         assert_eq!((sack_last, sack_time), (Dur::from_millis(20), Dur::from_millis(40)), "SACK");
         assert_eq!((newreno_last, newreno_time), (Dur::from_millis(100), Dur::from_millis(120)), "NewReno");
         assert!(sack.completed_at < newreno.completed_at);
+    }
+
+    #[test]
+    fn many_holes_in_slow_start_end_in_a_timeout_unless_every_partial_ack_restarts_the_timer() {
+        // Slow start's flight of 64 (segments 63 to 126, sent at 120 ms) loses every other
+        // segment from 64 to 122: 30 holes; the fast retransmit leaves at 140 ms. The round
+        // trip is 20 ms, the RTO its 200 ms floor. Restarted on every partial ACK, the timer
+        // never expires and NewReno repairs one hole per round trip: the last ACK comes 30
+        // round trips after the fast retransmit. Restarted on the first partial ACK only (RFC
+        // 6582, and ns-2.35's NewReno with its default `newreno_changes1_ 1`), it expires 200
+        // ms after that ACK, and going back N in slow start resends the rest sooner.
+        let drop: Vec<u32> = (64..=122).step_by(2).collect();
+        let bytes = 300 * MSS as u64;
+        let run = |rule| lossy_transfer(SenderConfig { partial_ack_timer: rule, ..config(Recovery::NewReno) }, bytes, &drop);
+        let (steady, _, _) = run(PartialAckTimer::SlowButSteady);
+        assert_eq!((steady.stats.fast_retransmits, steady.stats.timeouts), (1, 0));
+        assert_eq!(steady.stats.retransmitted_packets, 30, "each hole once");
+        assert_eq!(steady.completed_at, Some(t(140 + 30 * 20)));
+        let (impatient, recovering, _) = run(PartialAckTimer::Impatient);
+        assert_eq!((impatient.stats.fast_retransmits, impatient.stats.timeouts), (1, 1));
+        assert_eq!(recovering, Dur::from_millis(20 + 200), "the first partial ACK, then the RTO");
+        assert_eq!(impatient.completed_at, Some(t(560)));
     }
 }
