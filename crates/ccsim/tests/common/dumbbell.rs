@@ -1,8 +1,8 @@
 //! The DUMBBELL-N benchmark scenario (benchmarks/README.md) as TOML, shared by the
 //! benchmark example and the tests.
 
-/// The scenario `ccsim.bench.dumbbell(n, sim_time, seed)` builds, as TOML: a 100 Mb/s
-/// bottleneck.
+/// The scenario `ccsim.bench.dumbbell(n, sim_time, seed)` builds, as TOML (ns-2's rules,
+/// as `benchmarks/ns2/dumbbell.tcl` sets them): a 100 Mb/s bottleneck.
 #[allow(dead_code)] // not every test binary that includes this module uses both
 pub fn dumbbell_toml(n: u32, sim_time: f64, seed: u64, warmup: f64) -> String {
     dumbbell_toml_at(n, sim_time, seed, warmup, 100)
@@ -18,6 +18,7 @@ pub fn dumbbell_toml_at(n: u32, sim_time: f64, seed: u64, warmup: f64, mbps: u32
     let (limit, min_th, max_th, w_q) = (200 * k, 30 * k, 90 * k, 0.002 / k as f64);
     format!(
         r#"name = "dumbbell-{n}"
+profile = "ns2"
 duration = "{sim_time}s"
 warmup = "{warmup}s"
 seed = {seed}
@@ -34,7 +35,7 @@ queue = {{ limit = 10000 }}
 between = ["R1", "R2"]
 rate = "{mbps}Mbps"
 delay = "20ms"
-queue = {{ discipline = "red", limit = {limit}, min_th = {min_th}, max_th = {max_th}, max_p = 0.1, w_q = {w_q}, mean_packet_size = 1040, wait = true }}
+queue = {{ discipline = "red", limit = {limit}, min_th = {min_th}, max_th = {max_th}, max_p = 0.1, w_q = {w_q}, mean_packet_size = 1040, wait = true, gentle = false }}
 queue_reverse = {{ limit = 10000 }}
 
 [[links]]
@@ -48,7 +49,7 @@ name = "bulk"
 from = "S{{1..{n}}}"
 to = "D{{1..{n}}}"
 start = {{ uniform = ["0s", "1s"] }}
-tcp = {{ variant = "newreno", mss = 1000, rwnd = 1073741824, partial_ack_timer = "slow-but-steady" }}
+tcp = {{ variant = "newreno", mss = 1000, rwnd = 1073741824, init_cwnd = 1, clock_granularity = "1ms" }}
 "#
     )
 }
