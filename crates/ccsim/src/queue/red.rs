@@ -42,7 +42,9 @@
 //!   and none for the first arrival after `avg` reaches `min_th` (or after such a short
 //!   queue), which restarts `count` at 1; a full buffer's drop resets `count` to 0 as a
 //!   signal does and counts as forced (an overflow) even when RED had chosen the packet for
-//!   an early drop (ns-2's `qlen >= qlim` check comes last). None of this is in F&J.
+//!   an early drop (ns-2's `qlen >= qlim` check comes last), but leaves an arrival outside
+//!   the region (`avg < min_th` or a short queue) outside: the next one past `min_th` is
+//!   still an entry (ns-2 zeroes `count_`, not `old_`). None of this is in F&J.
 //! - `idle = "ns2"`: the idle period starts when the last packet *finishes* transmission
 //!   (ns-2's `deque()` finds the queue empty then), and `m` is truncated to whole mean-packet
 //!   times (ns-2's `int(ptc * (now - idletime_))`); F&J's linear function of the idle time
@@ -359,8 +361,11 @@ impl Red {
 
     /// The arriving packet found the buffer full: under ns-2's rules that drop resets
     /// `count` as a signal does, and counts as forced (an overflow) whatever the verdict.
+    /// An arrival that RED left outside its signalling region (`avg < min_th`, or at most
+    /// one packet queued: `count` parked at -1) stays outside: ns-2 zeroes `count_` but not
+    /// `old_`, so the next arrival in the region is still an entry, not a candidate.
     pub fn on_overflow(&mut self) -> bool {
-        if self.params.entry_grace {
+        if self.params.entry_grace && self.state.count >= 0 {
             self.state.count = 0;
         }
         self.params.entry_grace
@@ -758,6 +763,20 @@ pub(super) mod tests {
         red2.state.count = 5;
         assert!(red2.on_overflow(), "counted as an overflow whatever the verdict");
         assert_eq!(red2.state().count, 0);
+        // A full buffer while avg < min_th: the drop is an overflow, and the next arrival
+        // past min_th is still an entry (ns-2's `old_` stays 0), then a candidate.
+        let mut red3 = ns2_instant(1.0, false);
+        assert_eq!(red3.on_arrival(occ(4), 1000, SimTime::ZERO, &mut rng), Verdict::Admit);
+        assert!(red3.on_overflow());
+        assert_eq!(red3.state().count, -1);
+        assert_eq!(red3.on_arrival(occ(14), 1000, SimTime::ZERO, &mut rng), Verdict::Admit, "entry after the overflow");
+        assert_eq!(red3.state().count, 1);
+        // p_b = 0.9 and count 2: p_a = 1.
+        assert_eq!(red3.on_arrival(occ(14), 1000, SimTime::ZERO, &mut rng), Verdict::EarlyDrop);
+        // In the region the overflow resets count as a signal does.
+        red3.state.count = 3;
+        assert!(red3.on_overflow());
+        assert_eq!(red3.state().count, 0);
         // Without the rules an overflow leaves count alone.
         let mut plain = instant(0.1);
         plain.state.count = 5;
