@@ -515,6 +515,7 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile:
         _ => EcnAnswered::Window,
     };
     cfg.cwr_on_retransmit = t.cwr_on_retransmit.unwrap_or(d.cwr_on_retransmit);
+    cfg.ect_on_retransmit = t.ect_on_retransmit.unwrap_or(d.ect_on_retransmit || dctcp);
     cfg.acc = t.acc.unwrap_or(false);
     cfg.isn = t.isn.unwrap_or(0);
     let ecn_echo = if dctcp { EcnEcho::PerPacket } else { EcnEcho::Rfc3168 };

@@ -69,6 +69,9 @@ pub struct TcpDefaults {
     /// `cwr_on_retransmit`: false (RFC 3168 6.1.2: the first new data packet) / true
     /// (`SetCWRonRetransmit_ true`).
     pub cwr_on_retransmit: bool,
+    /// `ect_on_retransmit`: false (RFC 3168 6.1.5) / true (ns-2 sets `ect()` on every data
+    /// packet of an ECN agent, retransmissions included).
+    pub ect_on_retransmit: bool,
 }
 
 impl TcpDefaults {
@@ -87,6 +90,7 @@ impl TcpDefaults {
                 fast_retransmit_resets_timer: false,
                 ecn_answered: "window",
                 cwr_on_retransmit: false,
+                ect_on_retransmit: false,
             },
             Profile::Ns2 => TcpDefaults {
                 init_cwnd: 2,
@@ -101,6 +105,7 @@ impl TcpDefaults {
                 fast_retransmit_resets_timer: true,
                 ecn_answered: "next-reduction",
                 cwr_on_retransmit: true,
+                ect_on_retransmit: true,
             },
         }
     }

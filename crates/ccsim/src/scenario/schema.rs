@@ -398,6 +398,10 @@ pub struct TcpSpec {
     /// true, `SetCWRonRetransmit_`).
     #[serde(default)]
     pub cwr_on_retransmit: Option<bool>,
+    /// An ECN sender's retransmissions are ECT too (default false, RFC 3168 6.1.5; `ns2`
+    /// profile and DCTCP true).
+    #[serde(default)]
+    pub ect_on_retransmit: Option<bool>,
     /// Receiver's advertised window, bytes (default 1 MiB).
     #[serde(default)]
     pub rwnd: Option<u32>,

@@ -104,6 +104,12 @@ pub struct SenderConfig {
     /// segment (ns-2's `SetCWRonRetransmit_`); otherwise on the first new data packet after
     /// the reduction (RFC 3168 6.1.2).
     pub cwr_on_retransmit: bool,
+    /// An ECN sender's retransmissions are ECN-capable too (ns-2 marks every data packet
+    /// ECT; DCTCP needs every packet marked, as Linux's `TCP_CONG_NEEDS_ECN` has it);
+    /// otherwise they go out Not-ECT, as RFC 3168 6.1.5 requires ("the TCP data sender MUST
+    /// NOT set either an ECT codepoint or the CE codepoint ... on retransmitted data
+    /// packets"), so a congested router drops them rather than marks them.
+    pub ect_on_retransmit: bool,
     /// SACK loss recovery (RFC 6675, on the SACK blocks of RFC 2018): a scoreboard of the
     /// data the receiver holds out of order, recovery entered on the duplicate-ACK threshold
     /// or when the first unacknowledged segment is deemed lost, and, in recovery, sending
@@ -145,6 +151,7 @@ impl Default for SenderConfig {
             fast_retransmit_resets_timer: false,
             ecn_answered_until: EcnAnswered::Window,
             cwr_on_retransmit: false,
+            ect_on_retransmit: false,
             sack: false,
             sack_clear_on_timeout: false,
             isn: 0,

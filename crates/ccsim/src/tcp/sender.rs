@@ -726,7 +726,7 @@ impl TcpSender {
         });
         let mut pkt = Packet::tcp_data(&self.ends, self.seq_at(off), len, self.cfg.ttl, now);
         pkt.flags = f;
-        pkt.ecn = if self.cfg.ecn { Ecn::Ect0 } else { Ecn::NotEct };
+        pkt.ecn = if self.cfg.ecn && (!retransmission || self.cfg.ect_on_retransmit) { Ecn::Ect0 } else { Ecn::NotEct };
         pkt.acc = acc;
         out.push(pkt);
     }
@@ -1018,6 +1018,36 @@ mod tests {
             let rexmit = out.iter().position(|p| p.seq == Seq(acked)).expect("fast retransmit");
             assert_eq!(out[rexmit].has_flag(flags::CWR), on_retransmit);
             assert_eq!(s.cwr_pending(), !on_retransmit);
+        }
+    }
+
+    /// RFC 3168 6.1.5: "the TCP data sender MUST NOT set either an ECT codepoint or the CE
+    /// codepoint in the ECN field of the IP header ... on retransmitted data packets"; ns-2
+    /// (and DCTCP) mark them ECT like any other.
+    #[test]
+    fn retransmissions_are_not_ect_unless_asked() {
+        for ect_on_retransmit in [false, true] {
+            let cfg = SenderConfig { ecn: true, ect_on_retransmit, ..config(Recovery::NewReno) };
+            // A fast retransmit, then the new data the next ACK lets out.
+            let mut s = TcpSender::new(cfg.clone(), ends(), 1 << 30);
+            let mut out = Vec::new();
+            let acked = grow_to(&mut s, 10, &mut out);
+            assert!(out.iter().all(|p| p.ecn == Ecn::Ect0), "first transmissions are ECT");
+            out.clear();
+            for i in 0..3 {
+                s.on_ack(&ack(&s, acked), t(200 + i), &mut out);
+            }
+            let rexmit = out.iter().find(|p| p.seq == Seq(acked)).expect("fast retransmit");
+            assert_eq!(rexmit.ecn == Ecn::Ect0, ect_on_retransmit, "fast retransmit, ect_on_retransmit {ect_on_retransmit}");
+            assert!(out.iter().filter(|p| p.seq != Seq(acked)).all(|p| p.ecn == Ecn::Ect0), "new data stays ECT");
+            // A timeout's retransmission.
+            let mut s = TcpSender::new(cfg, ends(), 1 << 30);
+            let mut out = Vec::new();
+            grow_to(&mut s, 4, &mut out);
+            out.clear();
+            let d = s.rto_deadline().unwrap();
+            s.on_timeout(d, &mut out);
+            assert_eq!(out[0].ecn == Ecn::Ect0, ect_on_retransmit, "timeout, ect_on_retransmit {ect_on_retransmit}");
         }
     }
 
