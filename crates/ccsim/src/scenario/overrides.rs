@@ -25,7 +25,10 @@ pub fn apply(root: &mut Value, spec: &str) -> Result<(), OverrideError> {
         Some(p) => (p.trim(), true),
         None => (path.trim(), false),
     };
-    let fail = |m: String| (path.to_string(), m);
+    // The path names the field in the one-line error: a control character in it is shown
+    // escaped (and refused by `parse_path`).
+    let shown = if path.chars().any(char::is_control) { path.escape_debug().to_string() } else { path.to_string() };
+    let fail = |m: String| (shown.clone(), m);
     let keys = parse_path(path).map_err(|m| fail(format!("malformed key path in override {spec:?}: {m}")))?;
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
     let value = (!raw.trim().is_empty()).then(|| parse_value(raw.trim()));
@@ -46,6 +49,9 @@ pub fn apply(root: &mut Value, spec: &str) -> Result<(), OverrideError> {
 fn parse_path(path: &str) -> Result<Vec<String>, String> {
     if path.is_empty() {
         return Err("the key path is empty".into());
+    }
+    if let Some(c) = path.chars().find(|c| c.is_control()) {
+        return Err(format!("a control character ({c:?}) in the key path"));
     }
     let mut keys = Vec::new();
     let mut chars = path.chars().peekable();
@@ -264,5 +270,17 @@ mod tests {
         let mut d = doc();
         apply(&mut d, "flows[g2].count=4").unwrap();
         assert_eq!(d["flows"][1]["count"].as_integer(), Some(4));
+    }
+
+    #[test]
+    fn a_control_character_in_a_key_path_is_refused_on_one_line() {
+        let before = doc();
+        for spec in ["0\n0=0", "flows.0\t.count=1", "dura\rtion=1s"] {
+            let mut d = doc();
+            let (path, message) = apply(&mut d, spec).unwrap_err();
+            assert!(message.starts_with("malformed key path") && message.contains("a control character"), "{spec:?}: {message}");
+            assert!(!path.chars().any(char::is_control) && !message.chars().any(char::is_control), "{path:?}: {message:?}");
+            assert_eq!(d, before, "{spec:?} changed the document");
+        }
     }
 }
