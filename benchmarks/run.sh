@@ -123,13 +123,16 @@ wants() { case " $SIMS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 log() { echo "[bench] $*" >&2; }
 
 # ------------------------------------------------------------------ table --
+# The head of every awk program below: columns are found by name (`v("wall_s")`), so a
+# CSV from before a column was added still prints.
+COLUMNS='
+NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+function v(k) { return (k in c) ? $(c[k]) : "" }
+'
 print_report() {
     echo
     echo "DUMBBELL-N, $(awk -F, 'NR==2{print $3" s simulated, seed "$4}' "$CSV") ($(nproc) cores, $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1))"
-    # Columns are found by name: a CSV from before a column was added still prints.
-    awk -F, '
-    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-    function v(k) { return (k in c) ? $(c[k]) : "" }
+    awk -F, "$COLUMNS"'
     {
         if (v("status") != "ok") {
             printf "%-7s %6s  %-9s\n", v("simulator"), v("n_flows"), v("status"); next
@@ -146,9 +149,7 @@ print_report() {
         echo
         echo "ccsim compared (speedup = other wall / ccsim wall; memory = other peak / ccsim peak;"
         echo "goodput, drops and mean queue = ccsim / other)"
-        awk -F, '
-        NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-        function v(k) { return (k in c) ? $(c[k]) : "" }
+        awk -F, "$COLUMNS"'
         v("status") == "ok" {
             k = v("simulator") "," v("n_flows")
             wall[k] = v("wall_s"); mem[k] = v("peak_mib"); gp[k] = v("goodput_bps"); dr[k] = v("bottleneck_drops")
@@ -175,9 +176,7 @@ print_report() {
     if grep -q '^ccsim,.*,ok,' "$CSV" && head -n 1 "$CSV" | grep -q events_processed; then
         echo
         echo "ccsim's own split (setup: building the network; run: the event loop; ns/event: run / events)"
-        awk -F, '
-        NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-        function v(k) { return (k in c) ? $(c[k]) : "" }
+        awk -F, "$COLUMNS"'
         v("simulator") == "ccsim" && v("status") == "ok" && v("events_processed") > 0 {
             printf "%6s %9.3f %9.2f %12s %9.0f %9.1f\n", v("n_flows"), v("setup_s"), v("run_s"), v("events_processed"), 1e9 * v("run_s") / v("events_processed"), v("peak_mib")
         }

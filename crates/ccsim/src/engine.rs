@@ -31,7 +31,7 @@ use in_network::InNetwork;
 
 pub type FlowIdx = u32;
 
-/// Events between two looks at the process's memory (a read of `/proc/self/statm`).
+/// Events between two looks at the process's memory (a read of `/proc/self/status`).
 const MEMORY_CHECK_EVENTS: u64 = 1 << 20;
 
 #[derive(Clone, Copy, Debug)]
@@ -473,9 +473,15 @@ impl Simulation {
         let Some((grown, limit, why)) = self.memory_guard.as_ref().and_then(MemoryGuard::exceeded) else { return };
         self.advance_links();
         let now = self.now;
-        let held = |l: &crate::net::Link| l.packets(now).count();
-        let (top, packets) = self.net.links.iter().enumerate().map(|(i, l)| (i, held(l))).max_by_key(|&(i, n)| (n, std::cmp::Reverse(i))).unwrap_or((0, 0));
-        let total: usize = self.net.links.iter().map(held).sum();
+        // The fullest link (the first of equals) and the packets of all, in one pass.
+        let (mut top, mut packets, mut total) = (0, 0, 0);
+        for (i, l) in self.net.links.iter().enumerate() {
+            let n = l.packets(now).count();
+            total += n;
+            if n > packets {
+                (top, packets) = (i, n);
+            }
+        }
         let (path, what) = match self.net.links.get(top) {
             Some(l) => {
                 (self.origins.links.get(top).cloned().unwrap_or_default(), format!("{} packets in the network, {} of them in link {}", total, packets, l.name))

@@ -154,7 +154,6 @@ fn a_run_whose_packets_outgrow_the_memory_is_stopped_naming_the_link() {
     assert!(matches!(stall.reason, ccsim::engine::StallReason::Memory { .. }), "{stall:?}");
     assert_eq!(stall.path, "links[0]");
     let message = stall.message();
-    println!("{message}");
     assert!(message.starts_with("the run's memory grew by ") && message.contains("in link A->R") && message.contains("(the limit given)"), "{message}");
     assert!(sim.now.as_secs_f64() < 60.0, "stopped only at {} s", sim.now.as_secs_f64());
     assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());

@@ -64,13 +64,15 @@ pub(crate) fn bytes_text(b: f64) -> String {
     }
 }
 
+/// The value of `key` (a line `key   N kB` of a `/proc` file's `text`), in bytes.
+fn kb(text: &str, key: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(key))?;
+    line[key.len()..].split_whitespace().next()?.parse::<u64>().ok().map(|k| k * 1024)
+}
+
 /// Bytes this process can still allocate, and what limits it; None where the system does
 /// not say (not Linux).
 pub fn available_memory() -> Option<(u64, &'static str)> {
-    let kb = |text: &str, key: &str| -> Option<u64> {
-        let line = text.lines().find(|l| l.starts_with(key))?;
-        line[key.len()..].split_whitespace().next()?.parse::<u64>().ok().map(|k| k * 1024)
-    };
     let mut best: Option<(u64, &'static str)> = None;
     let mut offer = |bytes: u64, why: &'static str| {
         if best.is_none_or(|(b, _)| bytes < b) {
@@ -133,9 +135,7 @@ impl MemoryGuard {
 
 /// This process's resident memory, bytes (Linux: `VmRSS` in `/proc/self/status`).
 fn resident_bytes() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    line["VmRSS:".len()..].split_whitespace().next()?.parse::<u64>().ok().map(|k| k * 1024)
+    kb(&std::fs::read_to_string("/proc/self/status").ok()?, "VmRSS:")
 }
 
 /// Bytes of one node named with `name_len` bytes: the node and its entry in the name map.
@@ -213,15 +213,15 @@ pub struct MemoryEstimate {
     /// What is allocated whatever the traffic: nodes, links and their queues' structures,
     /// flows, routing tables, series, the report.
     pub fixed: Vec<Share>,
-    /// An upper bound on the packets in the network at once (every buffer full, or every
-    /// flow's window out, whichever is less), by the largest buffer.
-    pub packets: Share,
+    /// An upper bound on the bytes of packets in the network at once (every buffer full, or
+    /// every flow's window out, whichever is less).
+    pub packets: f64,
 }
 
 impl MemoryEstimate {
     /// Both parts, bytes.
     pub fn total(&self) -> f64 {
-        self.fixed.iter().map(|s| s.1).sum::<f64>() + self.packets.1
+        self.fixed.iter().map(|s| s.1).sum::<f64>() + self.packets
     }
 }
 
@@ -239,7 +239,6 @@ pub fn memory(sc: &Scenario, ids: &HashMap<String, NodeId>) -> Result<MemoryEsti
     let per_table = size_of::<(String, Option<crate::scenario::schema::QueueSpec>)>() + 64;
     let mut n_links = 0.0;
     let mut limit_packets = 0.0;
-    let mut largest_limit: (f64, String) = (0.0, String::new());
     for (i, l) in sc.links.iter().enumerate() {
         let (count, name_len) = link_count(l);
         let limit = queue_limit(l);
@@ -251,10 +250,6 @@ pub fn memory(sc: &Scenario, ids: &HashMap<String, NodeId>) -> Result<MemoryEsti
             Limit::Bytes(b) => b as f64 / 40.0,
         };
         limit_packets += count * packets;
-        if packets > largest_limit.0 {
-            let key = if matches!(limit, Limit::Bytes(_)) { "limit_bytes" } else { "limit" };
-            largest_limit = (packets, format!("links[{i}].queue.{key}"));
-        }
     }
     // ACK spoofers: one per router with a spoofing queue, each with its flow table.
     let spoofing: f64 = sc
@@ -289,8 +284,7 @@ pub fn memory(sc: &Scenario, ids: &HashMap<String, NodeId>) -> Result<MemoryEsti
     if n_flows >= u32::MAX as f64 {
         return fail("flows", format!("the scenario has {} flows, more than {} (flow indices are 32-bit)", num(n_flows), u32::MAX - 1));
     }
-    let packets = limit_packets.min(in_flight);
-    let packets = (largest_limit.1, packets * Link::bytes_per_packet() as f64);
+    let packets = limit_packets.min(in_flight) * Link::bytes_per_packet() as f64;
     shares.push(("links".into(), n_links * REPORT_BYTES_PER_LINK));
     // Routing: a row per node that is not single-homed, a column per anchor of a flow end.
     let (rows, columns, field) = routing_shape(sc, ids);
