@@ -592,71 +592,74 @@ impl Simulation {
                 f.net.spoofed_acks += 1;
             }
         }
-        self.forward(from, pkt);
+        self.forward(from, &mut { pkt });
     }
 
     // ---- forwarding ----
 
     /// A host or router hands `pkt` to the link toward its destination.
-    fn forward(&mut self, node: NodeId, mut pkt: Packet) {
+    fn forward(&mut self, node: NodeId, pkt: &mut Packet) {
         let mut link = self.net.routes.next_hop(node, pkt.dst);
         if !self.hooked.next_hop.is_empty() {
             let mark = self.effects.emits.len();
             for k in 0..self.hooked.next_hop.len() {
                 let i = self.hooked.next_hop[k];
-                link = self.mechanisms[i as usize].next_hop(node, &mut pkt, link, &mut Cx::new(self.now, &mut self.net, &mut self.effects));
+                link = self.mechanisms[i as usize].next_hop(node, pkt, link, &mut Cx::new(self.now, &mut self.net, &mut self.effects));
                 self.schedule_timers(i);
             }
             self.send_emits(mark);
         }
         let Some(link) = link else {
             self.net.nodes[node as usize].stats.no_route += 1;
-            self.log(LogEvent::Drop, DropReason::NoRoute, node, None, &pkt);
-            self.count_drop(&pkt);
+            self.log(LogEvent::Drop, DropReason::NoRoute, node, None, pkt);
+            self.count_drop(pkt);
             return;
         };
         self.enqueue(link, pkt);
     }
 
-    fn enqueue(&mut self, link: LinkId, pkt: Packet) {
+    /// Offers `pkt` to `link`'s queue. The packet is passed by reference down the forwarding
+    /// path (a discipline's ECN mark is set in place) and copied once, into the link.
+    fn enqueue(&mut self, link: LinkId, pkt: &mut Packet) {
         let now = self.now;
         let l = &mut self.net.links[link as usize];
         if !l.up {
             l.stats.lost_down += 1;
             let from = l.from;
-            self.log(LogEvent::Drop, DropReason::Down, from, Some(link), &pkt);
-            self.count_drop(&pkt);
+            self.log(LogEvent::Drop, DropReason::Down, from, Some(link), pkt);
+            self.count_drop(pkt);
             return;
         }
         // The discipline must see the queue as of now: without the packets that have started
         // transmission since the link was last touched.
         self.advance_link(link);
-        let (verdict, mut action) = self.net.links[link as usize].queue.classify(&pkt, now);
+        let (verdict, mut action) = self.net.links[link as usize].queue.classify(pkt, now);
         let mark = self.effects.emits.len();
         for k in 0..self.hooked.verdict.len() {
             let i = self.hooked.verdict[k];
-            action = self.mechanisms[i as usize].on_verdict(link, &pkt, verdict, action, &mut Cx::new(now, &mut self.net, &mut self.effects));
+            action = self.mechanisms[i as usize].on_verdict(link, pkt, verdict, action, &mut Cx::new(now, &mut self.net, &mut self.effects));
             self.schedule_timers(i);
         }
+        // The log shows the packet as offered (an ECN mark is an entry of its own).
+        let offered = self.packet_log.is_some().then_some(*pkt);
         let l = &mut self.net.links[link as usize];
-        let mut admitted = pkt;
         if l.queue.decides_at_dequeue() {
-            if l.queue.commit(pkt, verdict, action, now) {
-                self.log_enqueue(link, &pkt, action);
+            if l.queue.commit(*pkt, verdict, action, now) {
+                self.log_enqueue(link, pkt, action);
             } else {
-                self.queue_drop(link, &pkt, DropReason::of(verdict));
+                self.queue_drop(link, pkt, DropReason::of(verdict));
             }
             self.account_evicted(link);
             if self.net.links[link as usize].is_idle(now) {
                 self.transmit_next(link);
             }
-        } else if l.queue.admit(&mut admitted, verdict, action) {
-            let s = l.accept(admitted, now);
+        } else if l.queue.admit(pkt, verdict, action) {
+            let s = l.accept(pkt, now);
             let epoch = l.epoch;
-            if self.packet_log.is_some() {
-                self.log_enqueue(link, &pkt, action);
+            if let Some(offered) = offered {
+                self.log_enqueue(link, &offered, action);
                 // The packet's departure is known now (see `trace::packet_log`).
-                self.log_at(s.tx_start, LogEvent::Dequeue, DropReason::None, link, &pkt);
+                self.log_at(s.tx_start, LogEvent::Dequeue, DropReason::None, link, &offered);
             }
             if let Some(at) = s.arrival {
                 self.events.schedule(at, Event::Arrive { link, epoch });
@@ -665,7 +668,7 @@ impl Simulation {
                 self.events.schedule(s.tx_end, Event::TxDone { link, epoch });
             }
         } else {
-            self.queue_drop(link, &pkt, DropReason::of(verdict));
+            self.queue_drop(link, pkt, DropReason::of(verdict));
         }
         if self.effects.emits.len() > mark {
             self.send_emits(mark);
@@ -860,7 +863,7 @@ impl Simulation {
             }
             Passage::Forward => {
                 self.net.nodes[node as usize].stats.forwarded += 1;
-                self.forward(node, pkt);
+                self.forward(node, &mut pkt);
             }
         }
         if emitted {
@@ -996,7 +999,7 @@ impl Simulation {
         if is_data_segment(&pkt) {
             self.flows[fi as usize].in_network.enter(pkt.seq);
         }
-        self.forward(pkt.src, pkt);
+        self.forward(pkt.src, &mut { pkt });
     }
 
     fn on_emit(&mut self, fi: FlowIdx) {

@@ -190,15 +190,15 @@ impl Link {
     /// Takes a packet the queue has admitted (the link must have been advanced to now): it
     /// goes straight to the transmitter if the link is idle, else to the tail of the queue.
     #[inline]
-    pub fn accept(&mut self, pkt: Packet, now: SimTime) -> Scheduled {
+    pub fn accept(&mut self, pkt: &Packet, now: SimTime) -> Scheduled {
         if self.queue.is_empty() && self.free_at <= now {
-            self.queue.pass(&pkt, now);
+            self.queue.pass(pkt, now);
             let slot = self.next_slot(pkt.size, now);
             self.start(slot, pkt);
             self.arrival(slot)
         } else {
             let size = pkt.size;
-            self.queue.push(pkt, now);
+            self.queue.push(*pkt, now);
             self.schedule(size, now)
         }
     }
@@ -244,21 +244,21 @@ impl Link {
     pub fn start_now(&mut self, pkt: Packet, now: SimTime) -> Scheduled {
         debug_assert!(self.slots.is_empty() && self.is_idle(now));
         let slot = self.next_slot(pkt.size, now);
-        self.start(slot, pkt);
+        self.start(slot, &pkt);
         self.arrival(slot)
     }
 
     /// `pkt` starts its transmission (`slot`).
     #[inline]
-    fn start(&mut self, slot: Slot, pkt: Packet) {
+    fn start(&mut self, slot: Slot, pkt: &Packet) {
         self.started_serializer = slot.serializer;
         self.started_packets += 1;
         self.started_bytes += pkt.size as u64;
         self.started_busy_ns += (slot.end - slot.start).as_nanos() as u128;
         if slot.lost {
-            self.lost_on_wire = Some(pkt);
+            self.lost_on_wire = Some(*pkt);
         } else {
-            self.pipe.push_back((slot.end + self.delay, pkt));
+            self.pipe.push_back((slot.end + self.delay, *pkt));
         }
         if slot.lost || self.replay_ends {
             self.ending = Some(slot);
@@ -301,7 +301,7 @@ impl Link {
                 Some(s) if s.start <= now => {
                     let slot = self.slots.pop_front().expect("front");
                     let pkt = self.queue.dequeue(slot.start).expect("a slot without a queued packet");
-                    self.start(slot, pkt);
+                    self.start(slot, &pkt);
                 }
                 _ => return,
             }
@@ -535,7 +535,7 @@ mod tests {
             let mut p = pkt(i);
             let (v, act) = direct.queue.classify(&p, ms(t));
             assert!(direct.queue.admit(&mut p, v, act));
-            let b = direct.accept(p, ms(t));
+            let b = direct.accept(&p, ms(t));
             assert_eq!((a.tx_end, a.arrival), (b.tx_end, b.arrival), "packet {i}");
         }
         for l in [&mut queued, &mut direct] {
