@@ -68,6 +68,8 @@ pub struct Routes {
     /// For each row, the last links of stubs that were down when it was computed, sorted
     /// (almost always none).
     stubs_cut: Vec<Vec<LinkId>>,
+    /// Whether any row has a stub cut off (most runs have none: the lookup then skips them).
+    any_cut: bool,
 }
 
 impl Routes {
@@ -140,7 +142,8 @@ impl Routes {
                 }
             }
         }
-        Routes { node, dest, columns, table, stubs_cut: vec![cut; rows as usize] }
+        let any_cut = rows > 0 && !cut.is_empty();
+        Routes { node, dest, columns, table, stubs_cut: vec![cut; rows as usize], any_cut }
     }
 
     /// The most bytes [`Routes::compute`] holds at once for `nodes` nodes and `links` links,
@@ -182,8 +185,7 @@ impl Routes {
             return None;
         }
         if d.last != NO_ROUTE {
-            let cut = &self.stubs_cut[row as usize];
-            if !cut.is_empty() && cut.binary_search(&d.last).is_ok() {
+            if self.any_cut && self.stubs_cut[row as usize].binary_search(&d.last).is_ok() {
                 return None;
             }
             if node == d.anchor {
@@ -201,6 +203,7 @@ impl Routes {
             let at = row as usize * other.columns;
             this.table.extend_from_slice(&other.table[at..at + other.columns]);
             this.stubs_cut.push(other.stubs_cut[row as usize].clone());
+            this.any_cut |= !other.stubs_cut[row as usize].is_empty();
             (this.stubs_cut.len() - 1) as u32
         };
         self.node[node as usize] = match other.node[node as usize] {
