@@ -162,7 +162,7 @@ impl Routes {
     }
 
     /// The link `node` forwards packets for `dst` on, or None if `dst` is unreachable.
-    #[inline]
+    #[inline(always)]
     pub fn next_hop(&self, node: NodeId, dst: NodeId) -> Option<LinkId> {
         if node == dst {
             return None;

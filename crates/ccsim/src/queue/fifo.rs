@@ -218,7 +218,7 @@ impl EgressQueue {
     /// `action` on `pkt` (a drop is counted; a mark sets CE). True if the packet is to be
     /// queued: follow with [`push`](Self::push), or [`pass`](Self::pass) when the
     /// transmitter is free and the buffer empty (a discipline that decides at enqueue only).
-    #[inline]
+    #[inline(always)]
     pub fn admit(&mut self, pkt: &mut Packet, verdict: Verdict, action: Action) -> bool {
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += pkt.size as u64;

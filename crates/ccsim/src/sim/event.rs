@@ -94,7 +94,7 @@ impl<E> Default for EventQueue<E> {
 }
 
 impl<E> EventQueue<E> {
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, time: SimTime, event: E) {
         let key = (time.as_nanos() as u128) << 64 | self.next_seq as u128;
         self.next_seq += 1;
