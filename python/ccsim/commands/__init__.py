@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import pkgutil
 import sys
 from types import ModuleType
@@ -33,9 +34,11 @@ class Parser(argparse.ArgumentParser):
 
 def discover(only: str | None = None) -> list[ModuleType]:
     """The command modules, or just module `only` if there is one by that name."""
-    names = [info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_")]
-    if only in names:
+    if only is not None and only.isidentifier() and not only.startswith("_") and importlib.util.find_spec(f"{__name__}.{only}") is not None:
+        # Without listing the package: `pkgutil.iter_modules` imports `inspect` (5 ms).
         names = [only]
+    else:
+        names = [info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_")]
     modules = []
     for name in names:
         module = importlib.import_module(f"{__name__}.{name}")
