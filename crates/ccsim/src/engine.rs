@@ -978,7 +978,8 @@ impl Simulation {
 
     /// Sends the packets an end host produced; the sender's go through its jitter.
     fn send_all(&mut self, fi: FlowIdx, out: &mut Vec<Packet>, from_sender: bool) {
-        for pkt in out.drain(..) {
+        // In place, then cleared: each packet is copied once more, into the link.
+        for pkt in out.iter_mut() {
             let f = &mut self.flows[fi as usize];
             if from_sender && f.jitter > Dur::ZERO {
                 let draw = Dur::from_secs_f64(f.jitter_rng.uniform() * f.jitter.as_secs_f64());
@@ -987,19 +988,20 @@ impl Simulation {
                 if f.pending.is_empty() {
                     self.events.schedule(at, Event::Emit(fi));
                 }
-                f.pending.push_back((at, pkt));
+                f.pending.push_back((at, *pkt));
             } else {
                 self.inject(fi, pkt);
             }
         }
+        out.clear();
     }
 
     /// A host of flow `fi` hands `pkt` to the network.
-    fn inject(&mut self, fi: FlowIdx, pkt: Packet) {
-        if is_data_segment(&pkt) {
+    fn inject(&mut self, fi: FlowIdx, pkt: &mut Packet) {
+        if is_data_segment(pkt) {
             self.flows[fi as usize].in_network.enter(pkt.seq);
         }
-        self.forward(pkt.src, &mut { pkt });
+        self.forward(pkt.src, pkt);
     }
 
     fn on_emit(&mut self, fi: FlowIdx) {
@@ -1008,7 +1010,7 @@ impl Simulation {
         if let Some(&(next, _)) = f.pending.front() {
             self.events.schedule(next, Event::Emit(fi));
         }
-        self.inject(fi, pkt);
+        self.inject(fi, &mut { pkt });
     }
 
     fn on_flow_start(&mut self, fi: FlowIdx) {
