@@ -57,7 +57,13 @@ impl<E> Ord for Entry<E> {
 
 #[inline(never)]
 fn sort_descending<E>(bucket: &mut [(u128, E)]) {
-    bucket.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
+    // Events are mostly scheduled in the order they fall due (arrivals one delay after their
+    // transmission): a bucket in ascending order is reversed rather than sorted.
+    if bucket.is_sorted_by_key(|e| e.0) {
+        bucket.reverse();
+    } else {
+        bucket.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
+    }
 }
 
 #[inline]
