@@ -1,6 +1,6 @@
 //! The DUMBBELL-N speed benchmark (benchmarks/README.md) straight from Rust, for profiling
 //! without Python:
-//! `cargo run --release --example dumbbell N [SIMTIME] [SEED] [--bottleneck MBPS] [--json FILE]`.
+//! `cargo run --release --example dumbbell N [SIMTIME] [SEED] [--bottleneck MBPS] [--warm-ahead on|off] [--json FILE]`.
 //! Builds the same scenario as `ccsim bench dumbbell` (python/ccsim/bench.py, ns-2's
 //! behaviours) and prints the same key=value lines.
 
@@ -17,12 +17,13 @@ fn main() {
         value
     };
     let json = option("--json");
+    let warm = option("--warm-ahead");
     let mbps: u32 = option("--bottleneck").map_or(100, |s| s.parse().unwrap_or(0));
     let usage = || -> ! {
-        eprintln!("usage: dumbbell N [SIMTIME] [SEED] [--bottleneck MBPS (a multiple of 100)] [--json FILE]");
+        eprintln!("usage: dumbbell N [SIMTIME] [SEED] [--bottleneck MBPS (a multiple of 100)] [--warm-ahead on|off] [--json FILE]");
         std::process::exit(2)
     };
-    if mbps < 100 || !mbps.is_multiple_of(100) {
+    if mbps < 100 || !mbps.is_multiple_of(100) || warm.as_deref().is_some_and(|w| w != "on" && w != "off") {
         usage();
     }
     let n: u32 = args.first().and_then(|s| s.parse().ok()).unwrap_or_else(|| usage());
@@ -34,6 +35,9 @@ fn main() {
         eprintln!("error: {e}");
         std::process::exit(2)
     });
+    if let Some(w) = &warm {
+        sim.set_warm_ahead(w == "on");
+    }
     let t1 = std::time::Instant::now();
     sim.run();
     let t2 = std::time::Instant::now();

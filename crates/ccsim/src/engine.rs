@@ -26,6 +26,7 @@ use crate::trace::packet_log::{DropReason, Event as LogEvent, PacketLog};
 use std::collections::VecDeque;
 
 mod in_network;
+mod warm;
 pub use crate::scenario::budget::MemoryGuard;
 use in_network::InNetwork;
 
@@ -312,6 +313,8 @@ pub struct Simulation {
     /// Links with random loss: the only ones where a packet can be lost on the wire before
     /// its loss is replayed.
     lossy_links: Vec<LinkId>,
+    /// Whether the run prefetches the state of the events due next (see `warm`).
+    warm_ahead: bool,
 }
 
 impl Simulation {
@@ -362,7 +365,9 @@ impl Simulation {
             stalled: None,
             wire_lost_at: Vec::new(),
             lossy_links: Vec::new(),
+            warm_ahead: false,
         };
+        sim.warm_ahead = warm::state_bytes(&sim.net.links, &sim.flows) > warm::THRESHOLD_BYTES;
         let parts = (sim.flows.len() + sim.net.links.len() + sim.series_specs.len()) as u64;
         sim.watchdog.limit = WATCHDOG_EVENTS + 8 * parts;
         sim.lossy_links = (0..sim.net.links.len() as LinkId).filter(|&l| sim.net.links[l as usize].loss > 0.0).collect();
@@ -383,6 +388,17 @@ impl Simulation {
             sim.events.schedule(t, if up { Event::LinkUp(link) } else { Event::LinkDown(link) });
         }
         sim
+    }
+
+    /// Turns warming ahead on or off (by default it is on when the network's state exceeds
+    /// what the caches hold; see `engine::warm`). It changes only how fast a run goes.
+    pub fn set_warm_ahead(&mut self, on: bool) {
+        self.warm_ahead = on;
+    }
+
+    /// Whether the run warms the caches ahead of its events.
+    pub fn warms_ahead(&self) -> bool {
+        self.warm_ahead
     }
 
     /// Adds a router mechanism; its hooks are called after those of the mechanisms added
@@ -453,6 +469,9 @@ impl Simulation {
             left -= 1;
             self.now = time;
             self.events_processed += 1;
+            if self.warm_ahead {
+                self.warm_ahead();
+            }
             self.handle(ev);
             if self.events_processed.is_multiple_of(MEMORY_CHECK_EVENTS) {
                 self.check_memory();

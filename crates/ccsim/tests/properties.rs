@@ -1,6 +1,7 @@
 //! Property tests of whole runs on random small topologies: packet conservation per flow and
 //! per queue (sent = delivered + dropped + in flight), and determinism (the same scenario
-//! and seed give the same report, byte for byte).
+//! and seed give the same report, byte for byte, whether or not the run warms the caches
+//! ahead of its events).
 
 use ccsim::engine::Simulation;
 use ccsim::report::Report;
@@ -68,7 +69,15 @@ fn scenarios() -> impl Strategy<Value = String> {
 }
 
 fn run(text: &str) -> (Simulation, String) {
+    run_warming(text, None)
+}
+
+/// Runs `text`, warming ahead as the simulation decides (`None`) or as forced.
+fn run_warming(text: &str, warm_ahead: Option<bool>) -> (Simulation, String) {
     let mut sim = ccsim::scenario::load(text, "random.toml", &[], None).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    if let Some(on) = warm_ahead {
+        sim.set_warm_ahead(on);
+    }
     sim.run();
     let json = Report::new(&mut sim).to_json();
     (sim, json)
@@ -94,7 +103,7 @@ proptest! {
             let s = &l.queue.stats;
             prop_assert_eq!(s.arrivals, s.departures + s.drops() + l.queue.len() as u64, "queue {}", l.name);
         }
-        let (_, again) = run(&text);
-        prop_assert!(json == again, "two runs of one scenario and seed differ\n{}", text);
+        let (sim, again) = run_warming(&text, Some(!sim.warms_ahead()));
+        prop_assert!(json == again, "two runs of one scenario and seed differ (warming ahead {})\n{}", sim.warms_ahead(), text);
     }
 }

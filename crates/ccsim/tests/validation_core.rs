@@ -95,3 +95,19 @@ fn same_seed_same_bytes() {
     other.run();
     assert_ne!(a, ccsim::report::Report::new(&mut other).to_json(), "another seed changes the run");
 }
+
+/// Warming the caches ahead of the events (on by itself only for networks larger than the
+/// caches) changes how fast a run goes, never what it computes: a busy dumbbell, where the
+/// buckets hold enough events for every step of the warming to run, forced on and off.
+#[test]
+fn warming_ahead_changes_nothing() {
+    let text = common::dumbbell::dumbbell_toml_at(400, 3.0, 5, 0.0, 400);
+    let run_warming = |on: bool| {
+        let mut sim = load(&text);
+        assert!(!sim.warms_ahead(), "400 flows fit in the caches: no warming by default");
+        sim.set_warm_ahead(on);
+        sim.run();
+        ccsim::report::Report::new(&mut sim).to_json()
+    };
+    assert_eq!(run_warming(true), run_warming(false));
+}

@@ -19,6 +19,14 @@ pub struct InNetwork {
 }
 
 impl InNetwork {
+    /// Prefetches the oldest segment, the one a delivery or a drop usually removes.
+    #[inline]
+    pub fn prefetch_front(&self) {
+        if let Some(s) = self.segments.front() {
+            crate::sim::prefetch::line(s);
+        }
+    }
+
     /// A data segment starting at `seq` entered the network.
     #[inline]
     pub fn enter(&mut self, seq: Seq) {

@@ -334,6 +334,21 @@ impl Link {
         }
     }
 
+    /// The packet due to arrive next, if it has started transmission: what the link's
+    /// pending arrival will deliver (for warming caches ahead of it; see `engine::warm`).
+    pub fn next_to_arrive(&self) -> Option<&Packet> {
+        self.pipe.front().map(|p| &p.1)
+    }
+
+    /// Prefetches where the next packet to start transmission will be written in the pipe:
+    /// after its last packet (a hint, missed when the buffer wraps, grows or is empty).
+    pub fn prefetch_pipe_tail(&self) {
+        if let Some(back) = self.pipe.back() {
+            let next = (back as *const (SimTime, Packet)).wrapping_add(1);
+            crate::sim::prefetch::range(next, std::mem::size_of::<(SimTime, Packet)>());
+        }
+    }
+
     /// The packet at the head of the pipe reaches the far end (the link must have been
     /// advanced far enough for it to be there: see [`arrival_ready`](Self::arrival_ready)).
     /// Returns it and the next arrival to schedule, if any.

@@ -177,6 +177,14 @@ impl Routes {
         }
     }
 
+    /// Prefetches what [`next_hop`](Self::next_hop) reads first for `node` and `dst` (their
+    /// entries; a router's row is read after them).
+    #[inline]
+    pub fn prefetch_next_hop(&self, node: NodeId, dst: NodeId) {
+        crate::sim::prefetch::line(self.node.as_ptr().wrapping_add(node as usize));
+        crate::sim::prefetch::line(self.dest.as_ptr().wrapping_add(dst as usize));
+    }
+
     /// `node`'s next hop for `dst` in row `row` (`node` is not `dst`).
     #[inline]
     fn lookup(&self, row: u32, node: NodeId, dst: NodeId) -> Option<LinkId> {

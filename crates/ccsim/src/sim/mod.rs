@@ -2,6 +2,7 @@
 //! networks.
 
 pub mod event;
+pub mod prefetch;
 pub mod rng;
 pub mod time;
 

@@ -1,0 +1,134 @@
+//! Warming ahead: on a network whose state no cache holds, the run asks the memory for what
+//! the next few events will read before it handles them.
+//!
+//! Handling an event is a chain of dependent reads. A packet's arrival reads its link, then
+//! the packet at the head of the link's pipe, then, by the packet's addresses, the route
+//! entries of the node it reached or, at its destination, its flow; then the next link (or
+//! the flow's sender or receiver and the link back); then the place in that link's pipe the
+//! packet goes. With thousands of flows each step is a miss to main memory, and misses in
+//! one chain cannot overlap: the cost of an event grows with the network (see
+//! `benchmarks/README.md`, "scale"). The misses of *different* events can overlap. Events
+//! are handled in the order of the bucket being drained
+//! ([`EventQueue::peek_ahead`](crate::sim::EventQueue::peek_ahead)), so before each event
+//! the run prefetches step `j` of the chain of the event `(STEPS - j) * SPACING` places
+//! ahead: each step's line was requested one stage earlier, and has arrived by the time
+//! the step after it is computed. A retransmission or delayed-ACK timer's chain is its flow,
+//! then the flow's ends, then the route, link and pipe its packets leave by.
+//!
+//! Warming reads and never writes, and a prefetch is a hint: a run computes the same with it
+//! on or off, bit for bit (a test runs both). An event scheduled meanwhile shifts the ones
+//! behind it, which makes a prefetch useless, never a result wrong. It costs instructions
+//! (about 220 an event, +28% on DUMBBELL-100), which only pay when the state is larger than
+//! the caches:
+//! it is on when the links and flows take more than [`THRESHOLD_BYTES`], unless
+//! [`Simulation::set_warm_ahead`] says otherwise.
+
+use super::{Event, Flow, FlowIdx, Simulation, Transport};
+use crate::net::{Link, NodeId};
+use crate::sim::prefetch;
+
+/// Events between two steps of one chain: the time a prefetch has to arrive (about one
+/// event's handling; 2 and 3 measured slower at DUMBBELL-10000, `benchmarks/README.md`).
+const SPACING: usize = 1;
+/// Steps of the longest chain (an arrival at a router: link, packet, route, next link, its
+/// pipe).
+const STEPS: usize = 5;
+
+/// Bytes of link and flow state above which warming ahead is on by default: three quarters of
+/// a 32 MB third-level cache. Below it the state stays cached and warming costs more than it
+/// saves (measured on DUMBBELL-1000, 5.5 MB: +9% wall; DUMBBELL-3000, 16.4 MB: +3%;
+/// DUMBBELL-5000, 27.3 MB: -16%; `benchmarks/README.md`).
+pub const THRESHOLD_BYTES: u64 = 24 << 20;
+
+/// The bytes of link and flow state a network of `links` and `flows` keeps (the structures
+/// themselves, not the packets they hold): what [`THRESHOLD_BYTES`] is compared with.
+pub fn state_bytes(links: &[Link], flows: &[Flow]) -> u64 {
+    let transport = |f: &Flow| match &f.transport {
+        Transport::Tcp { .. } => std::mem::size_of::<crate::tcp::TcpSender>() + std::mem::size_of::<crate::tcp::TcpReceiver>(),
+        Transport::Udp(_) => std::mem::size_of::<crate::app::UdpSource>(),
+        Transport::Rdp { .. } => std::mem::size_of::<crate::rdp::RdpSender>() + std::mem::size_of::<crate::rdp::RdpReceiver>(),
+    };
+    let flows: usize = flows.iter().map(|f| std::mem::size_of::<Flow>() + transport(f)).sum();
+    (std::mem::size_of_val(links) + flows) as u64
+}
+
+impl Simulation {
+    /// Prefetches, for each of the next events in the bucket, the step of its chain due now.
+    #[inline]
+    pub(super) fn warm_ahead(&self) {
+        for step in 0..STEPS {
+            if let Some(ev) = self.events.peek_ahead((STEPS - step) * SPACING) {
+                match *ev {
+                    Event::Arrive { link, .. } => self.warm_arrival(&self.net.links[link as usize], step),
+                    Event::Rto(f) | Event::Emit(f) => self.warm_timer(f, true, step),
+                    Event::DelAck(f) => self.warm_timer(f, false, step),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    /// Step `step` of an arrival on `link`.
+    fn warm_arrival(&self, link: &Link, step: usize) {
+        if step == 0 {
+            return prefetch::value(link);
+        }
+        let Some(pkt) = link.next_to_arrive() else { return };
+        if step == 1 {
+            return prefetch::value(pkt);
+        }
+        let node = link.to;
+        if pkt.dst != node {
+            return self.warm_hop(node, pkt.dst, step - 2);
+        }
+        // At its destination: the flow's end host takes it and answers toward its source.
+        let Some(flow) = self.flows.get(pkt.flow as usize) else { return };
+        match step {
+            2 => prefetch::value(flow),
+            3 => {
+                warm_end(flow, !pkt.is_reverse());
+                flow.in_network.prefetch_front();
+            }
+            _ => {}
+        }
+        self.warm_hop(node, pkt.src, step - 2);
+    }
+
+    /// Step `step` of a timer of flow `f`: its sender's (`sender`) or its receiver's.
+    fn warm_timer(&self, f: FlowIdx, sender: bool, step: usize) {
+        let Some(flow) = self.flows.get(f as usize) else { return };
+        match step {
+            0 => prefetch::value(flow),
+            1 => warm_end(flow, !sender),
+            _ => {
+                let (from, to) = if sender { (flow.src, flow.dst) } else { (flow.dst, flow.src) };
+                self.warm_hop(from, to, step - 2);
+            }
+        }
+    }
+
+    /// Step `step` of `node` sending a packet toward `dst`: its route entries, the link it
+    /// leaves by, the place in that link's pipe.
+    fn warm_hop(&self, node: NodeId, dst: NodeId, step: usize) {
+        if step == 0 {
+            return self.net.routes.prefetch_next_hop(node, dst);
+        }
+        let Some(next) = self.net.routes.next_hop(node, dst) else { return };
+        let link = &self.net.links[next as usize];
+        match step {
+            1 => prefetch::value(link),
+            _ => link.prefetch_pipe_tail(),
+        }
+    }
+}
+
+/// Prefetches the end of `flow` that takes a packet: its receiver (`receiver`) or its sender.
+fn warm_end(flow: &Flow, receiver: bool) {
+    match &flow.transport {
+        Transport::Tcp { rx, .. } if receiver => prefetch::value(&**rx),
+        Transport::Tcp { tx, .. } => prefetch::value(&**tx),
+        Transport::Rdp { rx, .. } if receiver => prefetch::value(&**rx),
+        Transport::Rdp { tx, .. } => prefetch::value(&**tx),
+        Transport::Udp(src) => prefetch::value(&**src),
+    }
+}
