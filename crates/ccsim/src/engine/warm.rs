@@ -71,7 +71,7 @@ impl Simulation {
     /// Step `step` of an arrival on `link`.
     fn warm_arrival(&self, link: &Link, step: usize) {
         if step == 0 {
-            return prefetch::value(link);
+            return link.prefetch();
         }
         let Some(pkt) = link.next_to_arrive() else { return };
         if step == 1 {
@@ -116,7 +116,7 @@ impl Simulation {
         let Some(next) = self.net.routes.next_hop(node, dst) else { return };
         let link = &self.net.links[next as usize];
         match step {
-            1 => prefetch::value(link),
+            1 => link.prefetch(),
             _ => link.prefetch_pipe_tail(),
         }
     }

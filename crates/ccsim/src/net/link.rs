@@ -85,25 +85,32 @@ pub struct Scheduled {
     pub arrival: Option<SimTime>,
 }
 
+/// The fields are laid out in this order (`repr(C)`): first those a packet's passage reads
+/// or writes (the transmitter, the pipe, the schedule, the counters of started
+/// transmissions), then the queue (its own such fields first), then what only set-up,
+/// failures and the report read. [`prefetch`](Self::prefetch) asks for the first part.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Link {
-    pub name: String,
+    pub up: bool,
+    /// Whether every end of transmission is replayed (a capture records the link).
+    pub replay_ends: bool,
+    /// Whether an arrival event is pending (for the earliest packet still to arrive).
+    arrival_pending: bool,
+    /// Bumped when the link goes down so that events for lost packets are ignored.
+    pub epoch: u32,
     pub from: NodeId,
     pub to: NodeId,
     pub rate_bps: u64,
     pub delay: Dur,
-    /// Routing cost (shortest paths minimise the sum).
-    pub cost: u32,
     /// Probability that a transmitted packet is lost on the wire.
     pub loss: f64,
-    pub up: bool,
-    /// Bumped when the link goes down so that events for lost packets are ignored.
-    pub epoch: u32,
-    /// Packets whose transmission has not started (as of the last [`advance`](Self::advance)).
-    pub queue: EgressQueue,
-    pub stats: LinkStats,
-    loss_rng: Rng,
+    /// When the transmitter frees after every scheduled packet.
+    free_at: SimTime,
     serializer: Serializer,
+    /// The serializer after the last packet that started transmission.
+    started_serializer: Serializer,
+    pipe: VecDeque<(SimTime, Packet)>,
     /// The schedule of each packet in `queue`, in the same order (empty when the queue's
     /// discipline decides at dequeue: then nothing is scheduled before it starts).
     slots: VecDeque<Slot>,
@@ -115,23 +122,31 @@ pub struct Link {
     /// A started transmission whose end is still to be replayed: one lost on the wire, or
     /// any on a link whose ends are replayed (`replay_ends`).
     ending: Option<Slot>,
-    lost_on_wire: Option<Packet>,
-    /// Whether every end of transmission is replayed (a capture records the link).
-    pub replay_ends: bool,
-    /// The serializer after the last packet that started transmission.
-    started_serializer: Serializer,
-    /// When the transmitter frees after every scheduled packet.
-    free_at: SimTime,
-    pipe: VecDeque<(SimTime, Packet)>,
-    /// Whether an arrival event is pending (for the earliest packet still to arrive).
-    arrival_pending: bool,
     /// Transmissions started: packets, bytes and their whole serialization times, ns.
     started_packets: u64,
     started_bytes: u64,
     started_busy_ns: u128,
+    /// Packets whose transmission has not started (as of the last [`advance`](Self::advance)).
+    pub queue: EgressQueue,
+    pub name: String,
+    /// Routing cost (shortest paths minimise the sum).
+    pub cost: u32,
+    pub stats: LinkStats,
+    loss_rng: Rng,
+    lost_on_wire: Option<Packet>,
 }
 
 impl Link {
+    /// Bytes from the start of a link that hold what a packet's passage through it reads and
+    /// writes (its queue's part included).
+    const HOT_BYTES: usize = std::mem::offset_of!(Link, queue) + EgressQueue::HOT_BYTES;
+
+    /// Prefetches what a packet's passage through the link will read (see `engine::warm`).
+    #[inline]
+    pub fn prefetch(&self) {
+        crate::sim::prefetch::range(self, Self::HOT_BYTES);
+    }
+
     /// Bytes a new link named with `name_len` bytes holds, its queue of `limit` included (for
     /// the scenario's memory estimate).
     pub fn footprint(name_len: usize, limit: crate::queue::Limit) -> u64 {

@@ -75,35 +75,45 @@ pub struct Queued {
     pub enqueued_at: SimTime,
 }
 
+/// The fields are laid out in this order (`repr(C)`): first those every packet through the
+/// queue reads or writes, down to the discipline's tag ([`HOT_BYTES`](Self::HOT_BYTES)),
+/// then what a discipline that keeps state and the report read. On a network larger than
+/// the caches a packet's passage then touches a few adjacent lines of the queue rather than
+/// most of its ten (see `engine::warm`).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct EgressQueue {
     /// The FIFO (empty when the discipline owns the buffer).
     buf: VecDeque<Queued>,
     packets: u32,
-    bytes: u64,
-    pub limit: Limit,
-    pub discipline: Discipline,
-    pub policy: SignalPolicy,
-    rng: Rng,
-    pub stats: QueueStats,
     /// Longest queue (packets) since the start of measurement.
     pub max_packets: u32,
-    /// Drops by the instantaneous queue length (packets) at the drop: area `i` counts drops
-    /// with `bounds[i-1] <= len < bounds[i]`.
-    area_bounds: Vec<u32>,
-    pub drop_areas: [u64; MAX_AREAS],
+    bytes: u64,
+    pub limit: Limit,
     /// Sum of the sojourns of the packets that have left the buffer, ns, and the same
     /// weighted by their sizes, byte x ns.
     left_area_packets: u128,
     left_area_bytes: u128,
+    /// When the packet [`next_departure`](Self::next_departure) took out was queued.
+    leaving_since: SimTime,
+    pub policy: SignalPolicy,
+    pub stats: QueueStats,
+    pub discipline: Discipline,
+    rng: Rng,
+    /// Drops by the instantaneous queue length (packets) at the drop: area `i` counts drops
+    /// with `bounds[i-1] <= len < bounds[i]`.
+    area_bounds: Vec<u32>,
+    pub drop_areas: [u64; MAX_AREAS],
     /// Packets the discipline dropped from the buffer to admit an arrival (FQ-CoDel's
     /// overflow), for the router to account; see [`take_evicted`](Self::take_evicted).
     evicted: Vec<Packet>,
-    /// When the packet [`next_departure`](Self::next_departure) took out was queued.
-    leaving_since: SimTime,
 }
 
 impl EgressQueue {
+    /// Bytes from the start of the queue that hold what a packet through a discipline that
+    /// keeps no state reads and writes (up to the discipline's tag, assumed at its start).
+    pub const HOT_BYTES: usize = std::mem::offset_of!(EgressQueue, discipline) + 8;
+
     /// The buffer a new queue of `limit` allocates, in packets (see [`EgressQueue::new`]).
     /// Bytes a new queue holds (for the scenario's memory estimate): no buffer until a
     /// packet waits (each then costs [`bytes_per_packet`](Self::bytes_per_packet)).
