@@ -13,14 +13,15 @@
 //! the run prefetches step `j` of the chain of the event `(STEPS - j) * SPACING` places
 //! ahead: each step's line was requested one stage earlier, and has arrived by the time
 //! the step after it is computed. A retransmission or delayed-ACK timer's chain is its flow,
-//! then the flow's ends, then the route, link and pipe its packets leave by.
+//! then the flow's ends, then the route, link and pipe its packets leave by. Of a link only
+//! the part a packet's passage reads is asked for (its first 504 of 1,056 bytes, laid out
+//! for it: [`Link::prefetch`]).
 //!
 //! Warming reads and never writes, and a prefetch is a hint: a run computes the same with it
 //! on or off, bit for bit (a test runs both). An event scheduled meanwhile shifts the ones
 //! behind it, which makes a prefetch useless, never a result wrong. It costs instructions
 //! (about 220 an event, +28% on DUMBBELL-100), which only pay when the state is larger than
-//! the caches:
-//! it is on when the links and flows take more than [`THRESHOLD_BYTES`], unless
+//! the caches: it is on when the links and flows take more than [`THRESHOLD_BYTES`], unless
 //! [`Simulation::set_warm_ahead`] says otherwise.
 
 use super::{Event, Flow, FlowIdx, Simulation, Transport};
