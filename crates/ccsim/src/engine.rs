@@ -367,7 +367,7 @@ impl Simulation {
             lossy_links: Vec::new(),
             warm_ahead: false,
         };
-        sim.warm_ahead = warm::state_bytes(&sim.net.links, &sim.flows) > warm::THRESHOLD_BYTES;
+        sim.warm_ahead = warm::state_bytes(&sim.net.links, &sim.flows) > warm::threshold_bytes();
         let parts = (sim.flows.len() + sim.net.links.len() + sim.series_specs.len()) as u64;
         sim.watchdog.limit = WATCHDOG_EVENTS + 8 * parts;
         sim.lossy_links = (0..sim.net.links.len() as LinkId).filter(|&l| sim.net.links[l as usize].loss > 0.0).collect();

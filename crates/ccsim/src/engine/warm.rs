@@ -21,7 +21,7 @@
 //! on or off, bit for bit (a test runs both). An event scheduled meanwhile shifts the ones
 //! behind it, which makes a prefetch useless, never a result wrong. It costs instructions
 //! (about 220 an event, +28% on DUMBBELL-100), which only pay when the state is larger than
-//! the caches: it is on when the links and flows take more than [`THRESHOLD_BYTES`], unless
+//! the caches: it is on when the links and flows take more than [`threshold_bytes`], unless
 //! [`Simulation::set_warm_ahead`] says otherwise.
 
 use super::{Event, Flow, FlowIdx, Simulation, Transport};
@@ -35,14 +35,45 @@ const SPACING: usize = 1;
 /// pipe).
 const STEPS: usize = 5;
 
+/// The last-level cache assumed where the machine does not say (Linux's sysfs): 32 MB.
+const DEFAULT_CACHE_BYTES: u64 = 32 << 20;
+
 /// Bytes of link and flow state above which warming ahead is on by default: three quarters of
-/// a 32 MB third-level cache. Below it the state stays cached and warming costs more than it
-/// saves (measured on DUMBBELL-1000, 5.5 MB: +9% wall; DUMBBELL-3000, 16.4 MB: +3%;
-/// DUMBBELL-5000, 27.3 MB: -16%; `benchmarks/README.md`).
-pub const THRESHOLD_BYTES: u64 = 24 << 20;
+/// the largest cache of the machine (its last level, read once from Linux's sysfs;
+/// [`DEFAULT_CACHE_BYTES`] elsewhere). Below it the state stays cached and warming costs more
+/// than it saves. Measured with a 32 MB cache (24 MiB): DUMBBELL-1000, 5.5 MB of state, +9%
+/// wall; DUMBBELL-3000, 16.4 MB, +3%; DUMBBELL-5000, 27.3 MB, -16% (`benchmarks/README.md`).
+/// The choice changes how fast a run goes, never what it computes.
+pub fn threshold_bytes() -> u64 {
+    static THRESHOLD: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *THRESHOLD.get_or_init(|| largest_cache_bytes().unwrap_or(DEFAULT_CACHE_BYTES) / 4 * 3)
+}
+
+/// The size of the largest cache of the first processor, as Linux describes it
+/// (`/sys/devices/system/cpu/cpu0/cache/index*/size`: "32768K").
+fn largest_cache_bytes() -> Option<u64> {
+    let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
+    dir.filter_map(|e| std::fs::read_to_string(e.ok()?.path().join("size")).ok()).filter_map(|s| parse_cache_size(s.trim())).max()
+}
+
+/// "32768K", "8M" or a number of bytes.
+fn parse_cache_size(s: &str) -> Option<u64> {
+    let (digits, unit) = match s.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => s.split_at(i),
+        None => (s, ""),
+    };
+    let n: u64 = digits.parse().ok()?;
+    match unit {
+        "" => Some(n),
+        "K" => Some(n << 10),
+        "M" => Some(n << 20),
+        "G" => Some(n << 30),
+        _ => None,
+    }
+}
 
 /// The bytes of link and flow state a network of `links` and `flows` keeps (the structures
-/// themselves, not the packets they hold): what [`THRESHOLD_BYTES`] is compared with.
+/// themselves, not the packets they hold): what [`threshold_bytes`] is compared with.
 pub fn state_bytes(links: &[Link], flows: &[Flow]) -> u64 {
     let transport = |f: &Flow| match &f.transport {
         Transport::Tcp { .. } => std::mem::size_of::<crate::tcp::TcpSender>() + std::mem::size_of::<crate::tcp::TcpReceiver>(),
@@ -131,5 +162,25 @@ fn warm_end(flow: &Flow, receiver: bool) {
         Transport::Rdp { rx, .. } if receiver => prefetch::value(&**rx),
         Transport::Rdp { tx, .. } => prefetch::value(&**tx),
         Transport::Udp(src) => prefetch::value(&**src),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_sizes_read_as_linux_writes_them() {
+        assert_eq!(parse_cache_size("32768K"), Some(32 << 20));
+        assert_eq!(parse_cache_size("8M"), Some(8 << 20));
+        assert_eq!(parse_cache_size("65536"), Some(65536));
+        assert_eq!(parse_cache_size("12Q"), None);
+        assert_eq!(parse_cache_size(""), None);
+    }
+
+    #[test]
+    fn the_threshold_is_three_quarters_of_a_cache() {
+        let t = threshold_bytes();
+        assert!(t >= 1 << 10 && t.is_multiple_of(3), "threshold {t}");
     }
 }
