@@ -118,7 +118,9 @@ impl<E> EventQueue<E> {
         }
     }
 
-    #[inline]
+    // Inlined: out of line it held a tenth of the samples at DUMBBELL-10000, all on reading
+    // back the event its caller had just stored on the stack (`benchmarks/README.md`).
+    #[inline(always)]
     fn push_ring(&mut self, b: u64, key: u128, event: E) {
         let i = b as usize % BUCKETS;
         self.ring[i].push((key, event));
