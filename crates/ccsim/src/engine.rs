@@ -337,6 +337,7 @@ impl Simulation {
                 Series::new(s.name.clone(), expected.min(s.max_points))
             })
             .collect();
+        let warm_ahead = warm::state_bytes(&net.links, &flows) > warm::threshold_bytes();
         let mut sim = Simulation {
             name,
             seed,
@@ -365,9 +366,8 @@ impl Simulation {
             stalled: None,
             wire_lost_at: Vec::new(),
             lossy_links: Vec::new(),
-            warm_ahead: false,
+            warm_ahead,
         };
-        sim.warm_ahead = warm::state_bytes(&sim.net.links, &sim.flows) > warm::threshold_bytes();
         let parts = (sim.flows.len() + sim.net.links.len() + sim.series_specs.len()) as u64;
         sim.watchdog.limit = WATCHDOG_EVENTS + 8 * parts;
         sim.lossy_links = (0..sim.net.links.len() as LinkId).filter(|&l| sim.net.links[l as usize].loss > 0.0).collect();

@@ -9,9 +9,9 @@
 //! one chain cannot overlap: the cost of an event grows with the network (see
 //! `benchmarks/README.md`, "scale"). The misses of *different* events can overlap. Events
 //! are handled in the order of the bucket being drained
-//! ([`EventQueue::peek_ahead`](crate::sim::EventQueue::peek_ahead)), so before each event
-//! the run prefetches step `j` of the chain of the event `(STEPS - j) * SPACING` places
-//! ahead: each step's line was requested one stage earlier, and has arrived by the time
+//! ([`EventQueue::ahead`](crate::sim::EventQueue::ahead)), so before each event the run
+//! prefetches step `j` of the chain of the event `(STEPS - j) * SPACING` places after the
+//! next one: each step's line was requested one stage earlier, and has arrived by the time
 //! the step after it is computed. A retransmission or delayed-ACK timer's chain is its flow,
 //! then the flow's ends, then the route, link and pipe its packets leave by. Of a link only
 //! the part a packet's passage reads is asked for (its first 504 of 1,056 bytes, laid out
@@ -20,7 +20,7 @@
 //! Warming reads and never writes, and a prefetch is a hint: a run computes the same with it
 //! on or off, bit for bit (a test runs both). An event scheduled meanwhile shifts the ones
 //! behind it, which makes a prefetch useless, never a result wrong. It costs instructions
-//! (about 220 an event, +28% on DUMBBELL-100), which only pay when the state is larger than
+//! (about 175 an event, +23% on DUMBBELL-100), which only pay when the state is larger than
 //! the caches: it is on when the links and flows take more than [`threshold_bytes`], unless
 //! [`Simulation::set_warm_ahead`] says otherwise.
 
@@ -41,8 +41,8 @@ const DEFAULT_CACHE_BYTES: u64 = 32 << 20;
 /// Bytes of link and flow state above which warming ahead is on by default: three quarters of
 /// the largest cache of the machine (its last level, read once from Linux's sysfs;
 /// [`DEFAULT_CACHE_BYTES`] elsewhere). Below it the state stays cached and warming costs more
-/// than it saves. Measured with a 32 MB cache (24 MiB): DUMBBELL-1000, 5.5 MB of state, +9%
-/// wall; DUMBBELL-3000, 16.4 MB, +3%; DUMBBELL-5000, 27.3 MB, -16% (`benchmarks/README.md`).
+/// than it saves. Measured with a 32 MB cache (24 MiB): DUMBBELL-1000, 5.7 MB of state, +9%
+/// wall; DUMBBELL-3000, 17.0 MB, +3%; DUMBBELL-5000, 28.4 MB, -16% (`benchmarks/README.md`).
 /// The choice changes how fast a run goes, never what it computes.
 pub fn threshold_bytes() -> u64 {
     static THRESHOLD: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
@@ -72,30 +72,29 @@ fn parse_cache_size(s: &str) -> Option<u64> {
     }
 }
 
-/// The bytes of link and flow state a network of `links` and `flows` keeps (the structures
-/// themselves, not the packets they hold): what [`threshold_bytes`] is compared with.
+/// The bytes of link and flow state a network of `links` and `flows` keeps, as the memory
+/// estimate counts them ([`Link::footprint`], [`Flow::footprint`]; not the packets they
+/// hold): what [`threshold_bytes`] is compared with.
 pub fn state_bytes(links: &[Link], flows: &[Flow]) -> u64 {
-    let transport = |f: &Flow| match &f.transport {
-        Transport::Tcp { .. } => std::mem::size_of::<crate::tcp::TcpSender>() + std::mem::size_of::<crate::tcp::TcpReceiver>(),
-        Transport::Udp(_) => std::mem::size_of::<crate::app::UdpSource>(),
-        Transport::Rdp { .. } => std::mem::size_of::<crate::rdp::RdpSender>() + std::mem::size_of::<crate::rdp::RdpReceiver>(),
-    };
-    let flows: usize = flows.iter().map(|f| std::mem::size_of::<Flow>() + transport(f)).sum();
-    (std::mem::size_of_val(links) + flows) as u64
+    let links: u64 = links.iter().map(|l| Link::footprint(l.name.len(), l.queue.limit)).sum();
+    let flows: u64 = flows.iter().map(|f| Flow::footprint(matches!(f.transport, Transport::Tcp { .. }), f.group.len())).sum();
+    links + flows
 }
 
 impl Simulation {
     /// Prefetches, for each of the next events in the bucket, the step of its chain due now.
     #[inline]
     pub(super) fn warm_ahead(&self) {
-        for step in 0..STEPS {
-            if let Some(ev) = self.events.peek_ahead((STEPS - step) * SPACING) {
-                match *ev {
-                    Event::Arrive { link, .. } => self.warm_arrival(&self.net.links[link as usize], step),
-                    Event::Rto(f) | Event::Emit(f) => self.warm_timer(f, true, step),
-                    Event::DelAck(f) => self.warm_timer(f, false, step),
-                    _ => {}
-                }
+        let mut ahead = self.events.ahead();
+        ahead.next(); // the next event: handled before a prefetch for it could arrive
+                      // SPACING, 2 x SPACING, ... places after it: the nearest at the last step of its chain.
+        for step in (0..STEPS).rev() {
+            let Some(ev) = ahead.nth(SPACING - 1) else { break };
+            match *ev {
+                Event::Arrive { link, .. } => self.warm_arrival(&self.net.links[link as usize], step),
+                Event::Rto(f) | Event::Emit(f) => self.warm_timer(f, true, step),
+                Event::DelAck(f) => self.warm_timer(f, false, step),
+                _ => {}
             }
         }
     }

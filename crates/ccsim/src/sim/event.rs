@@ -198,13 +198,12 @@ impl<E> EventQueue<E> {
         }
     }
 
-    /// The event `k` places after the next one, if it is in the bucket being drained: what
-    /// the run is about to touch, for warming caches ahead of it. Events scheduled meanwhile
-    /// may come between, so it is a hint, never a promise.
+    /// The events of the bucket being drained, the next one first: what the run is about to
+    /// touch, for warming caches ahead of it. Events scheduled meanwhile may come between,
+    /// so it is a hint, never a promise.
     #[inline]
-    pub fn peek_ahead(&self, k: usize) -> Option<&E> {
-        let current = &self.ring[self.cur as usize % BUCKETS];
-        current.len().checked_sub(k + 1).map(|i| &current[i].1)
+    pub fn ahead(&self) -> impl Iterator<Item = &E> {
+        self.ring[self.cur as usize % BUCKETS].iter().rev().map(|e| &e.1)
     }
 
     pub fn len(&self) -> usize {
@@ -232,15 +231,15 @@ mod tests {
     }
 
     #[test]
-    fn peek_ahead_sees_the_events_of_the_current_bucket_in_order() {
+    fn ahead_sees_the_events_of_the_current_bucket_in_order() {
         let mut q = EventQueue::default();
         for (t, e) in [(30, 'c'), (10, 'a'), (20, 'b'), (5 << SHIFT, 'z')] {
             q.schedule(SimTime(t), e);
         }
         assert_eq!(q.pop_until(SimTime::MAX), Some((SimTime(10), 'a')));
-        assert_eq!((q.peek_ahead(0), q.peek_ahead(1), q.peek_ahead(2)), (Some(&'b'), Some(&'c'), None), "'z' is in a later bucket");
+        assert_eq!((q.ahead().next(), q.ahead().nth(1), q.ahead().nth(2)), (Some(&'b'), Some(&'c'), None), "'z' is in a later bucket");
         q.schedule(SimTime(25), 'x');
-        assert_eq!(q.peek_ahead(1), Some(&'x'));
+        assert_eq!(q.ahead().nth(1), Some(&'x'));
     }
 
     #[test]
