@@ -4,17 +4,23 @@
 //!
 //! It is a timing wheel, a calendar queue with fixed-width buckets (R. Brown, "Calendar
 //! queues: a fast O(1) priority queue implementation for the simulation event set problem",
-//! CACM 31(10), 1988): time is cut into buckets of 2^`SHIFT` ns, and the one being drained
-//! and the next `BUCKETS - 1` form a ring, each an unsorted list. Scheduling into
-//! the ring is a push; the bucket reached next is sorted once, when it becomes the current
-//! one, and drained from its end. Events past the ring wait in a binary heap and move into
-//! the ring as it turns. A bitmap of occupied buckets finds the next one without visiting
-//! empty ones. Keys are unique, so the order is the keys' whatever the buckets.
+//! CACM 31(10), 1988), with a second, coarser wheel behind it (G. Varghese and T. Lauck,
+//! "Hashed and hierarchical timing wheels", SOSP 1987). Time is cut into buckets of
+//! 2^`SHIFT` ns and buckets into blocks of 2^`BLOCK_SHIFT`. The ring holds every event of
+//! the block being drained and the next one, each bucket an unsorted list: scheduling there
+//! is a push; the bucket reached next is sorted once, when it becomes the current one, and
+//! drained from its end. Events of the following `SLOTS` blocks wait in the second wheel, a
+//! list per block, and move into the ring, in one pass over the list, when their block
+//! becomes the next one. Events further ahead wait in a binary heap and move into the
+//! wheels as they turn. Bitmaps of occupied buckets and blocks find the next one without
+//! visiting empty ones. Keys are unique, so the order is the keys' whatever the lists.
 //!
 //! Link arrivals and ends of serialization, most of the events, fall within the ring (tens
-//! of microseconds to tens of milliseconds ahead); retransmission timers of hundreds of
-//! milliseconds and more go to the heap. Against the binary heap this replaces, the order of
-//! events is the same: only the cost changes (see `benchmarks/README.md`).
+//! of microseconds to tens of milliseconds ahead); retransmission and delayed-ACK timers of
+//! hundreds of milliseconds fall in the second wheel (up to 34 s ahead). Against the binary
+//! heap each replaced, the order of events is the same: only the cost changes (see
+//! `benchmarks/README.md`: with 100,000 flows, each with a retransmission timer, popping the
+//! heap had one event in six wait on a miss at each of its levels).
 
 use super::time::SimTime;
 use std::cmp::Ordering;
@@ -25,11 +31,18 @@ use std::collections::BinaryHeap;
 /// cache misses: the ring's buckets, each its own small allocation, are spread over more
 /// memory; `benchmarks/README.md`.)
 const SHIFT: u32 = 16;
-/// Buckets in the ring (a power of two): with `SHIFT`, 67 ms ahead.
+/// Buckets in the ring (a power of two): with `SHIFT`, 67 ms.
 const BUCKETS: usize = 1 << 10;
 const WORDS: usize = BUCKETS / 64;
+/// log2 of the buckets in a block, the second wheel's unit (33.5 ms): the ring holds two
+/// blocks, the current one and the next.
+const BLOCK_SHIFT: u32 = 9;
+/// Blocks in the second wheel (a power of two): 34 s after the ring's.
+const SLOTS: usize = 1 << 10;
+const SLOT_WORDS: usize = SLOTS / 64;
+const _: () = assert!(2 << BLOCK_SHIFT <= BUCKETS, "the ring must hold two blocks");
 
-/// An event beyond the ring, in the overflow heap.
+/// An event beyond the second wheel, in the overflow heap.
 struct Entry<E> {
     /// Time (ns) in the high 64 bits, insertion sequence in the low 64.
     key: u128,
@@ -77,17 +90,48 @@ fn bucket_of(key: u128) -> u64 {
     ((key >> 64) as u64) >> SHIFT
 }
 
+/// The block (absolute number) of a bucket.
+#[inline]
+fn block_of(bucket: u64) -> u64 {
+    bucket >> BLOCK_SHIFT
+}
+
+/// The first set bit of `bits` at or after `start`, going round, as a distance from `start`.
+#[inline]
+fn first_set_from<const N: usize>(bits: &[u64; N], start: usize) -> Option<usize> {
+    let size = N * 64;
+    let mut w = start / 64;
+    let mut word = bits[w] & (!0u64 << (start % 64));
+    for _ in 0..=N {
+        if word != 0 {
+            let i = w * 64 + word.trailing_zeros() as usize;
+            return Some((i + size - start) % size);
+        }
+        w = (w + 1) % N;
+        word = bits[w];
+    }
+    None
+}
+
 /// A deterministic priority queue of future events.
 pub struct EventQueue<E> {
     /// Absolute number of the bucket being drained.
     cur: u64,
-    /// Buckets `cur ..= cur + BUCKETS - 1`, each at its absolute number modulo `BUCKETS`.
-    /// The current one is sorted by descending key (the next event is last) and also holds
-    /// any event scheduled before it; the others are unsorted.
+    /// The events of the current block and the next one, the buckets from `cur` on, each at
+    /// its absolute number modulo `BUCKETS`. The current bucket is sorted by descending key
+    /// (the next event is last) and also holds any event scheduled before it; the others
+    /// are unsorted.
     ring: Vec<Vec<(u128, E)>>,
     /// Which ring buckets after the current one hold events.
     occupied: [u64; WORDS],
-    /// Events past the ring.
+    /// The second wheel: the events of blocks `far_base .. far_base + SLOTS`, unsorted, each
+    /// block at its absolute number modulo `SLOTS`.
+    far: Vec<Vec<(u128, E)>>,
+    /// Which blocks of the second wheel hold events.
+    far_occupied: [u64; SLOT_WORDS],
+    /// The first block the second wheel holds: two after the current one.
+    far_base: u64,
+    /// Events past the second wheel.
     overflow: BinaryHeap<Entry<E>>,
     next_seq: u64,
     len: usize,
@@ -95,7 +139,17 @@ pub struct EventQueue<E> {
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        EventQueue { cur: 0, ring: (0..BUCKETS).map(|_| Vec::new()).collect(), occupied: [0; WORDS], overflow: BinaryHeap::new(), next_seq: 0, len: 0 }
+        EventQueue {
+            cur: 0,
+            ring: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            occupied: [0; WORDS],
+            far: (0..SLOTS).map(|_| Vec::new()).collect(),
+            far_occupied: [0; SLOT_WORDS],
+            far_base: 2,
+            overflow: BinaryHeap::new(),
+            next_seq: 0,
+            len: 0,
+        }
     }
 }
 
@@ -111,8 +165,22 @@ impl<E> EventQueue<E> {
             let current = &mut self.ring[self.cur as usize % BUCKETS];
             let at = current.partition_point(|e| e.0 > key);
             current.insert(at, (key, event));
-        } else if b < self.cur + BUCKETS as u64 {
+        } else {
+            self.place(b, key, event);
+        }
+    }
+
+    /// Puts an event of a bucket after the current one in the ring, the second wheel or the
+    /// heap, by its block.
+    #[inline(always)]
+    fn place(&mut self, b: u64, key: u128, event: E) {
+        let block = block_of(b);
+        if block < self.far_base {
             self.push_ring(b, key, event);
+        } else if block < self.far_base + SLOTS as u64 {
+            let i = block as usize % SLOTS;
+            self.far[i].push((key, event));
+            self.far_occupied[i / 64] |= 1 << (i % 64);
         } else {
             self.overflow.push(Entry { key, event });
         }
@@ -131,41 +199,55 @@ impl<E> EventQueue<E> {
     #[inline]
     fn next_occupied(&self) -> Option<u64> {
         let start = (self.cur + 1) as usize % BUCKETS;
-        let mut w = start / 64;
-        let mut bits = self.occupied[w] & (!0u64 << (start % 64));
-        for _ in 0..=WORDS {
-            if bits != 0 {
-                let i = w * 64 + bits.trailing_zeros() as usize;
-                return Some(self.cur + 1 + ((i + BUCKETS - start) % BUCKETS) as u64);
-            }
-            w = (w + 1) % WORDS;
-            bits = self.occupied[w];
-        }
-        None
+        first_set_from(&self.occupied, start).map(|d| self.cur + 1 + d as u64)
+    }
+
+    /// The first block of the second wheel that holds events, as an absolute number.
+    #[inline]
+    fn first_far_block(&self) -> Option<u64> {
+        first_set_from(&self.far_occupied, self.far_base as usize % SLOTS).map(|d| self.far_base + d as u64)
     }
 
     /// Makes the next bucket holding events the current one (the current one is empty).
     /// False if no event is left.
     fn turn(&mut self) -> bool {
+        // Every event in the ring is before every event in the second wheel, and those before
+        // every event in the heap. A block's first bucket may be empty: then the next turn
+        // moves on.
         let next = match self.next_occupied() {
             Some(b) => b,
-            None => match self.overflow.peek() {
-                Some(e) => bucket_of(e.key),
-                None => return false,
+            None => match self.first_far_block() {
+                Some(block) => block << BLOCK_SHIFT,
+                None => match self.overflow.peek() {
+                    Some(e) => bucket_of(e.key),
+                    None => return false,
+                },
             },
         };
         self.cur = next;
-        let i = next as usize % BUCKETS;
-        self.occupied[i / 64] &= !(1 << (i % 64));
-        // The ring now reaches `next + BUCKETS - 1`: the heap's events up to there join it.
+        // The ring now holds the blocks up to the one after `next`'s: the second wheel's
+        // events up to there join it, then the heap's up to the second wheel's new end move.
+        let base = block_of(next) + 2;
+        while let Some(block) = if base > self.far_base { self.first_far_block().filter(|&b| b < base) } else { None } {
+            let i = block as usize % SLOTS;
+            self.far_occupied[i / 64] &= !(1 << (i % 64));
+            let mut list = std::mem::take(&mut self.far[i]);
+            for (key, event) in list.drain(..) {
+                self.push_ring(bucket_of(key), key, event);
+            }
+            self.far[i] = list; // keeps its capacity
+        }
+        self.far_base = base;
         while let Some(e) = self.overflow.peek() {
             let b = bucket_of(e.key);
-            if b >= next + BUCKETS as u64 {
+            if block_of(b) >= base + SLOTS as u64 {
                 break;
             }
             let e = self.overflow.pop().expect("peeked");
-            self.push_ring(b, e.key, e.event);
+            self.place(b, e.key, e.event);
         }
+        let i = next as usize % BUCKETS;
+        self.occupied[i / 64] &= !(1 << (i % 64));
         let current = &mut self.ring[i];
         match current.len() {
             0 | 1 => {}
@@ -279,19 +361,21 @@ mod tests {
     }
     #[test]
     fn events_past_the_ring_and_in_the_current_bucket_keep_their_order() {
-        // Times from the current bucket to many turns of the ring ahead, interleaved with
-        // pops: the output must be sorted by (time, schedule order).
+        // Times from the current bucket to many turns of the ring ahead and past the second
+        // wheel, interleaved with pops: the output must be sorted by (time, schedule order).
         let mut q = EventQueue::default();
         let mut rng = crate::sim::Rng::from_seed(11);
         let horizon = (BUCKETS as u64) << SHIFT;
+        let far = (SLOTS as u64) << (BLOCK_SHIFT + SHIFT);
         let mut out = Vec::new();
         let mut now = 0u64;
         let mut id = 0u32;
         for round in 0..50_000 {
-            let span = match round % 4 {
+            let span = match round % 5 {
                 0 => 1 << SHIFT,  // the current bucket or the next
                 1 => horizon,     // anywhere in the ring
-                2 => 5 * horizon, // past it
+                2 => 5 * horizon, // past it, in the second wheel
+                3 => 3 * far,     // past the second wheel too
                 _ => 10,          // the same few ns
             };
             let t = now + (rng.uniform() * span as f64) as u64;
