@@ -14,7 +14,7 @@
 //! next one: each step's line was requested one stage earlier, and has arrived by the time
 //! the step after it is computed. A retransmission or delayed-ACK timer's chain is its flow,
 //! then the flow's ends, then the route, link and pipe its packets leave by. Of a link only
-//! the part a packet's passage reads is asked for (its first 504 of 1,056 bytes, laid out
+//! the part a packet's passage reads is asked for (its first 320 of 904 bytes, laid out
 //! for it: [`Link::prefetch`]).
 //!
 //! Warming reads and never writes, and a prefetch is a hint: a run computes the same with it

@@ -471,7 +471,7 @@ mod tests {
         let (s, r, a, b, c) = (0, 1, 2, 3, 4);
         for (x, y) in [(s, a), (a, c), (c, r), (a, b), (b, c)] {
             for (from, to) in [(x, y), (y, x)] {
-                let q = EgressQueue::new(Limit::Packets(10), Discipline::TailDrop(TailDrop), SignalPolicy::Drop, Rng::from_seed(1), vec![]);
+                let q = EgressQueue::new(Limit::Packets(10), Discipline::TailDrop(Box::new(TailDrop)), SignalPolicy::Drop, Rng::from_seed(1), vec![]);
                 let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
                 net.links.push(Link::new(name, from, to, 1_000_000, Dur::from_millis(5), 1, 0.0, q, Rng::from_seed(2)));
             }

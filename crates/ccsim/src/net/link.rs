@@ -488,7 +488,7 @@ mod tests {
 
     /// A 1 Mb/s link with 10 ms of delay: a 1000-byte packet takes 8 ms to serialize.
     fn link(loss: f64, limit: u32) -> Link {
-        let q = EgressQueue::new(Limit::Packets(limit), Discipline::TailDrop(TailDrop), SignalPolicy::Drop, Rng::from_seed(1), vec![]);
+        let q = EgressQueue::new(Limit::Packets(limit), Discipline::TailDrop(Box::new(TailDrop)), SignalPolicy::Drop, Rng::from_seed(1), vec![]);
         Link::new("A->B".into(), 0, 1, 1_000_000, Dur::from_millis(10), 1, loss, q, Rng::from_seed(7))
     }
 
@@ -505,6 +505,14 @@ mod tests {
         l.advance(now, |_, _, _| {});
         let (v, a) = l.queue.classify(&p, now);
         l.queue.commit(p, v, a, now).then(|| l.schedule(p.size, now))
+    }
+
+    #[test]
+    fn a_packets_passage_reads_five_lines_of_a_link() {
+        // What warming asks for (see `Link::prefetch`): the link's own per-packet fields,
+        // then its queue's, with no discipline's state or report-only counters between.
+        assert_eq!(Link::HOT_BYTES, 320, "{} bytes: a field was added to the hot part, or moved", Link::HOT_BYTES);
+        assert!(std::mem::size_of::<Link>() <= 15 * 64, "a link is {} bytes", std::mem::size_of::<Link>());
     }
 
     #[test]

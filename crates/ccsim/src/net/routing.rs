@@ -309,7 +309,7 @@ mod tests {
     use crate::sim::{Dur, Rng};
 
     fn link(from: NodeId, to: NodeId, cost: u32) -> Link {
-        let q = EgressQueue::new(Limit::Packets(10), Discipline::TailDrop(TailDrop), SignalPolicy::Drop, Rng::from_seed(1), vec![]);
+        let q = EgressQueue::new(Limit::Packets(10), Discipline::TailDrop(Box::new(TailDrop)), SignalPolicy::Drop, Rng::from_seed(1), vec![]);
         Link::new(format!("{from}->{to}"), from, to, 1_000_000, Dur::from_millis(1), cost, 0.0, q, Rng::from_seed(2))
     }
 

@@ -132,7 +132,7 @@ fn keys() -> Vec<&'static str> {
 fn build(table: &Table, ctx: &QueueContext) -> Result<Discipline, SettingError> {
     let params = read::<RedSpec>(table)?.resolve(ctx)?;
     let variant = read::<AredSpec>(table)?.resolve(ctx)?;
-    Ok(Discipline::AdaptiveRed(AdaptiveRed::new(params, variant)?))
+    Ok(Discipline::AdaptiveRed(Box::new(AdaptiveRed::new(params, variant)?)))
 }
 
 /// Where `avg` sits relative to RED's thresholds.

@@ -257,7 +257,7 @@ impl CodelSpec {
 pub const REGISTRATION: Registration = Registration { name: "codel", aliases: &[], family: None, keys: keys_of::<CodelSpec>, build };
 
 fn build(table: &Table, _: &QueueContext) -> Result<Discipline, SettingError> {
-    Ok(Discipline::Codel(Codel::new(read::<CodelSpec>(table)?.resolve()?)?))
+    Ok(Discipline::Codel(Box::new(Codel::new(read::<CodelSpec>(table)?.resolve()?)?)))
 }
 
 #[cfg(test)]

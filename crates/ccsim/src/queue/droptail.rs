@@ -19,5 +19,5 @@ impl Aqm for TailDrop {
 pub const REGISTRATION: Registration = Registration { name: "droptail", aliases: &["taildrop"], family: None, keys: Vec::new, build };
 
 fn build(_: &Table, _: &QueueContext) -> Result<Discipline, SettingError> {
-    Ok(Discipline::TailDrop(TailDrop))
+    Ok(Discipline::TailDrop(Box::new(TailDrop)))
 }

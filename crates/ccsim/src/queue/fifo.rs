@@ -34,7 +34,9 @@ pub enum Limit {
 pub const MAX_AREAS: usize = 8;
 
 counters! {
-    /// Cumulative counters of one egress queue.
+    /// Cumulative counters of one egress queue. Laid out as declared (`repr(C)`): the four a
+    /// packet's passage adds to come first (see [`EgressQueue`]).
+    #[repr(C)]
     pub struct QueueStats {
         pub arrivals: u64,
         pub arrival_bytes: u64,
@@ -76,43 +78,45 @@ pub struct Queued {
 }
 
 /// The fields are laid out in this order (`repr(C)`): first those every packet through the
-/// queue reads or writes, down to the discipline's tag ([`HOT_BYTES`](Self::HOT_BYTES)),
-/// then what a discipline that keeps state and the report read. On a network larger than
-/// the caches a packet's passage then touches a few adjacent lines of the queue rather than
-/// most of its ten (see `engine::warm`).
+/// queue reads or writes, the discipline's tag and box, and the counters a packet's passage
+/// adds to ([`HOT_BYTES`](Self::HOT_BYTES): 96 bytes), then the buffer, what the queued
+/// packets' sojourns add to, and what the report reads. On a network larger than the caches
+/// a packet's passage through a link whose queue stays empty then touches two lines of the
+/// queue rather than most of its seven (see `engine::warm`).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct EgressQueue {
-    /// The FIFO (empty when the discipline owns the buffer).
-    buf: VecDeque<Queued>,
     packets: u32,
     /// Longest queue (packets) since the start of measurement.
     pub max_packets: u32,
     bytes: u64,
     pub limit: Limit,
+    pub policy: SignalPolicy,
+    pub discipline: Discipline,
+    pub stats: QueueStats,
+    /// The FIFO (empty when the discipline owns the buffer).
+    buf: VecDeque<Queued>,
     /// Sum of the sojourns of the packets that have left the buffer, ns, and the same
     /// weighted by their sizes, byte x ns.
     left_area_packets: u128,
     left_area_bytes: u128,
     /// When the packet [`next_departure`](Self::next_departure) took out was queued.
     leaving_since: SimTime,
-    pub policy: SignalPolicy,
-    pub stats: QueueStats,
-    pub discipline: Discipline,
     rng: Rng,
     /// Drops by the instantaneous queue length (packets) at the drop: area `i` counts drops
     /// with `bounds[i-1] <= len < bounds[i]`.
     area_bounds: Vec<u32>,
     pub drop_areas: [u64; MAX_AREAS],
-    /// Packets the discipline dropped from the buffer to admit an arrival (FQ-CoDel's
+    /// Packets the discipline dropped from the buffer to admit arrivals (FQ-CoDel's
     /// overflow), for the router to account; see [`take_evicted`](Self::take_evicted).
     evicted: Vec<Packet>,
 }
 
 impl EgressQueue {
-    /// Bytes from the start of the queue that hold what a packet through a discipline that
-    /// keeps no state reads and writes (up to the discipline's tag, assumed at its start).
-    pub const HOT_BYTES: usize = std::mem::offset_of!(EgressQueue, discipline) + 8;
+    /// Bytes from the start of the queue that hold what a packet that finds it empty reads
+    /// and writes: down to the counters of arrivals and departures, the first of
+    /// [`QueueStats`] (a discipline that keeps state reads its box as well).
+    pub const HOT_BYTES: usize = std::mem::offset_of!(EgressQueue, stats) + std::mem::offset_of!(QueueStats, drops_overflow);
 
     /// The buffer a new queue of `limit` allocates, in packets (see [`EgressQueue::new`]).
     /// Bytes a new queue holds (for the scenario's memory estimate): no buffer until a
@@ -281,7 +285,7 @@ impl EgressQueue {
     pub fn pass(&mut self, pkt: &Packet, now: SimTime) {
         debug_assert!(self.is_empty() && !self.decides_at_dequeue());
         self.max_packets = self.max_packets.max(1);
-        self.depart(pkt, now, now);
+        self.depart(pkt, None, now);
     }
 
     /// A packet queued at `since` leaves the buffer at `now` (sent or not): its sojourn adds
@@ -322,17 +326,19 @@ impl EgressQueue {
         self.packets -= 1;
         self.bytes -= q.pkt.size as u64;
         self.leave(q.pkt.size, q.enqueued_at, now);
-        self.depart(&q.pkt, q.enqueued_at, now);
+        self.depart(&q.pkt, Some(q.enqueued_at), now);
         Some(q.pkt)
     }
 
-    /// Counts the departure of `pkt` for the transmitter, queued at `since`, and tells the
-    /// discipline.
+    /// Counts the departure of `pkt` for the transmitter, queued at `since` (`None`: it
+    /// passed straight through, its sojourn zero), and tells the discipline.
     #[inline]
-    fn depart(&mut self, pkt: &Packet, since: SimTime, now: SimTime) {
+    fn depart(&mut self, pkt: &Packet, since: Option<SimTime>, now: SimTime) {
         self.stats.departures += 1;
         self.stats.departure_bytes += pkt.size as u64;
-        self.stats.delay_sum_ns += (now - since).as_nanos() as u128;
+        if let Some(since) = since {
+            self.stats.delay_sum_ns += (now - since).as_nanos() as u128;
+        }
         let occ = self.occupancy();
         self.discipline.on_departure_of(occ, pkt.size, now);
     }
@@ -382,7 +388,7 @@ impl EgressQueue {
             pkt.ecn = Ecn::Ce;
             self.stats.marks_dequeue += 1;
         }
-        self.depart(&pkt, self.leaving_since, now);
+        self.depart(&pkt, Some(self.leaving_since), now);
         Some(pkt)
     }
 
@@ -461,14 +467,14 @@ mod tests {
     }
 
     fn taildrop(limit: Limit, areas: Vec<u32>) -> EgressQueue {
-        EgressQueue::new(limit, Discipline::TailDrop(TailDrop), SignalPolicy::Drop, Rng::from_seed(1), areas)
+        EgressQueue::new(limit, Discipline::TailDrop(Box::new(TailDrop)), SignalPolicy::Drop, Rng::from_seed(1), areas)
     }
 
     /// RED whose average is the queue found (w_q = 1) and past max_th from one packet on:
     /// the first arrival to an empty queue is admitted, every later one gets a forced signal.
     fn forcing_red(policy: SignalPolicy) -> EgressQueue {
         let params = RedParams { w_q: 1.0, ..RedParams::new(0.0, 0.5, 0.1, 10_000_000, 1000) };
-        EgressQueue::new(Limit::Packets(10), Discipline::Red(Red::new(params).unwrap()), policy, Rng::from_seed(1), vec![])
+        EgressQueue::new(Limit::Packets(10), Discipline::Red(Box::new(Red::new(params).unwrap())), policy, Rng::from_seed(1), vec![])
     }
 
     /// Classifies and commits `pkt` as the router does without extensions.
@@ -665,7 +671,7 @@ mod tests {
     }
 
     fn codel(policy: SignalPolicy) -> EgressQueue {
-        let d = Discipline::Codel(crate::queue::Codel::new(crate::queue::CodelParams::default()).unwrap());
+        let d = Discipline::Codel(Box::new(crate::queue::Codel::new(crate::queue::CodelParams::default()).unwrap()));
         EgressQueue::new(Limit::Packets(100), d, policy, Rng::from_seed(1), vec![10])
     }
 
@@ -715,7 +721,7 @@ mod tests {
     #[test]
     fn a_discipline_that_owns_its_buffer_admits_then_evicts_from_its_fattest_flow() {
         let fq = crate::queue::FqCodel::new(crate::queue::FqCodelParams::default()).unwrap();
-        let mut q = EgressQueue::new(Limit::Packets(10), Discipline::FqCodel(fq), SignalPolicy::Drop, Rng::from_seed(1), vec![]);
+        let mut q = EgressQueue::new(Limit::Packets(10), Discipline::FqCodel(Box::new(fq)), SignalPolicy::Drop, Rng::from_seed(1), vec![]);
         let other = |i: u32| {
             let ends = Endpoints { flow: 1, sender: 2, receiver: 3, sport: 20_000, dport: 80 };
             Packet::tcp_data(&ends, Seq(i), 1000, 64, SimTime::ZERO)

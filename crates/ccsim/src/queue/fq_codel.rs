@@ -368,7 +368,7 @@ fn build(table: &Table, _: &QueueContext) -> Result<Discipline, SettingError> {
     let fq = read::<FqSpec>(table)?;
     let d = FqCodelParams::default();
     let params = FqCodelParams { flows: fq.flows.unwrap_or(d.flows), quantum: fq.quantum.unwrap_or(d.quantum), codel, ..d };
-    Ok(Discipline::FqCodel(FqCodel::new(params)?))
+    Ok(Discipline::FqCodel(Box::new(FqCodel::new(params)?)))
 }
 
 #[cfg(test)]

@@ -134,21 +134,34 @@ pub trait Aqm {
 /// their registrations, one line per discipline (`Variant(Type) = module::REGISTRATION`).
 macro_rules! disciplines {
     ($($variant:ident($ty:ty) = $registration:expr,)*) => {
-        /// The disciplines ccsim knows, dispatched without dynamic allocation.
+        /// The disciplines ccsim knows, dispatched by a match (no trait object). Each one's
+        /// state is boxed, so that every link carries 16 bytes for it whatever the
+        /// discipline, and a packet through a tail-drop link (most links of a large network)
+        /// reads none of it; a box of [`TailDrop`], which has no state, allocates nothing.
         #[derive(Clone, Debug)]
         pub enum Discipline {
-            $($variant($ty),)*
+            $($variant(Box<$ty>),)*
         }
 
         impl Discipline {
+            /// The largest state a discipline boxes, bytes (for the scenario's memory
+            /// estimate).
+            pub const LARGEST_STATE: usize = {
+                let mut largest = 0;
+                $(if std::mem::size_of::<$ty>() > largest {
+                    largest = std::mem::size_of::<$ty>();
+                })*
+                largest
+            };
+
             pub fn as_aqm(&mut self) -> &mut dyn Aqm {
                 match self {
-                    $(Discipline::$variant(d) => d,)*
+                    $(Discipline::$variant(d) => &mut **d,)*
                 }
             }
             pub fn as_aqm_ref(&self) -> &dyn Aqm {
                 match self {
-                    $(Discipline::$variant(d) => d,)*
+                    $(Discipline::$variant(d) => &**d,)*
                 }
             }
             pub fn probe(&self) -> Probe {
@@ -159,7 +172,7 @@ macro_rules! disciplines {
             #[inline]
             pub fn decides_at_dequeue(&self) -> bool {
                 match self {
-                    $(Discipline::$variant(d) => Aqm::decides_at_dequeue(d),)*
+                    $(Discipline::$variant(d) => Aqm::decides_at_dequeue(&**d),)*
                 }
             }
             // The hooks every packet passes through, dispatched statically (a match the
@@ -168,21 +181,21 @@ macro_rules! disciplines {
             #[inline(always)]
             pub fn on_arrival(&mut self, occ: Occupancy, pkt_bytes: u32, now: SimTime, rng: &mut Rng) -> Verdict {
                 match self {
-                    $(Discipline::$variant(d) => Aqm::on_arrival(d, occ, pkt_bytes, now, rng),)*
+                    $(Discipline::$variant(d) => Aqm::on_arrival(&mut **d, occ, pkt_bytes, now, rng),)*
                 }
             }
             /// [`Aqm::on_overflow`].
             #[inline]
             pub fn on_overflow(&mut self) -> bool {
                 match self {
-                    $(Discipline::$variant(d) => Aqm::on_overflow(d),)*
+                    $(Discipline::$variant(d) => Aqm::on_overflow(&mut **d),)*
                 }
             }
             /// [`Aqm::on_departure_of`].
             #[inline(always)]
             pub fn on_departure_of(&mut self, occ: Occupancy, departed_bytes: u32, now: SimTime) {
                 match self {
-                    $(Discipline::$variant(d) => Aqm::on_departure_of(d, occ, departed_bytes, now),)*
+                    $(Discipline::$variant(d) => Aqm::on_departure_of(&mut **d, occ, departed_bytes, now),)*
                 }
             }
             /// The registration this discipline was built from (its name, its keys).

@@ -246,7 +246,7 @@ impl PieSpec {
 pub const REGISTRATION: Registration = Registration { name: "pie", aliases: &[], family: None, keys: keys_of::<PieSpec>, build };
 
 fn build(table: &Table, _: &QueueContext) -> Result<Discipline, SettingError> {
-    Ok(Discipline::Pie(Pie::new(read::<PieSpec>(table)?.resolve()?)?))
+    Ok(Discipline::Pie(Box::new(Pie::new(read::<PieSpec>(table)?.resolve()?)?)))
 }
 
 #[cfg(test)]

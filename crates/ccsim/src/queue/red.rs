@@ -242,7 +242,7 @@ pub const FAMILY: &str = "RED";
 pub const REGISTRATION: Registration = Registration { name: "red", aliases: &[], family: Some(FAMILY), keys: keys_of::<RedSpec>, build };
 
 fn build(table: &Table, ctx: &QueueContext) -> Result<Discipline, SettingError> {
-    Ok(Discipline::Red(Red::new(read::<RedSpec>(table)?.resolve(ctx)?)?))
+    Ok(Discipline::Red(Box::new(Red::new(read::<RedSpec>(table)?.resolve(ctx)?)?)))
 }
 
 /// RED's mutable state.

@@ -106,7 +106,7 @@ fn keys() -> Vec<&'static str> {
 fn build(table: &Table, ctx: &QueueContext) -> Result<Discipline, SettingError> {
     let params = read::<RedSpec>(table)?.resolve(ctx)?;
     let risk_th = read::<RtredSpec>(table)?.resolve(&params, ctx)?;
-    Ok(Discipline::Rtred(Rtred::new(params, risk_th)?))
+    Ok(Discipline::Rtred(Box::new(Rtred::new(params, risk_th)?)))
 }
 
 impl Aqm for Rtred {

@@ -66,7 +66,7 @@ fn build(table: &Table, ctx: &QueueContext) -> Result<Discipline, SettingError> 
             return Err(SettingError::new("k", format!("must not exceed the buffer limit ({n}), got {k}")));
         }
     }
-    Ok(Discipline::Step(StepMarker::new(k)?))
+    Ok(Discipline::Step(Box::new(StepMarker::new(k)?)))
 }
 
 #[cfg(test)]

@@ -328,16 +328,22 @@ fn link_count(l: &LinkSpec) -> (f64, usize) {
     }
 }
 
-/// Bytes a link's discipline takes from the start beyond its struct (FQ-CoDel's flow
-/// queues), the larger of its two directions.
+/// Bytes a link's discipline takes from the start beyond its struct: its boxed state (every
+/// discipline but tail drop, counted as the largest) and FQ-CoDel's flow queues; the larger
+/// of its two directions.
 fn discipline_bytes(l: &LinkSpec) -> f64 {
     [l.queue.as_ref(), l.queue_reverse.as_ref()]
         .into_iter()
         .flatten()
-        .filter(|q| q.discipline.as_deref().and_then(crate::queue::spec::find).is_some_and(|r| r.name == "fq_codel"))
-        .map(|q| {
-            let flows = q.settings.get("flows").and_then(toml::Value::as_integer).map_or(crate::queue::fq_codel::FLOWS as i64, |n| n.clamp(0, u32::MAX as i64));
-            crate::queue::fq_codel::FqCodel::footprint(flows as u32) as f64
+        .filter_map(|q| Some((q, q.discipline.as_deref().and_then(crate::queue::spec::find)?)))
+        .map(|(q, r)| {
+            let state = if r.name == crate::queue::droptail::REGISTRATION.name { 0 } else { crate::queue::Discipline::LARGEST_STATE };
+            let flows = (r.name == "fq_codel").then(|| {
+                let flows =
+                    q.settings.get("flows").and_then(toml::Value::as_integer).map_or(crate::queue::fq_codel::FLOWS as i64, |n| n.clamp(0, u32::MAX as i64));
+                crate::queue::fq_codel::FqCodel::footprint(flows as u32)
+            });
+            (state as u64 + flows.unwrap_or(0)) as f64
         })
         .fold(0.0, f64::max)
 }

@@ -323,7 +323,7 @@ mod tests {
             net.nodes.push(Node { name: name.into(), kind, stats: NodeStats::default() });
         }
         for (a, b) in [(0, 1), (1, 2), (2, 3), (3, 2), (2, 1), (1, 0)] {
-            let q = EgressQueue::new(Limit::Packets(10), Discipline::TailDrop(TailDrop), SignalPolicy::Drop, Rng::from_seed(1), vec![]);
+            let q = EgressQueue::new(Limit::Packets(10), Discipline::TailDrop(Box::new(TailDrop)), SignalPolicy::Drop, Rng::from_seed(1), vec![]);
             net.links.push(Link::new(format!("{a}->{b}"), a, b, 10_000_000, Dur::from_millis(5), 1, 0.0, q, Rng::from_seed(2)));
         }
         net.destinations = vec![0, 3];
