@@ -249,11 +249,12 @@ impl<E> EventQueue<E> {
         while let Some(block) = if base > self.far_base { self.first_far_block().filter(|&b| b < base) } else { None } {
             let i = block as usize % SLOTS;
             self.far_occupied[i / 64] &= !(1 << (i % 64));
-            let mut list = std::mem::take(&mut self.far[i]);
-            for (key, event) in list.drain(..) {
+            // The list is freed, not kept: a block's worth of timers (one per flow of a large
+            // network) kept by each of the blocks the run passes through took 44 MB at
+            // DUMBBELL-100000.
+            for (key, event) in std::mem::take(&mut self.far[i]) {
                 self.push_ring(bucket_of(key), key, event);
             }
-            self.far[i] = list; // keeps its capacity
         }
         self.far_base = base;
         while let Some(e) = self.overflow.peek() {
