@@ -139,12 +139,12 @@ pub struct EventQueue<E> {
     /// its absolute number modulo `BUCKETS`. The current bucket is sorted by descending key
     /// (the next event is last) and also holds any event scheduled before it; the others
     /// are unsorted.
-    ring: Vec<Vec<(u128, E)>>,
+    ring: Box<[Vec<(u128, E)>; BUCKETS]>,
     /// Which ring buckets after the current one hold events.
     occupied: [u64; WORDS],
     /// The second wheel: the events of blocks `far_base .. far_base + SLOTS`, unsorted, each
     /// block at its absolute number modulo `SLOTS`.
-    far: Vec<Vec<(u128, E)>>,
+    far: Box<[Vec<(u128, E)>; SLOTS]>,
     /// Which blocks of the second wheel hold events.
     far_occupied: [u64; SLOT_WORDS],
     /// The first block the second wheel holds: two after the current one.
@@ -159,9 +159,9 @@ impl<E> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
             cur: 0,
-            ring: (0..BUCKETS).map(|_| Vec::new()).collect(),
+            ring: Box::new(std::array::from_fn(|_| Vec::new())),
             occupied: [0; WORDS],
-            far: (0..SLOTS).map(|_| Vec::new()).collect(),
+            far: Box::new(std::array::from_fn(|_| Vec::new())),
             far_occupied: [0; SLOT_WORDS],
             far_base: 2,
             overflow: BinaryHeap::new(),
