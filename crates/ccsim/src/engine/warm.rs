@@ -86,8 +86,9 @@ impl Simulation {
     #[inline]
     pub(super) fn warm_ahead(&self) {
         let mut ahead = self.events.ahead();
-        ahead.next(); // the next event: handled before a prefetch for it could arrive
-                      // SPACING, 2 x SPACING, ... places after it: the nearest at the last step of its chain.
+        // Past the next event, handled before a prefetch for it could arrive; then SPACING,
+        // 2 x SPACING, ... places after it, the nearest at the last step of its chain.
+        ahead.next();
         for step in (0..STEPS).rev() {
             let Some(ev) = ahead.nth(SPACING - 1) else { break };
             match *ev {

@@ -246,17 +246,19 @@ impl<E> EventQueue<E> {
         // The ring now holds the blocks up to the one after `next`'s: the second wheel's
         // events up to there join it, then the heap's up to the second wheel's new end move.
         let base = block_of(next) + 2;
-        while let Some(block) = if base > self.far_base { self.first_far_block().filter(|&b| b < base) } else { None } {
-            let i = block as usize % SLOTS;
-            self.far_occupied[i / 64] &= !(1 << (i % 64));
-            // The list is freed, not kept: a block's worth of timers (one per flow of a large
-            // network) kept by each of the blocks the run passes through took 44 MB at
-            // DUMBBELL-100000.
-            for (key, event) in std::mem::take(&mut self.far[i]) {
-                self.push_ring(bucket_of(key), key, event);
+        if base > self.far_base {
+            while let Some(block) = self.first_far_block().filter(|&b| b < base) {
+                let i = block as usize % SLOTS;
+                self.far_occupied[i / 64] &= !(1 << (i % 64));
+                // The list is freed, not kept: a block's worth of timers (one per flow of a
+                // large network) kept by each of the blocks the run passes through took 44 MB
+                // at DUMBBELL-100000.
+                for (key, event) in std::mem::take(&mut self.far[i]) {
+                    self.push_ring(bucket_of(key), key, event);
+                }
             }
+            self.far_base = base;
         }
-        self.far_base = base;
         while let Some(e) = self.overflow.peek() {
             let b = bucket_of(e.key);
             if block_of(b) >= base + SLOTS as u64 {
