@@ -15,7 +15,7 @@
 //! receiver's (CLOSE-WAIT) on `Event::DelAck`.
 
 use crate::app::{UdpSource, UdpStats};
-use crate::net::{Kind, LinkId, LinkStats, Network, NextHopMemo, NodeId, NodeKind, NodeStats, Packet};
+use crate::net::{Kind, LinkId, LinkStats, Network, NodeId, NodeKind, NodeStats, Packet};
 use crate::queue::QueueStats;
 use crate::rdp::{RdpReceiver, RdpSender};
 use crate::router::{Cx, Effects, Hooks, Mechanism, Passage, Registered, RouterMechanism, Timer};
@@ -117,9 +117,6 @@ pub struct Flow {
     pending: VecDeque<(SimTime, Packet)>,
     /// The flow's data segments on links (see `in_network`).
     in_network: InNetwork,
-    /// The next hop of the sender's packets and of the receiver's, as last read from the
-    /// routes (see [`Flow::direction`]).
-    next_hops: [NextHopMemo; 2],
     rto_scheduled: Option<SimTime>,
     delack_scheduled: Option<SimTime>,
     stopped: bool,
@@ -151,7 +148,6 @@ impl Flow {
             jitter_rng,
             pending: VecDeque::new(),
             in_network: InNetwork::default(),
-            next_hops: [NextHopMemo::EMPTY; 2],
             rto_scheduled: None,
             delack_scheduled: None,
             stopped: false,
@@ -172,18 +168,6 @@ impl Flow {
     }
     pub fn name(&self) -> String {
         format!("{}[{}]", self.group, self.index)
-    }
-
-    /// Which of [`next_hops`](Flow::next_hops) a packet from `from` to `to` leaves its host
-    /// by: 0 for the sender's (to the receiver), 1 for the receiver's; None for any other.
-    fn direction(&self, from: NodeId, to: NodeId) -> Option<usize> {
-        if (from, to) == (self.src, self.dst) {
-            Some(0)
-        } else if (from, to) == (self.dst, self.src) {
-            Some(1)
-        } else {
-            None
-        }
     }
 
     /// Bytes a new flow of a group named with `group_len` bytes holds (for the scenario's
@@ -633,23 +617,8 @@ impl Simulation {
     // ---- forwarding ----
 
     /// A host or router hands `pkt` to the link toward its destination.
-    #[inline]
     fn forward(&mut self, node: NodeId, pkt: &mut Packet) {
-        self.forward_remembering(node, pkt, None);
-    }
-
-    /// [`forward`](Self::forward), with the next hop `memo` (a flow and one of its
-    /// [`directions`](Flow::direction)) remembers while the routes stand, unless a mechanism
-    /// chooses next hops.
-    fn forward_remembering(&mut self, node: NodeId, pkt: &mut Packet, memo: Option<(FlowIdx, usize)>) {
-        let mut link = match memo {
-            Some((fi, d)) if self.hooked.next_hop.is_empty() => {
-                let link = self.net.routes.next_hop_remembered(&mut self.flows[fi as usize].next_hops[d], node, pkt.dst);
-                debug_assert_eq!(link, self.net.routes.next_hop(node, pkt.dst), "flow {fi}: a remembered next hop the routes no longer give");
-                link
-            }
-            _ => self.net.routes.next_hop(node, pkt.dst),
-        };
+        let mut link = self.net.routes.next_hop(node, pkt.dst);
         if !self.hooked.next_hop.is_empty() {
             let mark = self.effects.emits.len();
             for k in 0..self.hooked.next_hop.len() {
@@ -1046,16 +1015,12 @@ impl Simulation {
         out.clear();
     }
 
-    /// A host of flow `fi` hands `pkt` to the network, by the next hop the flow remembers for
-    /// the packet's direction while the routes stand: sending then reads the flow, not the
-    /// route entries of the host and the destination.
+    /// A host of flow `fi` hands `pkt` to the network.
     fn inject(&mut self, fi: FlowIdx, pkt: &mut Packet) {
-        let f = &mut self.flows[fi as usize];
         if is_data_segment(pkt) {
-            f.in_network.enter(pkt.seq);
+            self.flows[fi as usize].in_network.enter(pkt.seq);
         }
-        let memo = f.direction(pkt.src, pkt.dst).map(|d| (fi, d));
-        self.forward_remembering(pkt.src, pkt, memo);
+        self.forward(pkt.src, pkt);
     }
 
     fn on_emit(&mut self, fi: FlowIdx) {

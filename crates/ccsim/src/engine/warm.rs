@@ -13,8 +13,7 @@
 //! prefetches step `j` of the chain of the event `(STEPS - j) * SPACING` places after the
 //! next one: each step's line was requested one stage earlier, and has arrived by the time
 //! the step after it is computed. A retransmission or delayed-ACK timer's chain is its flow,
-//! then the flow's ends, then the route, link and pipe its packets leave by; a host whose
-//! flow remembers its next hop (`Simulation::inject`) skips the route. Of a link only
+//! then the flow's ends, then the route, link and pipe its packets leave by. Of a link only
 //! the part a packet's passage reads is asked for (its first 320 of 904 bytes, laid out
 //! for it: [`Link::prefetch`]).
 //!
@@ -124,7 +123,7 @@ impl Simulation {
             }
             _ => {}
         }
-        self.warm_host_hop(flow, node, pkt.src, step - 2);
+        self.warm_hop(node, pkt.src, step - 2);
     }
 
     /// Step `step` of a timer of flow `f`: its sender's (`sender`) or its receiver's.
@@ -135,24 +134,8 @@ impl Simulation {
             1 => warm_end(flow, !sender),
             _ => {
                 let (from, to) = if sender { (flow.src, flow.dst) } else { (flow.dst, flow.src) };
-                self.warm_host_hop(flow, from, to, step - 2);
+                self.warm_hop(from, to, step - 2);
             }
-        }
-    }
-
-    /// Step `step` of `flow`'s host `from` sending a packet toward `to`: with the next hop the
-    /// flow remembers (`Simulation::inject`), the link and then the place in its pipe; else
-    /// as any node's.
-    fn warm_host_hop(&self, flow: &Flow, from: NodeId, to: NodeId, step: usize) {
-        let remembered = flow.direction(from, to).and_then(|d| self.net.routes.remembered(&flow.next_hops[d]));
-        let Some(next) = remembered.filter(|_| self.hooked.next_hop.is_empty()) else {
-            return self.warm_hop(from, to, step);
-        };
-        let link = &self.net.links[next as usize];
-        match step {
-            0 => link.prefetch(),
-            1 => link.prefetch_pipe_tail(),
-            _ => {}
         }
     }
 

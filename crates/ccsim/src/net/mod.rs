@@ -9,7 +9,7 @@ pub mod routing;
 
 pub use link::{Link, LinkId, LinkStats, Scheduled};
 pub use packet::{Ecn, FlowId, Kind, NodeId, Packet, SackBlocks};
-pub use routing::{NextHopMemo, Routes};
+pub use routing::Routes;
 
 use crate::stats::counters;
 

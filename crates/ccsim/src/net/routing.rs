@@ -22,18 +22,11 @@
 //! node's routes can be replaced by its routes in another computation
 //! ([`Routes::install_row`], IP fast reroute). What depends on the links that are up is in
 //! the rows: next hops, whether a stub's last link was up, whether an uplink was.
-//!
-//! Every computation and every installed row gives the routes a new *generation*, a number
-//! no other routes of the process have had. A [`NextHopMemo`] remembers one next hop with
-//! the generation it was read in, and answers only while that generation stands: a flow's
-//! host keeps one per direction, so that sending reads the flow it already holds rather
-//! than the route entries of its host and destination (`engine::Simulation::inject`).
 
 use super::link::{Link, LinkId};
 use super::packet::NodeId;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 pub const NO_ROUTE: LinkId = LinkId::MAX;
 const NONE: u32 = u32::MAX;
@@ -77,33 +70,6 @@ pub struct Routes {
     stubs_cut: Vec<Vec<LinkId>>,
     /// Whether any row has a stub cut off (most runs have none: the lookup then skips them).
     any_cut: bool,
-    /// Which routes these are (see the module documentation); 0 for routes never computed.
-    generation: u64,
-}
-
-/// A new generation of routes: one more than any before it in the process, never 0.
-fn next_generation() -> u64 {
-    static LAST: AtomicU64 = AtomicU64::new(0);
-    LAST.fetch_add(1, Ordering::Relaxed) + 1
-}
-
-/// One remembered next hop (of a node toward a destination) and the generation of the
-/// routes it was read in: [`Routes::next_hop_remembered`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct NextHopMemo {
-    generation: u64,
-    link: LinkId,
-}
-
-impl NextHopMemo {
-    /// Nothing remembered (no routes have the generation it names).
-    pub const EMPTY: NextHopMemo = NextHopMemo { generation: u64::MAX, link: NO_ROUTE };
-}
-
-impl Default for NextHopMemo {
-    fn default() -> NextHopMemo {
-        NextHopMemo::EMPTY
-    }
 }
 
 impl Routes {
@@ -177,7 +143,7 @@ impl Routes {
             }
         }
         let any_cut = rows > 0 && !cut.is_empty();
-        Routes { node, dest, columns, table, stubs_cut: vec![cut; rows as usize], any_cut, generation: next_generation() }
+        Routes { node, dest, columns, table, stubs_cut: vec![cut; rows as usize], any_cut }
     }
 
     /// The most bytes [`Routes::compute`] holds at once for `nodes` nodes and `links` links,
@@ -211,26 +177,6 @@ impl Routes {
         }
     }
 
-    /// `node`'s next hop for `dst` as `memo` remembers it, if the routes have not changed
-    /// since; else as [`next_hop`](Self::next_hop) gives it, then remembered in `memo`. The
-    /// caller keeps one memo per pair of `node` and `dst`.
-    #[inline]
-    pub fn next_hop_remembered(&self, memo: &mut NextHopMemo, node: NodeId, dst: NodeId) -> Option<LinkId> {
-        if memo.generation == self.generation {
-            return Some(memo.link);
-        }
-        let link = self.next_hop(node, dst)?;
-        *memo = NextHopMemo { generation: self.generation, link };
-        Some(link)
-    }
-
-    /// The next hop `memo` remembers, if the routes have not changed since it was read
-    /// (for warming caches ahead of a send).
-    #[inline]
-    pub fn remembered(&self, memo: &NextHopMemo) -> Option<LinkId> {
-        (memo.generation == self.generation).then_some(memo.link)
-    }
-
     /// Prefetches what [`next_hop`](Self::next_hop) reads first for `node` and `dst` (their
     /// entries; a router's row is read after them).
     #[inline]
@@ -261,7 +207,6 @@ impl Routes {
     /// Replaces `node`'s routes with its routes in `other` (computed for the same
     /// destinations over the same links, some of them perhaps down).
     pub fn install_row(&mut self, other: &Routes, node: NodeId) {
-        self.generation = next_generation();
         let copy_row = |this: &mut Routes, row: u32| -> u32 {
             let at = row as usize * other.columns;
             this.table.extend_from_slice(&other.table[at..at + other.columns]);
@@ -498,37 +443,6 @@ mod tests {
             mixed.install_row(&after, u);
         }
         check_all(&mixed, n, &links, "all installed");
-    }
-
-    #[test]
-    fn a_remembered_next_hop_holds_until_the_routes_change() {
-        // Routers 0 - 1 - 2 in a line, hosts 3 (on 0) and 5 (on 2); 1 - 2 also over 4.
-        let mut links = Vec::new();
-        for (a, b, c) in [(0, 1, 1), (1, 2, 1), (3, 0, 1), (5, 2, 1), (1, 4, 2), (4, 2, 2)] {
-            links.push(link(a, b, c));
-            links.push(link(b, a, c));
-        }
-        let n = 6;
-        let dests: Vec<NodeId> = (0..n as NodeId).collect();
-        let mut memo = NextHopMemo::default();
-        let empty = Routes::default();
-        assert_eq!(empty.next_hop_remembered(&mut memo, 3, 5), None, "routes never computed");
-        assert_eq!((empty.remembered(&memo), memo), (None, NextHopMemo::EMPTY));
-        let mut routes = Routes::compute(n, &links, &dests);
-        assert_eq!(routes.next_hop_remembered(&mut memo, 1, 5), Some(2));
-        assert_eq!(routes.remembered(&memo), Some(2));
-        links[2].up = false; // 1->2: 1 goes through 4
-        let after = Routes::compute(n, &links, &dests);
-        assert_eq!(after.remembered(&memo), None, "a new computation forgets it");
-        routes.install_row(&after, 1);
-        assert_eq!(routes.remembered(&memo), None, "so does an installed row");
-        assert_eq!(routes.next_hop_remembered(&mut memo, 1, 5), Some(8), "read again, as the routes stand");
-        assert_eq!(routes.remembered(&memo), Some(8));
-        let mut unreachable = NextHopMemo::default();
-        links[8].up = false; // 1->4: 5 unreachable from 1
-        let cut = Routes::compute(n, &links, &dests);
-        assert_eq!(cut.next_hop_remembered(&mut unreachable, 1, 5), None);
-        assert_eq!(unreachable, NextHopMemo::EMPTY, "no route is not remembered");
     }
 
     #[test]
