@@ -70,15 +70,17 @@ impl InNetwork {
     /// in order.
     #[inline(never)]
     fn leave_later(&mut self, seq: Seq) {
-        if let Some(i) = (0..self.len as usize).find(|&i| self.ring[self.slot(i)] == seq) {
-            for j in i..self.len as usize - 1 {
-                self.ring[self.slot(j)] = self.ring[self.slot(j + 1)];
-            }
-            self.len -= 1;
-            self.refill();
-        } else if let Some(i) = self.spill.iter().position(|&s| s == seq) {
-            self.spill.remove(i);
+        let Some(i) = self.iter().position(|s| s == seq) else { return };
+        let len = self.len as usize;
+        if i >= len {
+            self.spill.remove(i - len);
+            return;
         }
+        for j in i..len - 1 {
+            self.ring[self.slot(j)] = self.ring[self.slot(j + 1)];
+        }
+        self.len -= 1;
+        self.refill();
     }
 
     /// Moves the first segment held outside the ring into it, after one left the ring.
@@ -96,16 +98,20 @@ impl InNetwork {
         (self.head as usize + i) % INLINE
     }
 
+    /// The segments in the network, oldest first: the ring's, then those held outside it.
+    fn iter(&self) -> impl Iterator<Item = Seq> + '_ {
+        (0..self.len as usize).map(|i| self.ring[self.slot(i)]).chain(self.spill.iter().copied())
+    }
+
     /// How many copies of the segment starting at `seq` are in the network.
     pub fn copies(&self, seq: Seq) -> usize {
-        let inline = (0..self.len as usize).filter(|&i| self.ring[self.slot(i)] == seq).count();
-        inline + self.spill.iter().filter(|&&s| s == seq).count()
+        self.iter().filter(|&s| s == seq).count()
     }
 
     /// The segments in the network, oldest first.
     #[cfg(test)]
     fn segments(&self) -> Vec<Seq> {
-        (0..self.len as usize).map(|i| self.ring[self.slot(i)]).chain(self.spill.iter().copied()).collect()
+        self.iter().collect()
     }
 }
 
