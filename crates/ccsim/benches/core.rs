@@ -93,9 +93,9 @@ fn router_packet(c: &mut Criterion) {
                 let (verdict, action) = l.queue.classify(&pkt, now);
                 l.queue.commit(pkt, verdict, action, now);
                 let at = l.schedule(pkt.size, now).arrival.expect("no loss, no pending arrival");
-                l.advance(at, |_, _, _| {});
+                l.advance(&mut sim.net.pipes, at, |_, _, _| {});
                 now = at;
-                black_box(l.deliver());
+                black_box(l.deliver(&mut sim.net.pipes));
             }
         })
     });

@@ -495,7 +495,7 @@ impl Simulation {
         // The fullest link (the first of equals) and the packets of all, in one pass.
         let (mut top, mut packets, mut total) = (0, 0, 0);
         for (i, l) in self.net.links.iter().enumerate() {
-            let n = l.packets(now).count();
+            let n = l.packets(&self.net.pipes, now).count();
             total += n;
             if n > packets {
                 (top, packets) = (i, n);
@@ -673,7 +673,7 @@ impl Simulation {
                 self.transmit_next(link);
             }
         } else if l.queue.admit(pkt, verdict, action) {
-            let s = l.accept(pkt, now);
+            let s = l.accept(&mut self.net.pipes, pkt, now);
             let epoch = l.epoch;
             if let Some(offered) = offered {
                 self.log_enqueue(link, &offered, action);
@@ -747,7 +747,7 @@ impl Simulation {
                 self.log_at(now, LogEvent::Dequeue, DropReason::None, link, &pkt);
             }
             let l = &mut self.net.links[link as usize];
-            let s = l.start_now(pkt, now);
+            let s = l.start_now(&mut self.net.pipes, pkt, now);
             let epoch = l.epoch;
             if let Some(at) = s.arrival {
                 self.events.schedule(at, Event::Arrive { link, epoch });
@@ -776,7 +776,7 @@ impl Simulation {
     fn replay_link(&mut self, link: LinkId) {
         let now = self.now;
         let (trace, wire_lost, wire_lost_at) = (&mut self.trace, &mut self.wire_lost, &mut self.wire_lost_at);
-        self.net.links[link as usize].advance(now, |t, pkt, lost| {
+        self.net.links[link as usize].advance(&mut self.net.pipes, now, |t, pkt, lost| {
             if let Some(tr) = trace {
                 // The capture point: the packet has left the transmitter.
                 tr.record(link, t, pkt);
@@ -810,7 +810,7 @@ impl Simulation {
     /// Brings `link` up to now, counters included, for a reader of its state.
     fn observe_link(&mut self, link: LinkId) {
         self.advance_link(link);
-        self.net.links[link as usize].sync(self.now);
+        self.net.links[link as usize].sync(&self.net.pipes, self.now);
     }
 
     fn on_tx_done(&mut self, link: LinkId, epoch: u32) {
@@ -835,7 +835,7 @@ impl Simulation {
             self.advance_link(link);
         }
         let l = &mut self.net.links[link as usize];
-        let (mut pkt, next) = l.deliver();
+        let (mut pkt, next) = l.deliver(&mut self.net.pipes);
         // The link is FIFO with one delay: one pending arrival per link, for the earliest
         // packet still to arrive.
         if let Some(next) = next {
@@ -1145,7 +1145,7 @@ impl Simulation {
         if up {
             l.come_up();
         } else {
-            l.go_down(now, |p| lost.push(*p));
+            l.go_down(&mut self.net.pipes, now, |p| lost.push(*p));
         }
         if let Some(log) = &mut self.packet_log {
             log.withdraw_dequeues(link, now);
@@ -1171,7 +1171,7 @@ impl Simulation {
         self.advance_links();
         let now = self.now;
         for l in &mut self.net.links {
-            l.settle(now);
+            l.settle(&self.net.pipes, now);
         }
         for m in &mut self.mechanisms {
             m.settle(now);
@@ -1302,7 +1302,7 @@ impl Simulation {
     #[cfg(debug_assertions)]
     fn data_in_network_scan(&self, fi: FlowIdx, seq: crate::tcp::Seq) -> bool {
         let hit = |p: &Packet| p.flow == fi && is_data_segment(p) && p.seq == seq;
-        self.net.links.iter().any(|l| l.holds(self.now, hit))
+        self.net.links.iter().any(|l| l.holds(&self.net.pipes, self.now, hit))
     }
 
     /// Packets of flow `fi` still queued, being transmitted, propagating, or waiting in the
@@ -1321,7 +1321,7 @@ impl Simulation {
             }
         };
         for l in &self.net.links {
-            l.packets(self.now).for_each(&mut count);
+            l.packets(&self.net.pipes, self.now).for_each(&mut count);
         }
         self.flows[fi as usize].pending.iter().for_each(|(_, p)| count(p));
         (fwd, rev)

@@ -270,7 +270,7 @@ fn ecn_marks_and_echoes_are_where_ccsim_puts_them() {
     assert_eq!(ce, marks, "CE after the marking queue = its marks");
     assert_eq!(ce_elsewhere, 0, "nothing is marked before the bottleneck");
     // Marked packets still queued or propagating when the run stops have not reached a receiver.
-    let ce_in_network = sim.net.links.iter().flat_map(|l| l.packets(sim.now)).filter(|p| p.ecn == ccsim::net::Ecn::Ce).count() as u64;
+    let ce_in_network = sim.net.links.iter().flat_map(|l| l.packets(&sim.net.pipes, sim.now)).filter(|p| p.ecn == ccsim::net::Ecn::Ce).count() as u64;
     assert_eq!(ce, ce_received + ce_in_network, "no marked packet is lost downstream");
     assert!(ece > 0);
     // Each ECN reduction sets CWR on the sender's next new segment: captured when it has
@@ -279,8 +279,9 @@ fn ecn_marks_and_echoes_are_where_ccsim_puts_them() {
         let tx = f.sender().unwrap();
         let l = &sim.net.links[link(&sim, &format!("S{}->R1", i + 1))];
         let cwr_flag = |p: &&ccsim::net::Packet| p.flags & ccsim::net::packet::flags::CWR != 0;
-        let not_yet_sent =
-            tx.cwr_pending() as u64 + l.queue.iter().filter(cwr_flag).count() as u64 + l.transmitting_packet(sim.now).filter(cwr_flag).is_some() as u64;
+        let not_yet_sent = tx.cwr_pending() as u64
+            + l.queue.iter().filter(cwr_flag).count() as u64
+            + l.transmitting_packet(&sim.net.pipes, sim.now).filter(cwr_flag).is_some() as u64;
         let captured = count(&path, &format!("tcp.flags.cwr == 1 && frame.interface_name == \"{}\"", l.name));
         assert_eq!(captured + not_yet_sent, tx.stats.ecn_reductions, "{}: CWR", l.name);
     }

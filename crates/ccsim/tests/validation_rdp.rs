@@ -227,5 +227,5 @@ fn rdp_flows_in_a_report_and_their_settings_checked() {
     let (sim, _) = run_with(&scenario_file("rdp_dumbbell.toml"), &["flows.0.rdp.acc=false", "duration=5s", "warmup=0s"]);
     let (tx, _) = rdp(&sim, 0);
     assert!(!tx.cfg.acc);
-    assert!(sim.net.links.iter().all(|l| l.packets(sim.now).all(|p| p.kind != Kind::RdpData || p.acc.is_none())));
+    assert!(sim.net.links.iter().all(|l| l.packets(&sim.net.pipes, sim.now).all(|p| p.kind != Kind::RdpData || p.acc.is_none())));
 }

@@ -196,7 +196,7 @@ tcp = {{ variant = "reno", mss = 1000 {tcp_extra} }}
 /// Spoofed ACKs of flow `fi` still in the network.
 fn spoofs_in_network(sim: &Simulation, fi: u32) -> u64 {
     let hit = |p: &&Packet| p.flow == fi && p.kind == Kind::SpoofedAck;
-    sim.net.links.iter().map(|l| l.packets(sim.now).filter(hit).count() as u64).sum()
+    sim.net.links.iter().map(|l| l.packets(&sim.net.pipes, sim.now).filter(hit).count() as u64).sum()
 }
 
 /// Every burst of spoofed duplicates that reached its sender started exactly one fast

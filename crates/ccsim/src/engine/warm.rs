@@ -3,19 +3,19 @@
 //!
 //! Handling an event is a chain of dependent reads. A packet's arrival reads its link, then
 //! the packet at the head of the link's pipe, then, by the packet's addresses, the route
-//! entries of the node it reached or, at its destination, its flow; then the next link (or
-//! the flow's sender or receiver and the link back); then the place in that link's pipe the
-//! packet goes. With thousands of flows each step is a miss to main memory, and misses in
-//! one chain cannot overlap: the cost of an event grows with the network (see
-//! `benchmarks/README.md`, "scale"). The misses of *different* events can overlap. Events
-//! are handled in the order of the bucket being drained
+//! entries of the node it reached or, at its destination, its flow; then the next link (or the
+//! flow's sender or receiver and the link back); then the entry of the pipe store the packet
+//! goes to (`net/pipe.rs`: the one last freed, which a cache usually holds). With thousands of
+//! flows each step is a miss to main memory, and misses in one chain cannot overlap: the cost
+//! of an event grows with the network (see `benchmarks/README.md`, "scale"). The misses of
+//! *different* events can overlap. Events are handled in the order of the bucket being drained
 //! ([`EventQueue::ahead`](crate::sim::EventQueue::ahead)), so before each event the run
-//! prefetches step `j` of the chain of the event `(STEPS - j) * SPACING` places after the
-//! next one: each step's line was requested one stage earlier, and has arrived by the time
-//! the step after it is computed. A retransmission or delayed-ACK timer's chain is its flow,
-//! then the flow's ends, then the route, link and pipe its packets leave by. Of a link only
-//! the part a packet's passage reads is asked for (its first 320 of 904 bytes, laid out
-//! for it: [`Link::prefetch`]).
+//! prefetches step `j` of the chain of the event `(STEPS - j) * SPACING` places after the next
+//! one: each step's line was requested one stage earlier, and has arrived by the time the step
+//! after it is computed. A retransmission or delayed-ACK timer's chain is its flow, then the
+//! flow's ends, then the route and link its packets leave by. Of a link only the part a
+//! packet's passage reads is asked for (its first 304 of 896 bytes, laid out for it:
+//! [`Link::prefetch`]).
 //!
 //! Warming reads and never writes, and a prefetch is a hint: a run computes the same with it
 //! on or off, bit for bit (a test runs both). An event scheduled meanwhile shifts the ones
@@ -105,7 +105,7 @@ impl Simulation {
         if step == 0 {
             return link.prefetch();
         }
-        let Some(pkt) = link.next_to_arrive() else { return };
+        let Some(pkt) = link.next_to_arrive(&self.net.pipes) else { return };
         if step == 1 {
             return prefetch::value(pkt);
         }
@@ -140,16 +140,16 @@ impl Simulation {
     }
 
     /// Step `step` of `node` sending a packet toward `dst`: its route entries, the link it
-    /// leaves by, the place in that link's pipe.
+    /// leaves by, the entry of the pipe store the packet will be written to.
     fn warm_hop(&self, node: NodeId, dst: NodeId, step: usize) {
-        if step == 0 {
-            return self.net.routes.prefetch_next_hop(node, dst);
-        }
-        let Some(next) = self.net.routes.next_hop(node, dst) else { return };
-        let link = &self.net.links[next as usize];
         match step {
-            1 => link.prefetch(),
-            _ => link.prefetch_pipe_tail(),
+            0 => self.net.routes.prefetch_next_hop(node, dst),
+            1 => {
+                if let Some(next) = self.net.routes.next_hop(node, dst) {
+                    self.net.links[next as usize].prefetch();
+                }
+            }
+            _ => self.net.pipes.prefetch_next(),
         }
     }
 }

@@ -28,6 +28,7 @@
 //! replay, the pipe and the arrival events are shared by both kinds.
 
 use super::packet::{NodeId, Packet};
+use super::pipe::{Pipe, PipeStore};
 use crate::queue::{EgressQueue, QueueStats};
 use crate::sim::{Dur, Rng, Serializer, SimTime};
 use crate::stats::counters;
@@ -110,7 +111,7 @@ pub struct Link {
     serializer: Serializer,
     /// The serializer after the last packet that started transmission.
     started_serializer: Serializer,
-    pipe: VecDeque<(SimTime, Packet)>,
+    pipe: Pipe,
     /// The schedule of each packet in `queue`, in the same order (empty when the queue's
     /// discipline decides at dequeue: then nothing is scheduled before it starts).
     slots: VecDeque<Slot>,
@@ -155,7 +156,7 @@ impl Link {
 
     /// Bytes each packet in the link takes (queued, or in transmission and propagation).
     pub fn bytes_per_packet() -> u64 {
-        EgressQueue::bytes_per_packet().max((std::mem::size_of::<Slot>() + std::mem::size_of::<(SimTime, Packet)>()) as u64)
+        EgressQueue::bytes_per_packet().max((std::mem::size_of::<Slot>() + PipeStore::BYTES_PER_PACKET) as u64)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -181,7 +182,7 @@ impl Link {
             replay_ends: false,
             started_serializer: Serializer::default(),
             free_at: SimTime::ZERO,
-            pipe: VecDeque::new(),
+            pipe: Pipe::default(),
             arrival_pending: false,
             started_packets: 0,
             started_bytes: 0,
@@ -195,21 +196,21 @@ impl Link {
     }
 
     /// The packet being serialized at `now`, if any (the link must have been advanced to now).
-    pub fn transmitting_packet(&self, now: SimTime) -> Option<&Packet> {
+    pub fn transmitting_packet<'a>(&'a self, pipes: &'a PipeStore, now: SimTime) -> Option<&'a Packet> {
         match self.in_progress(now)? {
             s if s.lost => self.lost_on_wire.as_ref(),
-            _ => self.pipe.back().map(|p| &p.1),
+            _ => self.pipe.back(pipes),
         }
     }
 
     /// Takes a packet the queue has admitted (the link must have been advanced to now): it
     /// goes straight to the transmitter if the link is idle, else to the tail of the queue.
     #[inline]
-    pub fn accept(&mut self, pkt: &Packet, now: SimTime) -> Scheduled {
+    pub fn accept(&mut self, pipes: &mut PipeStore, pkt: &Packet, now: SimTime) -> Scheduled {
         if self.queue.is_empty() && self.free_at <= now {
             self.queue.pass(pkt, now);
             let slot = self.next_slot(pkt.size, now);
-            self.start(slot, pkt);
+            self.start(pipes, slot, pkt);
             self.arrival(slot)
         } else {
             let size = pkt.size;
@@ -256,16 +257,16 @@ impl Link {
 
     /// Starts transmitting `pkt` at `now`, on a link whose queue decides at dequeue (the
     /// packet has already left the queue; the transmitter must be free).
-    pub fn start_now(&mut self, pkt: Packet, now: SimTime) -> Scheduled {
+    pub fn start_now(&mut self, pipes: &mut PipeStore, pkt: Packet, now: SimTime) -> Scheduled {
         debug_assert!(self.slots.is_empty() && self.is_idle(now));
         let slot = self.next_slot(pkt.size, now);
-        self.start(slot, &pkt);
+        self.start(pipes, slot, &pkt);
         self.arrival(slot)
     }
 
     /// `pkt` starts its transmission (`slot`).
-    #[inline]
-    fn start(&mut self, slot: Slot, pkt: &Packet) {
+    #[inline(always)]
+    fn start(&mut self, pipes: &mut PipeStore, slot: Slot, pkt: &Packet) {
         self.started_serializer = slot.serializer;
         self.started_packets += 1;
         self.started_bytes += pkt.size as u64;
@@ -273,7 +274,7 @@ impl Link {
         if slot.lost {
             self.lost_on_wire = Some(*pkt);
         } else {
-            self.pipe.push_back((slot.end + self.delay, *pkt));
+            self.pipe.push_back(pipes, slot.end + self.delay, pkt);
         }
         if slot.lost || self.replay_ends {
             self.ending = Some(slot);
@@ -297,7 +298,7 @@ impl Link {
     /// and with `replay_ends` each packet that finished transmission, with the time it did
     /// and whether it was lost.
     #[inline]
-    pub fn advance(&mut self, now: SimTime, mut tx_end: impl FnMut(SimTime, &Packet, bool)) {
+    pub fn advance(&mut self, pipes: &mut PipeStore, now: SimTime, mut tx_end: impl FnMut(SimTime, &Packet, bool)) {
         loop {
             if let Some(slot) = self.ending {
                 if slot.end > now {
@@ -309,14 +310,14 @@ impl Link {
                     self.stats.lost_random += 1;
                     tx_end(slot.end, &pkt, true);
                 } else {
-                    tx_end(slot.end, &self.pipe.back().expect("the transmitted packet").1, false);
+                    tx_end(slot.end, self.pipe.back(pipes).expect("the transmitted packet"), false);
                 }
             }
             match self.slots.front() {
                 Some(s) if s.start <= now => {
                     let slot = self.slots.pop_front().expect("front");
                     let pkt = self.queue.dequeue(slot.start).expect("a slot without a queued packet");
-                    self.start(slot, &pkt);
+                    self.start(pipes, slot, &pkt);
                 }
                 _ => return,
             }
@@ -325,11 +326,11 @@ impl Link {
 
     /// Brings the transmission counters up to `now` (the link must have been advanced to
     /// now): the transmissions started, less what remains of the one in progress.
-    pub fn sync(&mut self, now: SimTime) {
+    pub fn sync(&mut self, pipes: &PipeStore, now: SimTime) {
         let (mut packets, mut bytes, mut busy) = (self.started_packets, self.started_bytes, self.started_busy_ns);
         if let Some(s) = self.in_progress(now) {
             packets -= 1;
-            bytes -= self.transmitting_packet(now).expect("in progress").size as u64;
+            bytes -= self.transmitting_packet(pipes, now).expect("in progress").size as u64;
             busy -= (s.end - now).as_nanos() as u128;
         }
         self.stats.tx_packets = packets;
@@ -351,37 +352,30 @@ impl Link {
 
     /// The packet due to arrive next, if it has started transmission: what the link's
     /// pending arrival will deliver (for warming caches ahead of it; see `engine::warm`).
-    pub fn next_to_arrive(&self) -> Option<&Packet> {
-        self.pipe.front().map(|p| &p.1)
-    }
-
-    /// Prefetches where the next packet to start transmission will be written in the pipe:
-    /// after its last packet (a hint, missed when the buffer wraps, grows or is empty).
-    pub fn prefetch_pipe_tail(&self) {
-        if let Some(back) = self.pipe.back() {
-            let next = (back as *const (SimTime, Packet)).wrapping_add(1);
-            crate::sim::prefetch::range(next, std::mem::size_of::<(SimTime, Packet)>());
-        }
+    pub fn next_to_arrive<'a>(&self, pipes: &'a PipeStore) -> Option<&'a Packet> {
+        self.pipe.front(pipes).map(|p| p.1)
     }
 
     /// The packet at the head of the pipe reaches the far end (the link must have been
     /// advanced far enough for it to be there: see [`arrival_ready`](Self::arrival_ready)).
     /// Returns it and the next arrival to schedule, if any.
-    pub fn deliver(&mut self) -> (Packet, Option<SimTime>) {
-        let pkt = self.pipe.pop_front().expect("arrival without a packet").1;
-        let next = match self.pipe.front() {
-            Some(p) => Some(p.0),
+    pub fn deliver(&mut self, pipes: &mut PipeStore) -> (Packet, Option<SimTime>) {
+        assert!(!self.pipe.is_empty(), "arrival without a packet");
+        // The next arrival is known before the packet leaves, which then goes straight to
+        // the caller.
+        let next = match self.pipe.second_at(pipes) {
+            Some(at) => Some(at),
             // A transmission in progress that will arrive is in the pipe.
             None => self.slots.iter().find(|s| !s.lost).map(|s| s.end + self.delay),
         };
         self.arrival_pending = next.is_some();
-        (pkt, next)
+        (self.pipe.pop_front(pipes), next)
     }
 
     /// Takes the link down at `now` (the link must have been advanced to now): the packet
     /// being serialized, those propagating and those queued are lost; `lost` sees each of
     /// them.
-    pub fn go_down(&mut self, now: SimTime, mut lost: impl FnMut(&Packet)) {
+    pub fn go_down(&mut self, pipes: &mut PipeStore, now: SimTime, mut lost: impl FnMut(&Packet)) {
         if !self.up {
             return;
         }
@@ -392,7 +386,7 @@ impl Link {
         // does not count as transmitted.
         if let Some(slot) = self.in_progress(now) {
             self.started_packets -= 1;
-            self.started_bytes -= self.transmitting_packet(now).expect("in progress").size as u64;
+            self.started_bytes -= self.transmitting_packet(pipes, now).expect("in progress").size as u64;
             self.started_busy_ns -= (slot.end - now).as_nanos() as u128;
         }
         self.last_tx = None;
@@ -402,10 +396,11 @@ impl Link {
             self.stats.lost_down += 1;
             lost(&p);
         }
-        for (_, p) in self.pipe.drain(..) {
-            self.stats.lost_down += 1;
-            lost(&p);
-        }
+        let stats = &mut self.stats;
+        self.pipe.drain(pipes, |p| {
+            stats.lost_down += 1;
+            lost(p);
+        });
         self.queue.flush(now, lost);
         self.slots.clear();
         // The queued packets never started: the transmitter is free and its serializer is
@@ -421,18 +416,18 @@ impl Link {
 
     /// The packets the link holds at `now`: queued, being transmitted or propagating,
     /// without those already lost on the wire (whatever the last `advance`).
-    pub fn packets(&self, now: SimTime) -> impl Iterator<Item = &Packet> {
+    pub fn packets<'a>(&'a self, pipes: &'a PipeStore, now: SimTime) -> impl Iterator<Item = &'a Packet> {
         // Without random loss no packet is lost on the wire: the schedule need not be read.
         let lossy = self.loss > 0.0;
         let queued = self.queue.iter().enumerate().filter(move |&(i, _)| !lossy || !self.slots[i].lost_by(now)).map(|(_, p)| p);
         let sending = self.lost_on_wire.iter().filter(move |_| self.ending.is_some_and(|s| !s.lost_by(now)));
-        queued.chain(sending).chain(self.pipe.iter().map(|(_, p)| p))
+        queued.chain(sending).chain(self.pipe.iter(pipes))
     }
 
     /// Whether some packet of [`packets`](Self::packets) satisfies `hit`. Written out rather
     /// than chained: the engine asks it of every link at each fast retransmit, and most links
     /// hold nothing.
-    pub fn holds(&self, now: SimTime, hit: impl Fn(&Packet) -> bool) -> bool {
+    pub fn holds(&self, pipes: &PipeStore, now: SimTime, hit: impl Fn(&Packet) -> bool) -> bool {
         if !self.queue.is_empty() {
             let lossy = self.loss > 0.0;
             if self.queue.iter().enumerate().any(|(i, p)| hit(p) && !(lossy && self.slots[i].lost_by(now))) {
@@ -444,7 +439,7 @@ impl Link {
                 return true;
             }
         }
-        !self.pipe.is_empty() && self.pipe.iter().any(|(_, p)| hit(p))
+        !self.pipe.is_empty() && self.pipe.iter(pipes).any(hit)
     }
 
     /// How many packets satisfying `hit` the link has lost on the wire by `now` whose loss
@@ -461,17 +456,24 @@ impl Link {
     /// The link's and its queue's counters as of `now`, without changing the link: the
     /// departures and transmissions not yet replayed are replayed on a copy. For readers
     /// outside the run loop (it copies the queued packets); the engine itself advances links.
-    pub fn counters_at(&self, now: SimTime) -> (LinkStats, QueueStats) {
+    pub fn counters_at(&self, pipes: &PipeStore, now: SimTime) -> (LinkStats, QueueStats) {
+        // The copy's pipe starts with the last packet that entered this one: the counters
+        // read only that one (the transmission in progress) and those the replay starts.
         let mut copy = self.clone();
-        copy.advance(now, |_, _, _| {});
-        copy.settle(now);
+        let mut store = PipeStore::default();
+        copy.pipe = Pipe::default();
+        if let Some(p) = self.pipe.back(pipes) {
+            copy.pipe.push_back(&mut store, SimTime::ZERO, p);
+        }
+        copy.advance(&mut store, now, |_, _, _| {});
+        copy.settle(&store, now);
         (copy.stats, copy.queue.stats)
     }
 
     /// Brings the counters and time integrals up to `now` (the link must have been advanced
     /// to now).
-    pub fn settle(&mut self, now: SimTime) {
-        self.sync(now);
+    pub fn settle(&mut self, pipes: &PipeStore, now: SimTime) {
+        self.sync(pipes, now);
         self.queue.settle(now);
     }
 }
@@ -487,9 +489,65 @@ mod tests {
     const ENDS: Endpoints = Endpoints { flow: 0, sender: 0, receiver: 1, sport: 1, dport: 2 };
 
     /// A 1 Mb/s link with 10 ms of delay: a 1000-byte packet takes 8 ms to serialize.
-    fn link(loss: f64, limit: u32) -> Link {
+    fn link(loss: f64, limit: u32) -> Alone {
         let q = EgressQueue::new(Limit::Packets(limit), Discipline::TailDrop(Box::new(TailDrop)), SignalPolicy::Drop, Rng::from_seed(1), vec![]);
-        Link::new("A->B".into(), 0, 1, 1_000_000, Dur::from_millis(10), 1, loss, q, Rng::from_seed(7))
+        let link = Link::new("A->B".into(), 0, 1, 1_000_000, Dur::from_millis(10), 1, loss, q, Rng::from_seed(7));
+        Alone { link, pipes: PipeStore::default() }
+    }
+
+    /// A link with a pipe store of its own: the link's methods without the store argument.
+    struct Alone {
+        link: Link,
+        pipes: PipeStore,
+    }
+
+    impl std::ops::Deref for Alone {
+        type Target = Link;
+        fn deref(&self) -> &Link {
+            &self.link
+        }
+    }
+
+    impl std::ops::DerefMut for Alone {
+        fn deref_mut(&mut self) -> &mut Link {
+            &mut self.link
+        }
+    }
+
+    impl Alone {
+        fn advance(&mut self, now: SimTime, tx_end: impl FnMut(SimTime, &Packet, bool)) {
+            self.link.advance(&mut self.pipes, now, tx_end)
+        }
+        fn accept(&mut self, pkt: &Packet, now: SimTime) -> Scheduled {
+            self.link.accept(&mut self.pipes, pkt, now)
+        }
+        fn start_now(&mut self, pkt: Packet, now: SimTime) -> Scheduled {
+            self.link.start_now(&mut self.pipes, pkt, now)
+        }
+        fn deliver(&mut self) -> (Packet, Option<SimTime>) {
+            self.link.deliver(&mut self.pipes)
+        }
+        fn go_down(&mut self, now: SimTime, lost: impl FnMut(&Packet)) {
+            self.link.go_down(&mut self.pipes, now, lost)
+        }
+        fn sync(&mut self, now: SimTime) {
+            self.link.sync(&self.pipes, now)
+        }
+        fn settle(&mut self, now: SimTime) {
+            self.link.settle(&self.pipes, now)
+        }
+        fn transmitting_packet(&self, now: SimTime) -> Option<&Packet> {
+            self.link.transmitting_packet(&self.pipes, now)
+        }
+        fn packets(&self, now: SimTime) -> impl Iterator<Item = &Packet> {
+            self.link.packets(&self.pipes, now)
+        }
+        fn holds(&self, now: SimTime, hit: impl Fn(&Packet) -> bool) -> bool {
+            self.link.holds(&self.pipes, now, hit)
+        }
+        fn counters_at(&self, now: SimTime) -> (LinkStats, QueueStats) {
+            self.link.counters_at(&self.pipes, now)
+        }
     }
 
     fn pkt(i: u32) -> Packet {
@@ -501,7 +559,7 @@ mod tests {
     }
 
     /// Offers `p` at `now` as the engine does: advance, classify, commit, schedule.
-    fn offer(l: &mut Link, p: Packet, now: SimTime) -> Option<Scheduled> {
+    fn offer(l: &mut Alone, p: Packet, now: SimTime) -> Option<Scheduled> {
         l.advance(now, |_, _, _| {});
         let (v, a) = l.queue.classify(&p, now);
         l.queue.commit(p, v, a, now).then(|| l.schedule(p.size, now))
@@ -511,7 +569,7 @@ mod tests {
     fn a_packets_passage_reads_five_lines_of_a_link() {
         // What warming asks for (see `Link::prefetch`): the link's own per-packet fields,
         // then its queue's, with no discipline's state or report-only counters between.
-        assert_eq!(Link::HOT_BYTES, 320, "{} bytes: a field was added to the hot part, or moved", Link::HOT_BYTES);
+        assert_eq!(Link::HOT_BYTES, 304, "{} bytes: a field was added to the hot part, or moved", Link::HOT_BYTES);
         assert!(std::mem::size_of::<Link>() <= 15 * 64, "a link is {} bytes", std::mem::size_of::<Link>());
     }
 

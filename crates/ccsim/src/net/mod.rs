@@ -5,10 +5,12 @@ pub mod checksum;
 pub mod frr;
 pub mod link;
 pub mod packet;
+pub mod pipe;
 pub mod routing;
 
 pub use link::{Link, LinkId, LinkStats, Scheduled};
 pub use packet::{Ecn, FlowId, Kind, NodeId, Packet, SackBlocks};
+pub use pipe::PipeStore;
 pub use routing::Routes;
 
 use crate::stats::counters;
@@ -45,6 +47,8 @@ pub struct Node {
 pub struct Network {
     pub nodes: Vec<Node>,
     pub links: Vec<Link>,
+    /// The packets propagating on the links (each link holds where its own are).
+    pub pipes: PipeStore,
     pub routes: Routes,
     /// Destinations routes are computed for.
     pub destinations: Vec<NodeId>,

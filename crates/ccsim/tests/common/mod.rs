@@ -74,7 +74,7 @@ pub fn assert_conserved(sim: &Simulation) {
         let s = &l.queue.stats;
         assert_eq!(s.arrivals, s.departures + s.drops() + l.queue.len() as u64, "queue {}", l.name);
     }
-    let controls_in_network: u64 = sim.net.links.iter().map(|l| l.packets(sim.now).filter(|p| p.kind == Kind::AccControl).count() as u64).sum();
+    let controls_in_network: u64 = sim.net.links.iter().map(|l| l.packets(&sim.net.pipes, sim.now).filter(|p| p.kind == Kind::AccControl).count() as u64).sum();
     let lost = acc_total(sim, |s| s.controls_lost);
     assert_eq!(acc_total(sim, |s| s.controls_sent), controls_received + lost + controls_in_network, "ACC controls");
     let flow_drops: u64 = sim.flows.iter().map(|f| f.net.forward_dropped + f.net.reverse_dropped).sum();
