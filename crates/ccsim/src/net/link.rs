@@ -363,11 +363,8 @@ impl Link {
         assert!(!self.pipe.is_empty(), "arrival without a packet");
         // The next arrival is known before the packet leaves, which then goes straight to
         // the caller.
-        let next = match self.pipe.second_at(pipes) {
-            Some(at) => Some(at),
-            // A transmission in progress that will arrive is in the pipe.
-            None => self.slots.iter().find(|s| !s.lost).map(|s| s.end + self.delay),
-        };
+        // Else a transmission in progress that will arrive is in the pipe.
+        let next = self.pipe.second_at(pipes).or_else(|| self.slots.iter().find(|s| !s.lost).map(|s| s.end + self.delay));
         self.arrival_pending = next.is_some();
         (self.pipe.pop_front(pipes), next)
     }
