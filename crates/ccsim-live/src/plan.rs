@@ -222,7 +222,7 @@ impl Plan {
                 to: l.to,
                 rate_bps: l.rate_bps,
                 delay: l.delay,
-                loss: l.loss,
+                loss: l.loss(),
                 limit,
                 monitor: acc.and_then(|a| a.monitor(i as u32)),
             });

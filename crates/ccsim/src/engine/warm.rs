@@ -14,8 +14,8 @@
 //! one: each step's line was requested one stage earlier, and has arrived by the time the step
 //! after it is computed. A retransmission or delayed-ACK timer's chain is its flow, then the
 //! flow's ends, then the route and link its packets leave by. Of a link only the part a
-//! packet's passage reads is asked for (its first 304 of 896 bytes, laid out for it:
-//! [`Link::prefetch`]).
+//! packet's passage reads is asked for (its first 256 of 896 bytes, four cache lines laid out
+//! for it: [`Link::prefetch`]).
 //!
 //! Warming reads and never writes, and a prefetch is a hint: a run computes the same with it
 //! on or off, bit for bit (a test runs both). An event scheduled meanwhile shifts the ones

@@ -86,26 +86,28 @@ pub struct Scheduled {
     pub arrival: Option<SimTime>,
 }
 
-/// The fields are laid out in this order (`repr(C)`): first those a packet's passage reads
-/// or writes (the transmitter, the pipe, the schedule, the counters of started
-/// transmissions), then the queue (its own such fields first), then what only set-up,
-/// failures and the report read. [`prefetch`](Self::prefetch) asks for the first part.
+/// The fields are laid out in this order (`repr(C)`, the link aligned to a cache line): first
+/// those a packet's passage reads or writes (the transmitter, the pipe, the schedule, the
+/// counters of started transmissions), then the queue (its own such fields first), then what
+/// only set-up, failures, random loss, captures and the report read. The first part is four
+/// cache lines: [`prefetch`](Self::prefetch) asks for them.
 #[derive(Clone, Debug)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct Link {
     pub up: bool,
     /// Whether every end of transmission is replayed (a capture records the link).
     pub replay_ends: bool,
     /// Whether an arrival event is pending (for the earliest packet still to arrive).
     arrival_pending: bool,
+    /// Whether the link loses packets at random (`loss` above zero): only then, or with
+    /// `replay_ends`, is a transmission's end kept to replay (`ending`).
+    lossy: bool,
     /// Bumped when the link goes down so that events for lost packets are ignored.
     pub epoch: u32,
     pub from: NodeId,
     pub to: NodeId,
     pub rate_bps: u64,
     pub delay: Dur,
-    /// Probability that a transmitted packet is lost on the wire.
-    pub loss: f64,
     /// When the transmitter frees after every scheduled packet.
     free_at: SimTime,
     serializer: Serializer,
@@ -120,18 +122,21 @@ pub struct Link {
     /// and nothing overtakes it there), which saves moving every packet twice; unless it is to
     /// be lost on the wire: then it waits in `lost_on_wire` for the end of its transmission.
     last_tx: Option<Slot>,
-    /// A started transmission whose end is still to be replayed: one lost on the wire, or
-    /// any on a link whose ends are replayed (`replay_ends`).
-    ending: Option<Slot>,
     /// Transmissions started: packets, bytes and their whole serialization times, ns.
     started_packets: u64,
     started_bytes: u64,
-    started_busy_ns: u128,
+    started_busy_ns: u64,
     /// Packets whose transmission has not started (as of the last [`advance`](Self::advance)).
     pub queue: EgressQueue,
     pub name: String,
     /// Routing cost (shortest paths minimise the sum).
     pub cost: u32,
+    /// Probability that a transmitted packet is lost on the wire.
+    loss: f64,
+    /// A started transmission whose end is still to be replayed: one lost on the wire, or
+    /// any on a link whose ends are replayed (`replay_ends`). Read through
+    /// [`ending`](Self::ending), which on the other links does not touch its line.
+    ending: Option<Slot>,
     pub stats: LinkStats,
     loss_rng: Rng,
     lost_on_wire: Option<Packet>,
@@ -169,6 +174,7 @@ impl Link {
             delay,
             cost,
             loss,
+            lossy: loss > 0.0,
             up: true,
             epoch: 0,
             queue,
@@ -187,6 +193,24 @@ impl Link {
             started_packets: 0,
             started_bytes: 0,
             started_busy_ns: 0,
+        }
+    }
+
+    /// Probability that a transmitted packet is lost on the wire.
+    pub fn loss(&self) -> f64 {
+        self.loss
+    }
+
+    /// The started transmission whose end is still to be replayed, if any. Only a lossy link
+    /// or one whose ends are replayed keeps one; on the others (most links) the answer comes
+    /// from the first cache line, without reading `ending`'s.
+    #[inline(always)]
+    fn ending(&self) -> Option<Slot> {
+        if self.lossy || self.replay_ends {
+            self.ending
+        } else {
+            debug_assert!(self.ending.is_none());
+            None
         }
     }
 
@@ -233,7 +257,7 @@ impl Link {
     fn next_slot(&mut self, size: u32, now: SimTime) -> Slot {
         let start = now.max(self.free_at);
         let end = start + self.serializer.tx_time(size as u64 * 8, self.rate_bps);
-        let lost = self.loss > 0.0 && self.loss_rng.bernoulli(self.loss);
+        let lost = self.lossy && self.loss_rng.bernoulli(self.loss);
         self.free_at = end;
         Slot { start, end, lost, serializer: self.serializer }
     }
@@ -270,7 +294,7 @@ impl Link {
         self.started_serializer = slot.serializer;
         self.started_packets += 1;
         self.started_bytes += pkt.size as u64;
-        self.started_busy_ns += (slot.end - slot.start).as_nanos() as u128;
+        self.started_busy_ns += (slot.end - slot.start).as_nanos();
         if slot.lost {
             self.lost_on_wire = Some(*pkt);
         } else {
@@ -287,7 +311,7 @@ impl Link {
     /// most of the time.
     #[inline]
     pub fn is_current(&self, now: SimTime) -> bool {
-        match self.ending {
+        match self.ending() {
             Some(s) => s.end > now,
             None => self.slots.front().is_none_or(|s| s.start > now),
         }
@@ -300,7 +324,7 @@ impl Link {
     #[inline]
     pub fn advance(&mut self, pipes: &mut PipeStore, now: SimTime, mut tx_end: impl FnMut(SimTime, &Packet, bool)) {
         loop {
-            if let Some(slot) = self.ending {
+            if let Some(slot) = self.ending() {
                 if slot.end > now {
                     return; // the next packet cannot start before this one ends
                 }
@@ -331,11 +355,11 @@ impl Link {
         if let Some(s) = self.in_progress(now) {
             packets -= 1;
             bytes -= self.transmitting_packet(pipes, now).expect("in progress").size as u64;
-            busy -= (s.end - now).as_nanos() as u128;
+            busy -= (s.end - now).as_nanos();
         }
         self.stats.tx_packets = packets;
         self.stats.tx_bytes = bytes;
-        self.stats.busy_ns = busy;
+        self.stats.busy_ns = busy as u128;
     }
 
     /// Whether the packet due to arrive next can be delivered without a further
@@ -344,7 +368,7 @@ impl Link {
     /// (`replay_ends`), it must stay there until it is.
     #[inline]
     pub fn arrival_ready(&self) -> bool {
-        match self.ending {
+        match self.ending() {
             Some(s) if !s.lost => self.pipe.len() > 1,
             _ => !self.pipe.is_empty(),
         }
@@ -384,7 +408,7 @@ impl Link {
         if let Some(slot) = self.in_progress(now) {
             self.started_packets -= 1;
             self.started_bytes -= self.transmitting_packet(pipes, now).expect("in progress").size as u64;
-            self.started_busy_ns -= (slot.end - now).as_nanos() as u128;
+            self.started_busy_ns -= (slot.end - now).as_nanos();
         }
         self.last_tx = None;
         self.ending = None;
@@ -415,9 +439,9 @@ impl Link {
     /// without those already lost on the wire (whatever the last `advance`).
     pub fn packets<'a>(&'a self, pipes: &'a PipeStore, now: SimTime) -> impl Iterator<Item = &'a Packet> {
         // Without random loss no packet is lost on the wire: the schedule need not be read.
-        let lossy = self.loss > 0.0;
+        let lossy = self.lossy;
         let queued = self.queue.iter().enumerate().filter(move |&(i, _)| !lossy || !self.slots[i].lost_by(now)).map(|(_, p)| p);
-        let sending = self.lost_on_wire.iter().filter(move |_| self.ending.is_some_and(|s| !s.lost_by(now)));
+        let sending = self.lost_on_wire.iter().filter(move |_| self.ending().is_some_and(|s| !s.lost_by(now)));
         queued.chain(sending).chain(self.pipe.iter(pipes))
     }
 
@@ -426,12 +450,12 @@ impl Link {
     /// hold nothing.
     pub fn holds(&self, pipes: &PipeStore, now: SimTime, hit: impl Fn(&Packet) -> bool) -> bool {
         if !self.queue.is_empty() {
-            let lossy = self.loss > 0.0;
+            let lossy = self.lossy;
             if self.queue.iter().enumerate().any(|(i, p)| hit(p) && !(lossy && self.slots[i].lost_by(now))) {
                 return true;
             }
         }
-        if let (Some(p), Some(s)) = (&self.lost_on_wire, self.ending) {
+        if let (Some(p), Some(s)) = (&self.lost_on_wire, self.ending()) {
             if hit(p) && !s.lost_by(now) {
                 return true;
             }
@@ -442,7 +466,7 @@ impl Link {
     /// How many packets satisfying `hit` the link has lost on the wire by `now` whose loss
     /// the last [`advance`](Self::advance) has not yet replayed.
     pub fn lost_unreplayed(&self, now: SimTime, hit: impl Fn(&Packet) -> bool) -> usize {
-        let sending = match (&self.lost_on_wire, self.ending) {
+        let sending = match (&self.lost_on_wire, self.ending()) {
             (Some(p), Some(s)) => (s.lost_by(now) && hit(p)) as usize,
             _ => 0,
         };
@@ -563,11 +587,13 @@ mod tests {
     }
 
     #[test]
-    fn a_packets_passage_reads_five_lines_of_a_link() {
+    fn a_packets_passage_reads_four_lines_of_a_link() {
         // What warming asks for (see `Link::prefetch`): the link's own per-packet fields,
-        // then its queue's, with no discipline's state or report-only counters between.
-        assert_eq!(Link::HOT_BYTES, 304, "{} bytes: a field was added to the hot part, or moved", Link::HOT_BYTES);
-        assert!(std::mem::size_of::<Link>() <= 15 * 64, "a link is {} bytes", std::mem::size_of::<Link>());
+        // then its queue's, with no discipline's state or report-only counters between, on
+        // four whole cache lines.
+        assert_eq!(Link::HOT_BYTES, 256, "{} bytes: a field was added to the hot part, or moved", Link::HOT_BYTES);
+        assert_eq!(std::mem::align_of::<Link>(), crate::sim::prefetch::LINE);
+        assert!(std::mem::size_of::<Link>() <= 14 * 64, "a link is {} bytes", std::mem::size_of::<Link>());
     }
 
     #[test]

@@ -58,7 +58,7 @@ fn of(sim: &Simulation, profile: &str, pcap: Vec<Value>) -> Value {
                 "to": node(l.to),
                 "rate_bps": l.rate_bps,
                 "delay_s": l.delay.as_secs_f64(),
-                "loss": l.loss,
+                "loss": l.loss(),
                 "cost": l.cost,
                 "queue": {
                     "discipline": q.discipline.registration().name,
