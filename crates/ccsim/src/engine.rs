@@ -99,27 +99,34 @@ pub enum Transport {
     },
 }
 
+/// The fields are laid out in this order (`repr(C)`, the flow aligned to a cache line): first
+/// the two lines an event at one of the flow's ends reads (its segments in the network, its
+/// transport's two ends, its timers), then what set-up, jitter, drops and the report read.
+/// Warming asks for the first part ([`Flow::prefetch`]).
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct Flow {
+    /// The flow's data segments on links (see `in_network`).
+    in_network: InNetwork,
+    stopped: bool,
+    /// Whether the sender's packets are jittered (`jitter` above zero).
+    jittered: bool,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub transport: Transport,
+    rto_scheduled: Option<SimTime>,
+    delack_scheduled: Option<SimTime>,
     /// The flow group (scenario `[[flows]]` entry) this flow belongs to.
     pub group: String,
     /// Index within its group.
     pub index: u32,
-    pub src: NodeId,
-    pub dst: NodeId,
     pub start: SimTime,
     pub stop: Option<SimTime>,
-    pub transport: Transport,
     pub net: FlowNetStats,
     /// Maximum per-packet send jitter (ns-2's `overhead_`), zero for none.
-    pub jitter: Dur,
+    jitter: Dur,
     jitter_rng: Rng,
     pending: VecDeque<(SimTime, Packet)>,
-    /// The flow's data segments on links (see `in_network`).
-    in_network: InNetwork,
-    rto_scheduled: Option<SimTime>,
-    delack_scheduled: Option<SimTime>,
-    stopped: bool,
 }
 
 impl Flow {
@@ -144,6 +151,7 @@ impl Flow {
             stop,
             transport,
             net: FlowNetStats::default(),
+            jittered: jitter > Dur::ZERO,
             jitter,
             jitter_rng,
             pending: VecDeque::new(),
@@ -152,6 +160,20 @@ impl Flow {
             delack_scheduled: None,
             stopped: false,
         }
+    }
+
+    /// Bytes from the start of a flow that an event at one of its ends reads.
+    const HOT_BYTES: usize = std::mem::offset_of!(Flow, group);
+
+    /// Prefetches what an event at one of the flow's ends reads of it (see `engine::warm`).
+    #[inline]
+    pub fn prefetch(&self) {
+        crate::sim::prefetch::range(self, Self::HOT_BYTES);
+    }
+
+    /// Maximum per-packet send jitter (ns-2's `overhead_`), zero for none.
+    pub fn jitter(&self) -> Dur {
+        self.jitter
     }
 
     pub fn sender(&self) -> Option<&TcpSender> {
@@ -1000,7 +1022,7 @@ impl Simulation {
         // In place, then cleared: each packet is copied once more, into the link.
         for pkt in out.iter_mut() {
             let f = &mut self.flows[fi as usize];
-            if from_sender && f.jitter > Dur::ZERO {
+            if from_sender && f.jittered {
                 let draw = Dur::from_secs_f64(f.jitter_rng.uniform() * f.jitter.as_secs_f64());
                 let last = f.pending.back().map_or(SimTime::ZERO, |p| p.0);
                 let at = (self.now + draw).max(last);

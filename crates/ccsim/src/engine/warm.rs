@@ -15,7 +15,8 @@
 //! after it is computed. A retransmission or delayed-ACK timer's chain is its flow, then the
 //! flow's ends, then the route and link its packets leave by. Of a link only the part a
 //! packet's passage reads is asked for (its first 256 of 896 bytes, four cache lines laid out
-//! for it: [`Link::prefetch`]).
+//! for it: [`Link::prefetch`]), and of a flow the two lines an event at its ends reads (of 320
+//! bytes: [`Flow::prefetch`]).
 //!
 //! Warming reads and never writes, and a prefetch is a hint: a run computes the same with it
 //! on or off, bit for bit (a test runs both). An event scheduled meanwhile shifts the ones
@@ -116,7 +117,7 @@ impl Simulation {
         // At its destination: the flow's end host takes it and answers toward its source.
         let Some(flow) = self.flows.get(pkt.flow as usize) else { return };
         match step {
-            2 => prefetch::value(flow),
+            2 => flow.prefetch(),
             3 => {
                 warm_end(flow, !pkt.is_reverse());
                 flow.in_network.prefetch_front();
@@ -130,7 +131,7 @@ impl Simulation {
     fn warm_timer(&self, f: FlowIdx, sender: bool, step: usize) {
         let Some(flow) = self.flows.get(f as usize) else { return };
         match step {
-            0 => prefetch::value(flow),
+            0 => flow.prefetch(),
             1 => warm_end(flow, !sender),
             _ => {
                 let (from, to) = if sender { (flow.src, flow.dst) } else { (flow.dst, flow.src) };
@@ -176,6 +177,14 @@ mod tests {
         assert_eq!(parse_cache_size("65536"), Some(65536));
         assert_eq!(parse_cache_size("12Q"), None);
         assert_eq!(parse_cache_size(""), None);
+    }
+
+    #[test]
+    fn an_event_at_a_flows_end_reads_two_lines_of_the_flow() {
+        // What warming asks for (see `Flow::prefetch`): the segments in the network, the
+        // transport's ends and the timers, on two whole cache lines.
+        assert_eq!(Flow::HOT_BYTES, 2 * prefetch::LINE, "{} bytes: a field was added to the hot part, or moved", Flow::HOT_BYTES);
+        assert_eq!(std::mem::align_of::<Flow>(), prefetch::LINE);
     }
 
     #[test]

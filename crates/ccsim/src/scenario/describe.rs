@@ -100,7 +100,7 @@ fn of(sim: &Simulation, profile: &str, pcap: Vec<Value>) -> Value {
                 "transport": transport,
                 "start_s": f.start.as_secs_f64(),
                 "stop_s": f.stop.map(|t| t.as_secs_f64()),
-                "jitter_s": f.jitter.as_secs_f64(),
+                "jitter_s": f.jitter().as_secs_f64(),
                 "route": route(f.src, f.dst),
                 "reverse_route": if transport != "udp" { route(f.dst, f.src) } else { Value::Null },
                 "settings": settings,
