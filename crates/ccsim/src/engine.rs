@@ -392,7 +392,7 @@ impl Simulation {
         };
         let parts = (sim.flows.len() + sim.net.links.len() + sim.series_specs.len()) as u64;
         sim.watchdog.limit = WATCHDOG_EVENTS + 8 * parts;
-        sim.lossy_links = (0..sim.net.links.len() as LinkId).filter(|&l| sim.net.links[l as usize].loss() > 0.0).collect();
+        sim.lossy_links = (0..sim.net.links.len() as LinkId).filter(|&l| sim.net.links[l as usize].is_lossy()).collect();
         sim.baseline = sim.snapshot();
         for (i, f) in sim.flows.iter().enumerate() {
             sim.events.schedule(f.start, Event::FlowStart(i as FlowIdx));

@@ -201,6 +201,11 @@ impl Link {
         self.loss
     }
 
+    /// Whether the link loses packets at random.
+    pub fn is_lossy(&self) -> bool {
+        self.lossy
+    }
+
     /// The started transmission whose end is still to be replayed, if any. Only a lossy link
     /// or one whose ends are replayed keeps one; on the others (most links) the answer comes
     /// from the first cache line, without reading `ending`'s.
@@ -385,9 +390,9 @@ impl Link {
     /// Returns it and the next arrival to schedule, if any.
     pub fn deliver(&mut self, pipes: &mut PipeStore) -> (Packet, Option<SimTime>) {
         assert!(!self.pipe.is_empty(), "arrival without a packet");
-        // The next arrival is known before the packet leaves, which then goes straight to
-        // the caller.
-        // Else a transmission in progress that will arrive is in the pipe.
+        // The next arrival, read before the packet leaves (which then goes straight to the
+        // caller): the next packet in the pipe, else the first scheduled transmission that
+        // will not be lost on the wire.
         let next = self.pipe.second_at(pipes).or_else(|| self.slots.iter().find(|s| !s.lost).map(|s| s.end + self.delay));
         self.arrival_pending = next.is_some();
         (self.pipe.pop_front(pipes), next)
