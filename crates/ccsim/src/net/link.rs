@@ -382,7 +382,7 @@ impl Link {
     /// The packet due to arrive next, if it has started transmission: what the link's
     /// pending arrival will deliver (for warming caches ahead of it; see `engine::warm`).
     pub fn next_to_arrive<'a>(&self, pipes: &'a PipeStore) -> Option<&'a Packet> {
-        self.pipe.front(pipes).map(|p| p.1)
+        self.pipe.front(pipes)
     }
 
     /// The packet at the head of the pipe reaches the far end (the link must have been

@@ -18,13 +18,13 @@ use crate::sim::SimTime;
 /// No entry.
 const NIL: u32 = u32::MAX;
 
-/// A packet in a pipe: when it reaches the far end, and the next entry of the same pipe
-/// with when that one does, so that a packet's arrival learns when the next is due without
-/// reading the next entry. Two cache lines, aligned to them.
+/// A packet in a pipe, and the next entry of the same pipe with when that one reaches the far
+/// end, so that a packet's arrival learns when the next is due without reading the next
+/// entry. (When the packet itself arrives is its predecessor's `next_at`, or the time its
+/// link scheduled the arrival at: nothing reads it here.) Two cache lines, aligned to them.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
 struct Entry {
-    at: SimTime,
     pkt: Packet,
     next: u32,
     next_at: SimTime,
@@ -87,13 +87,12 @@ impl Pipe {
             Some(i) => {
                 // Written in place, field by field: no entry is built on the stack and copied.
                 let e = &mut store.entries[i as usize];
-                e.at = at;
                 e.pkt = *pkt;
                 e.next = NIL;
                 i
             }
             None => {
-                store.entries.push(Entry { at, pkt: *pkt, next: NIL, next_at: SimTime::ZERO });
+                store.entries.push(Entry { pkt: *pkt, next: NIL, next_at: SimTime::ZERO });
                 (store.entries.len() - 1) as u32
             }
         };
@@ -129,11 +128,10 @@ impl Pipe {
         (first.next != NIL).then_some(first.next_at)
     }
 
-    /// The first packet and when it reaches the far end.
+    /// The first packet.
     #[inline]
-    pub fn front<'a>(&self, store: &'a PipeStore) -> Option<(SimTime, &'a Packet)> {
-        let e = store.entries.get(self.head as usize)?;
-        Some((e.at, &e.pkt))
+    pub fn front<'a>(&self, store: &'a PipeStore) -> Option<&'a Packet> {
+        store.entries.get(self.head as usize).map(|e| &e.pkt)
     }
 
     /// The last packet to have entered.
@@ -193,7 +191,7 @@ mod tests {
                 }
                 for j in 0..4 {
                     prop_assert_eq!(pipes[j].len(), model[j].len());
-                    prop_assert_eq!(pipes[j].front(&store).map(|(t, p)| (t, p.seq.0)), model[j].front().copied());
+                    prop_assert_eq!(pipes[j].front(&store).map(|p| p.seq.0), model[j].front().map(|m| m.1));
                     prop_assert_eq!(pipes[j].back(&store).map(|p| p.seq.0), model[j].back().map(|m| m.1));
                     let all: Vec<u32> = pipes[j].iter(&store).map(|p| p.seq.0).collect();
                     prop_assert_eq!(all, model[j].iter().map(|m| m.1).collect::<Vec<_>>());
