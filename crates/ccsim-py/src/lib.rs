@@ -94,18 +94,23 @@ impl Simulation {
             return Err(PyValueError::new_err("run_until: time is NaN"));
         }
         let t = if seconds >= secs(self.sim.stop_at) { self.sim.stop_at } else { SimTime::from_secs_f64(seconds) };
-        loop {
+        // Links are brought up to now once, when the run stops, not after every slice.
+        let result = loop {
             let sim = &mut self.sim;
-            let reached = py.detach(move || sim.run_until_at_most(t, EVENTS_PER_SLICE));
+            let reached = py.detach(move || sim.run_slice(t, EVENTS_PER_SLICE));
             if let Some(stall) = &self.sim.stalled {
                 let e = ccsim::scenario::ScenarioError { origin: self.origin.clone(), path: stall.path.clone(), message: stall.message() };
-                return Err(scenario_error(py, e));
+                break Err(scenario_error(py, e));
             }
             if reached {
-                return Ok(());
+                break Ok(());
             }
-            py.check_signals()?;
-        }
+            if let Err(e) = py.check_signals() {
+                break Err(e);
+            }
+        };
+        self.sim.advance_links();
+        result
     }
 
     /// Current simulated time, seconds.

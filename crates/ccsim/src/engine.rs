@@ -468,6 +468,19 @@ impl Simulation {
     /// count or the watchdog. Callers that must stay responsive (to Ctrl-C, a progress bar)
     /// run in such slices.
     pub fn run_until_at_most(&mut self, t: SimTime, max_events: u64) -> bool {
+        let reached = self.run_slice(t, max_events);
+        // Whoever looks at the network between runs sees every link as of now.
+        self.advance_links();
+        reached
+    }
+
+    /// [`run_until_at_most`](Self::run_until_at_most) without bringing every link up to now
+    /// at the end, for a caller that runs in slices and reads no link between them: it calls
+    /// [`advance_links`](Self::advance_links) once it is done. That is a read of every link:
+    /// at 100,000 flows (400,000 links) after every 2^19 events, it took 7% of the run.
+    /// Links are brought up to date lazily, whenever something reads them, so where slices
+    /// end changes no result.
+    pub fn run_slice(&mut self, t: SimTime, max_events: u64) -> bool {
         let limit = t.min(self.stop_at);
         let mut left = max_events;
         let mut reached = false;
@@ -502,8 +515,6 @@ impl Simulation {
         if reached {
             self.now = self.now.max(limit);
         }
-        // Whoever looks at the network between runs sees every link as of now.
-        self.advance_links();
         reached
     }
 
@@ -822,8 +833,8 @@ impl Simulation {
         }
     }
 
-    /// Brings every link up to now, counters included.
-    fn advance_links(&mut self) {
+    /// Brings every link up to now, counters included (after [`run_slice`](Self::run_slice)).
+    pub fn advance_links(&mut self) {
         for link in 0..self.net.links.len() {
             self.observe_link(link as LinkId);
         }
