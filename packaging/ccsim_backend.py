@@ -1,7 +1,9 @@
 """The build backend of `pip install .` (pyproject.toml's `build-backend`): maturin's, after
 one check. Without cargo on PATH, maturin would download a temporary Rust toolchain of
 about 700 MB without asking; this backend stops instead and says what to do: install a
-prebuilt wheel, install Rust, or allow the download with CCSIM_INSTALL_RUST=1."""
+prebuilt wheel, install Rust, or allow the download with CCSIM_INSTALL_RUST=1. The wheel (and
+an editable install's extension) is then built profile-guided where the toolchain allows
+(pgo.py; CCSIM_PGO=0 builds without)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import shutil
 import sys
 
 import maturin
+import pgo
 from maturin import *  # noqa: F403 (every hook maturin defines, unchanged unless below)
 
 MESSAGE = """\
@@ -46,12 +49,12 @@ def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     _check()
-    return maturin.build_wheel(wheel_directory, config_settings, metadata_directory)
+    return pgo.build(maturin.build_wheel, maturin.build_wheel, wheel_directory, config_settings, metadata_directory)
 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
     _check()
-    return maturin.build_editable(wheel_directory, config_settings, metadata_directory)
+    return pgo.build(maturin.build_editable, maturin.build_wheel, wheel_directory, config_settings, metadata_directory)
 
 
 def prepare_metadata_for_build_editable(metadata_directory, config_settings=None):

@@ -177,7 +177,8 @@ def test_version_option():
     import ccsim
 
     p = ccsim_cli("--version")
-    assert p.returncode == 0 and p.stdout.strip() == f"ccsim {ccsim.__version__}"
+    assert p.returncode == 0 and p.stdout.strip() == f"ccsim {ccsim.__version__} ({ccsim._core.build()} build)"
+    assert ccsim._core.build() in ("profile-guided", "instrumented", "plain")
 
 
 def test_console_script_is_declared():

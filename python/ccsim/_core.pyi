@@ -34,6 +34,9 @@ class Simulation:
     def pcap_files(self) -> list[str]: ...
 
 def version() -> str: ...
+def build() -> str:
+    """How the core was compiled: "profile-guided", "instrumented" or "plain"."""
+
 def describe(text: str, origin: str = "<string>", overrides: list[str] = ..., seed: int | None = None) -> str:
     """The scenario as the builder expands it, as a JSON string."""
 

@@ -8,7 +8,7 @@ import argparse
 import os
 import sys
 
-from . import __version__
+from . import __version__, _core
 from ._core import ScenarioError
 from .commands import CliError, Parser, discover
 
@@ -34,7 +34,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"ccsim {__version__}")
+    parser.add_argument("--version", action="version", version=f"ccsim {__version__} ({_core.build()} build)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     for module in discover(command):
         module.register(sub)

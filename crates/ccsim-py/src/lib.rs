@@ -257,11 +257,19 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// How the core was compiled: "profile-guided" (`pip install .` where the toolchain allows:
+/// packaging/pgo.py), "instrumented" (the build that writes the profile) or "plain".
+#[pyfunction]
+fn build() -> &'static str {
+    env!("CCSIM_BUILD_KIND")
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(build, m)?)?;
     m.add_function(wrap_pyfunction!(report_schema, m)?)?;
     m.add_function(wrap_pyfunction!(live_node, m)?)?;
     m.add_function(wrap_pyfunction!(live_plan, m)?)?;
