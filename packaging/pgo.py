@@ -62,7 +62,7 @@ def profdata_tool(add: bool = True) -> tuple[str | None, str]:
     if add and not bundled.exists() and shutil.which("rustup"):
         _note("adding rustup's llvm-tools component (llvm-profdata) for a profile-guided build")
         with contextlib.suppress(OSError, subprocess.SubprocessError):
-            _run(["rustup", "component", "add", "llvm-tools"], timeout=900)
+            _run(["rustup", "component", "add", "llvm-tools"], timeout=300)
     for candidate in (str(bundled), shutil.which(f"llvm-profdata-{major}"), shutil.which("llvm-profdata")):
         if not candidate or not os.path.exists(candidate):
             continue
@@ -127,6 +127,13 @@ def build(hook, build_wheel, directory, config_settings=None, metadata_directory
     """Runs maturin's `hook` (its build_wheel or build_editable) profile-guided when it can:
     `build_wheel` (maturin's) makes the instrumented wheel."""
     if os.environ.get("CCSIM_PGO", "1") == "0":
+        return hook(directory, config_settings, metadata_directory)
+    import maturin
+
+    if "--zig" in maturin.get_maturin_pep517_args(config_settings):
+        # zig's linker cannot link the profiling runtime; and an instrumented core linked
+        # otherwise gave a profile that the zig build's compiled code did not match.
+        _note("building without profile-guided optimisation: the build links with zig (--zig)")
         return hook(directory, config_settings, metadata_directory)
     tool, why = profdata_tool()
     profile = None
