@@ -5,12 +5,12 @@ build compiles the core three steps at a time:
 
 1. instrumented (`-Cprofile-generate`), into a wheel of its own under target/pgo/;
 2. that wheel runs the training set (pgo_train.py: the canonical scenarios, each queue
-   discipline and TCP variant, DUMBBELL-N from 10 to 10,000 flows), which writes counts;
+   discipline and TCP variant, DUMBBELL-N from 10 to 100,000 flows), which writes counts;
 3. llvm-profdata merges the counts, and the real build uses them (`-Cprofile-use`).
 
 Results do not depend on it: Rust has no fast-math, so the same scenario and seed give
 byte-identical results whichever way the core is compiled (`scripts/golden.py check`
-passes on both). Only the speed changes: benchmarks/README.md, "A profile-guided build".
+passes on both). Only the speed changes: benchmarks/README.md, "A profile-guided build, and the links read after every slice".
 
 It needs an llvm-profdata of rustc's own LLVM version: rustup's `llvm-tools` component
 (added here when rustup is there) or `llvm-profdata-<major>` on PATH. Without one, with

@@ -3,8 +3,8 @@ counts, so that the optimiser knows which code is hot. It should spend its time 
 users' runs do, and touch every mechanism once, because code a profile never saw is
 optimised for size: the canonical scenarios (the four papers' mechanisms), the dumbbell
 under each queue discipline and TCP variant, with a capture and a packet log, and
-DUMBBELL-N from 10 to 10,000 flows (from 24 MiB of state on, runs warm ahead, which only
-the largest exercises). About 10 s instrumented on one core.
+DUMBBELL-N from 10 to 100,000 flows (from 24 MiB of state on, runs warm ahead, which only
+the two largest exercise). About 6 s instrumented.
 
 Usage: python pgo_train.py SOURCE_ROOT, with the instrumented package first on PYTHONPATH."""
 

@@ -222,7 +222,8 @@ impl Link {
     /// `ending`, read out of line. Inlined, the read is one the compiler may move before the
     /// test of the flags (it is a safe read), and a profile-guided build did: every packet
     /// offered to a link then waited for a line no cache held, 10% more time a run at
-    /// 30,000 flows (`benchmarks/README.md`, "A profile-guided build").
+    /// 30,000 flows (`benchmarks/README.md`, "A profile-guided build, and the links read
+    /// after every slice").
     #[inline(never)]
     fn kept_ending(&self) -> Option<Slot> {
         self.ending
