@@ -238,6 +238,8 @@ find_ccsim() {
     fi
     if command -v ccsim >/dev/null 2>&1; then
         CCSIM_CMD="ccsim bench dumbbell"
+        # Which build runs: profile-guided or plain (README.md, "Installing").
+        log "$(ccsim --version 2>/dev/null || echo 'ccsim --version failed')"
     else
         log "no ccsim command (pip install . from the repository root, or set CCSIM_CMD)"
     fi
