@@ -58,7 +58,8 @@ def profdata_tool(add: bool = True) -> tuple[str | None, str]:
     host = re.search(r"host: (\S+)", about)
     if major is None or host is None:
         return None, "rustc -vV names no LLVM version or host"
-    bundled = Path(sysroot) / "lib" / "rustlib" / host.group(1) / "bin" / "llvm-profdata"
+    exe = "llvm-profdata.exe" if os.name == "nt" else "llvm-profdata"
+    bundled = Path(sysroot) / "lib" / "rustlib" / host.group(1) / "bin" / exe
     if add and not bundled.exists() and shutil.which("rustup"):
         _note("adding rustup's llvm-tools component (llvm-profdata) for a profile-guided build")
         with contextlib.suppress(OSError, subprocess.SubprocessError):
