@@ -49,12 +49,12 @@ def prepare_metadata_for_build_wheel(metadata_directory, config_settings=None):
 
 def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
     _check()
-    return pgo.build(maturin.build_wheel, maturin.build_wheel, wheel_directory, config_settings, metadata_directory)
+    return pgo.build(maturin.build_wheel, wheel_directory, config_settings, metadata_directory)
 
 
 def build_editable(wheel_directory, config_settings=None, metadata_directory=None):
     _check()
-    return pgo.build(maturin.build_editable, maturin.build_wheel, wheel_directory, config_settings, metadata_directory)
+    return pgo.build(maturin.build_editable, wheel_directory, config_settings, metadata_directory)
 
 
 def prepare_metadata_for_build_editable(metadata_directory, config_settings=None):

@@ -28,6 +28,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import maturin
+
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "target" / "pgo"
 
@@ -96,7 +98,7 @@ def _rustflags(flag: str, target_dir: Path | None = None):
                 os.environ[k] = v
 
 
-def _train(build_wheel, tool: str, config_settings) -> Path:
+def _train(tool: str, config_settings) -> Path:
     """Steps 1 and 2: the merged profile."""
     raw, wheels, site = WORK / "raw", WORK / "wheel", WORK / "site"
     for d in (raw, wheels, site):
@@ -104,7 +106,7 @@ def _train(build_wheel, tool: str, config_settings) -> Path:
         d.mkdir(parents=True)
     _note("profile-guided build, step 1 of 3: the instrumented core")
     with _rustflags(f"-Cprofile-generate={raw}", target_dir=WORK / "generate"):
-        name = build_wheel(str(wheels), config_settings, None)
+        name = maturin.build_wheel(str(wheels), config_settings, None)
     with zipfile.ZipFile(wheels / name) as z:
         z.extractall(site)
     _note("profile-guided build, step 2 of 3: the training set (packaging/pgo_train.py)")
@@ -124,13 +126,11 @@ def _train(build_wheel, tool: str, config_settings) -> Path:
     return profile
 
 
-def build(hook, build_wheel, directory, config_settings=None, metadata_directory=None):
-    """Runs maturin's `hook` (its build_wheel or build_editable) profile-guided when it can:
-    `build_wheel` (maturin's) makes the instrumented wheel."""
+def build(hook, directory, config_settings=None, metadata_directory=None):
+    """Runs maturin's `hook` (its build_wheel or build_editable) profile-guided when it can;
+    the instrumented core is always a wheel."""
     if os.environ.get("CCSIM_PGO", "1") == "0":
         return hook(directory, config_settings, metadata_directory)
-    import maturin
-
     if "--zig" in maturin.get_maturin_pep517_args(config_settings):
         # zig's linker cannot link the profiling runtime; and an instrumented core linked
         # otherwise gave a profile that the zig build's compiled code did not match.
@@ -140,7 +140,7 @@ def build(hook, build_wheel, directory, config_settings=None, metadata_directory
     profile = None
     if tool is not None:
         try:
-            profile = _train(build_wheel, tool, config_settings)
+            profile = _train(tool, config_settings)
         except (OSError, RuntimeError, subprocess.SubprocessError, zipfile.BadZipFile) as e:
             why = str(e)
         except SystemExit:
