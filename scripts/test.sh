@@ -32,8 +32,8 @@ python3 -m pip install --quiet --disable-pip-version-check ".[test,dask]"
 # The tree stays formatted and lint-clean.
 cargo fmt --all -- --check
 cargo clippy --all-targets --quiet -- -D warnings
-python3 -m ruff check python tests scripts packaging
-python3 -m ruff format --check python tests scripts packaging
+python3 -m ruff check python tests scripts packaging benchmarks
+python3 -m ruff format --check python tests scripts packaging benchmarks
 
 cargo test -p ccsim -p ccsim-live --quiet
 python3 -m pytest tests -q

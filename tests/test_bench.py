@@ -113,3 +113,38 @@ def test_run_sh_tiny_with_ccsim(tmp_path):
     assert float(row["mean_q"]) > 0  # the mean-queue column is filled for ccsim
     lines = csv.read_text().splitlines()
     assert lines[1].startswith("ccsim,10,5,1,ok,")
+
+
+def _access_links():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("access_links", ROOT / "benchmarks" / "access_links.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_access_links_variants_keep_the_traffic_and_change_only_the_access_links():
+    al = _access_links()
+    bench = al.scenario("benchmark", 4, 1.0, 1)
+    fast = al.scenario("fast-access", 4, 1.0, 1)
+    pair = al.scenario("one-pair", 4, 1.0, 1)
+    assert bench["links"][1] == fast["links"][1] == pair["links"][1], "the bottleneck is the same"
+    assert bench["flows"][0]["tcp"] == pair["flows"][0]["tcp"]
+    assert [link["rate"] for link in fast["links"]] == ["1000Gbps", bench["links"][1]["rate"], "1000Gbps"]
+    assert pair["hosts"] == ["S1", "D1"] and pair["flows"][0]["count"] == 4
+    with pytest.raises(ValueError, match="variant must be one of"):
+        al.scenario("none", 4, 1.0, 1)
+
+
+def test_access_links_runs_every_variant_and_prints_a_row_each(capsys):
+    al = _access_links()
+    assert al.main(["6", "--time", "0.5", "--json", os.devnull]) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = {line.split()[0]: line.split() for line in out[2:]}
+    assert set(rows) == set(al.VARIANTS)
+    assert rows["benchmark"][5] == "1.000"
+    # The same traffic: every variant delivers packets and processes events.
+    assert all(int(r[3].replace(",", "")) > 0 and int(r[6].replace(",", "")) > 0 for r in rows.values())
+    with pytest.raises(SystemExit):
+        al.main(["6", "--variants", "benchmark,nope"])
