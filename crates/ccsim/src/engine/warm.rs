@@ -15,8 +15,9 @@
 //! after it is computed. A retransmission or delayed-ACK timer's chain is its flow, then the
 //! flow's ends, then the route and link its packets leave by. Of a link only the part a
 //! packet's passage reads is asked for (its first 256 of 896 bytes, four cache lines laid out
-//! for it: [`Link::prefetch`]), and of a flow the two lines an event at its ends reads (of 320
-//! bytes: [`Flow::prefetch`]).
+//! for it: [`Link::prefetch`]), and of a flow the two lines an event at its ends reads first
+//! ([`Flow::prefetch`]: its segments in the network, its timers and its transport's tag), then
+//! the end the event is at (TCP's ends are in the flow, after those two lines).
 //!
 //! Warming reads and never writes, and a prefetch is a hint: a run computes the same with it
 //! on or off, bit for bit (a test runs both). An event scheduled meanwhile shifts the ones
@@ -158,8 +159,8 @@ impl Simulation {
 /// Prefetches the end of `flow` that takes a packet: its receiver (`receiver`) or its sender.
 fn warm_end(flow: &Flow, receiver: bool) {
     match &flow.transport {
-        Transport::Tcp { rx, .. } if receiver => prefetch::value(&**rx),
-        Transport::Tcp { tx, .. } => prefetch::value(&**tx),
+        Transport::Tcp { rx, .. } if receiver => prefetch::value(rx),
+        Transport::Tcp { tx, .. } => prefetch::value(tx),
         Transport::Rdp { rx, .. } if receiver => prefetch::value(&**rx),
         Transport::Rdp { tx, .. } => prefetch::value(&**tx),
         Transport::Udp(src) => prefetch::value(&**src),
@@ -180,10 +181,11 @@ mod tests {
     }
 
     #[test]
-    fn an_event_at_a_flows_end_reads_two_lines_of_the_flow() {
-        // What warming asks for (see `Flow::prefetch`): the segments in the network, the
-        // transport's ends and the timers, on two whole cache lines.
-        assert_eq!(Flow::HOT_BYTES, 2 * prefetch::LINE, "{} bytes: a field was added to the hot part, or moved", Flow::HOT_BYTES);
+    fn an_event_at_a_flows_end_reads_two_lines_of_the_flow_then_one_end() {
+        // What warming asks for (see `Flow::prefetch`): the segments in the network and the
+        // timers, then the transport's tag (`repr(u8)`: its first byte), on two cache lines;
+        // the next step reads the tag and asks for the end the event is at.
+        const { assert!(Flow::HOT_BYTES < 2 * prefetch::LINE, "the transport's tag (its first byte) must lie on the flow's first two lines") };
         assert_eq!(std::mem::align_of::<Flow>(), prefetch::LINE);
     }
 

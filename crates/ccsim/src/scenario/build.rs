@@ -386,6 +386,9 @@ fn add_flows(
     }
     let stop = spec.stop.map(|s| SimTime::from_secs_f64(s.0));
     let jitter = spec.jitter.map_or(Dur::ZERO, |j| j.dur());
+    // A flow holds its TCP ends (about 1.3 kB): the group's room at once rather than by
+    // doubling, where the allocator grants it (a forced run too large for memory grows).
+    let _ = flows.try_reserve(pairs.len().saturating_mul(spec.count as usize));
     let mut k = 0u32;
     for (a, b) in &pairs {
         let src = node(&format!("{path}.from"), a)?;
@@ -534,7 +537,7 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile:
     };
     let isn = cfg.isn;
     let rwnd = rcfg.rwnd;
-    Ok(Transport::Tcp { tx: Box::new(TcpSender::new(cfg, ends, rwnd)), rx: Box::new(TcpReceiver::new(rcfg, ends, isn)) })
+    Ok(Transport::Tcp { tx: TcpSender::new(cfg, ends, rwnd), rx: TcpReceiver::new(rcfg, ends, isn) })
 }
 
 /// Fails on a table of another transport's options than `transport`'s.
