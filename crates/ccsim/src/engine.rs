@@ -90,9 +90,9 @@ counters! {
 #[allow(clippy::large_enum_variant)] // on purpose: TCP's ends are in the flow (below)
 pub enum Transport {
     /// TCP's two ends are held in the flow itself, not boxed: an event at either end then
-    /// reads one place in memory rather than two, 0.95 of the run at 100,000 flows
-    /// (`benchmarks/README.md`). A UDP or RDP flow carries the room for them unused (a
-    /// kilobyte); those transports stay boxed.
+    /// reads one place in memory rather than two, 0.93 of the run at 10,000 flows and 0.98
+    /// at 100,000 (`benchmarks/README.md`). A UDP or RDP flow carries the room for them
+    /// unused (a kilobyte); those transports stay boxed.
     Tcp {
         tx: TcpSender,
         rx: TcpReceiver,
