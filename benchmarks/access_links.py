@@ -27,11 +27,8 @@ import argparse
 import json
 import os
 import sys
-import time
 
-from ccsim import _core
-from ccsim._scenario import to_toml
-from ccsim.bench import dumbbell
+from ccsim.bench import dumbbell, timed_run
 
 VARIANTS = ("benchmark", "fast-access", "one-pair")
 
@@ -58,21 +55,15 @@ def scenario(variant: str, n: int, sim_time: float, seed: int) -> dict:
 
 def run(variant: str, n: int, sim_time: float, seed: int) -> dict:
     """Builds and runs one variant; its timings and the totals that show its traffic."""
-    text = to_toml(scenario(variant, n, sim_time, seed))
-    t0 = time.perf_counter()
-    sim = _core.Simulation(text, f"{variant}-{n}", [], None)
-    t1 = time.perf_counter()
-    sim.run_until(float("inf"))
-    t2 = time.perf_counter()
-    report = json.loads(sim.summary_json(["R1->R2"]))
+    report, setup, run_s = timed_run(scenario(variant, n, sim_time, seed), f"{variant}-{n}")
     (q,) = report["queues"]
     events = report["events_processed"]
     return {
         "variant": variant,
-        "setup_s": t1 - t0,
-        "run_s": t2 - t1,
+        "setup_s": setup,
+        "run_s": run_s,
         "events": events,
-        "ns_per_event": (t2 - t1) * 1e9 / max(events, 1),
+        "ns_per_event": run_s * 1e9 / max(events, 1),
         "delivered_packets": report["totals"]["delivered_bytes"] // 1000,
         "bottleneck_drops": q["drops"],
     }

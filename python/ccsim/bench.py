@@ -64,21 +64,27 @@ def dumbbell(n: int, sim_time: float = 60.0, seed: int = 1, ns2_behaviour: bool 
     }
 
 
-def run_dumbbell(n: int, sim_time: float = 60.0, seed: int = 1, ns2_behaviour: bool = True, bottleneck_mbps: int = 100) -> dict:
-    """Builds and runs DUMBBELL-N; returns the benchmark's key=value totals plus timings."""
+def timed_run(scenario: dict, name: str) -> tuple[dict, float, float]:
+    """Builds and runs a DUMBBELL-shaped scenario; returns the totals and the bottleneck's
+    (R1->R2) row of its report, and the seconds the set-up and the run took."""
     import json
 
     from ._scenario import to_toml
 
-    text = to_toml(dumbbell(n, sim_time, seed, ns2_behaviour, bottleneck_mbps))
+    text = to_toml(scenario)
     t0 = time.perf_counter()
-    sim = _core.Simulation(text, f"dumbbell-{n}", [], None)
+    sim = _core.Simulation(text, name, [], None)
     t1 = time.perf_counter()
     sim.run_until(float("inf"))
     t2 = time.perf_counter()
     # The totals and the bottleneck's row only: the whole report of DUMBBELL-100000 would
     # be hundreds of megabytes of JSON.
-    report = json.loads(sim.summary_json(["R1->R2"]))
+    return json.loads(sim.summary_json(["R1->R2"])), t1 - t0, t2 - t1
+
+
+def run_dumbbell(n: int, sim_time: float = 60.0, seed: int = 1, ns2_behaviour: bool = True, bottleneck_mbps: int = 100) -> dict:
+    """Builds and runs DUMBBELL-N; returns the benchmark's key=value totals plus timings."""
+    report, setup, run = timed_run(dumbbell(n, sim_time, seed, ns2_behaviour, bottleneck_mbps), f"dumbbell-{n}")
     (q,) = report["queues"]
     delivered = report["totals"]["delivered_bytes"]
     return {
@@ -92,8 +98,8 @@ def run_dumbbell(n: int, sim_time: float = 60.0, seed: int = 1, ns2_behaviour: b
         "bottleneck_early_drops": q["drops_early"],
         "bottleneck_forced_drops": q["drops_forced"] + q["drops_overflow"],
         "mean_queue_packets": round(q["mean_len_packets"], 2),
-        "setup_s": round(t1 - t0, 4),
-        "run_s": round(t2 - t1, 4),
+        "setup_s": round(setup, 4),
+        "run_s": round(run, 4),
         "events_processed": report["events_processed"],
-        "events_per_second": round(report["events_processed"] / max(t2 - t1, 1e-9)),
+        "events_per_second": round(report["events_processed"] / max(run, 1e-9)),
     }
