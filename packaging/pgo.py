@@ -83,8 +83,10 @@ def _rustflags(flag: str, target_dir: Path | None = None):
     """The environment of a cargo build with `flag` added to the user's own flags."""
     saved = {k: os.environ.get(k) for k in ("RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_TARGET_DIR")}
     try:
-        if saved["CARGO_ENCODED_RUSTFLAGS"]:
-            os.environ["CARGO_ENCODED_RUSTFLAGS"] = saved["CARGO_ENCODED_RUSTFLAGS"] + "\x1f" + flag
+        encoded = saved["CARGO_ENCODED_RUSTFLAGS"]
+        if encoded is not None:
+            # Cargo reads these in place of RUSTFLAGS whenever they are set, even empty.
+            os.environ["CARGO_ENCODED_RUSTFLAGS"] = "\x1f".join(f for f in (encoded, flag) if f)
         else:
             os.environ["RUSTFLAGS"] = f"{saved['RUSTFLAGS'] or ''} {flag}".strip()
         if target_dir is not None:

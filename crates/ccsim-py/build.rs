@@ -4,7 +4,7 @@
 
 fn main() {
     println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
-    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default().replace('\x1f', " ");
+    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
     let kind = if flags.contains("profile-use") {
         "profile-guided"
     } else if flags.contains("profile-generate") {
