@@ -8,6 +8,10 @@
 mod dumbbell;
 use dumbbell::dumbbell_toml_at;
 
+/// As the Python module: large state on huge pages (`ccsim::huge_pages`).
+#[global_allocator]
+static ALLOC: ccsim::huge_pages::HugePages = ccsim::huge_pages::HugePages;
+
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut option = |name: &str| -> Option<String> {

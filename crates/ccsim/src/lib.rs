@@ -7,6 +7,7 @@
 pub mod app;
 pub mod engine;
 pub mod fuzz;
+pub mod huge_pages;
 pub mod net;
 pub mod queue;
 pub mod rdp;
