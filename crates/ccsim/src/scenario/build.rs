@@ -72,7 +72,11 @@ pub fn build_with(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>, limi
     let node =
         |path: &str, name: &str| -> Result<NodeId, BuildError> { ids.get(name).copied().ok_or_else(|| (path.to_string(), format!("unknown node {name:?}"))) };
 
-    let mut link_queues = Vec::new();
+    // Every link reserved at once rather than grown by doubling: a link is 896 bytes, and
+    // each growth of a large vector is a copy into memory not yet written (`huge_pages`).
+    let directions = budget::link_directions(sc);
+    let _ = net.links.try_reserve_exact(directions);
+    let mut link_queues = Vec::with_capacity(directions);
     for (i, spec) in sc.links.iter().enumerate() {
         add_links(&mut net, &mut link_queues, spec, &format!("links[{i}]"), &node, seed, sc.profile)?;
     }
