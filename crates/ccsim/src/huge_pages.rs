@@ -22,9 +22,9 @@
 //! static ALLOC: ccsim::huge_pages::HugePages = ccsim::huge_pages::HugePages;
 //! ```
 //!
-//! Measured in `benchmarks/README.md` ("Huge pages"): the run of DUMBBELL-100000 and
-//! DUMBBELL-10000 about a tenth shorter, DUMBBELL-10's unchanged (its state fits the caches
-//! and their translations).
+//! Measured in `benchmarks/README.md` ("Huge pages under the large allocations"): the run of
+//! DUMBBELL-100000 about a tenth shorter, DUMBBELL-10000's a twentieth, DUMBBELL-10's
+//! unchanged (its state fits the caches and their translations).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
@@ -58,12 +58,13 @@ unsafe impl GlobalAlloc for HugePages {
         System.dealloc(ptr, layout)
     }
 
-    /// A reallocation to a large size is a new allocation, marked before the contents are
-    /// copied there: the system's would move the pages written so far (`mremap`), which stay
-    /// small pages, and a vector grown by doubling would keep half its memory on them.
+    /// A reallocation that grows to a large size is a new allocation, marked before the
+    /// contents are copied there: the system's would move the pages written so far
+    /// (`mremap`), which stay small pages, and a vector grown by doubling would keep most of
+    /// its memory on them. One that shrinks writes no new pages: the system's, in place.
     #[inline]
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size < MIN_BYTES {
+        if new_size < MIN_BYTES || new_size <= layout.size() {
             return System.realloc(ptr, layout, new_size);
         }
         // SAFETY: as `GlobalAlloc::realloc` requires of the caller, `new_size` rounded to the

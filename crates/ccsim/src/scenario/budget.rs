@@ -319,13 +319,13 @@ const REPORT_BYTES_PER_FLOW: f64 = 2_000.0;
 /// Report bytes per link: its and its queue's statistics, as structs and as JSON.
 const REPORT_BYTES_PER_LINK: f64 = 2_500.0;
 
-/// Links a spec makes (both directions of duplex pairs) and the length of their names.
 /// The links the scenario's `[[links]]` make, each direction one, as the estimate counts
 /// them: what the builder reserves room for (after [`check_memory`] has passed).
 pub fn link_directions(sc: &Scenario) -> usize {
     sc.links.iter().map(|l| link_count(l).0).sum::<f64>() as usize
 }
 
+/// Links a spec makes (both directions of duplex pairs) and the length of their names.
 fn link_count(l: &LinkSpec) -> (f64, usize) {
     match (&l.between, &l.from, &l.to) {
         (Some([a, b]), _, _) => (2.0 * pairs(a, b), a.len() + b.len() + 2),
