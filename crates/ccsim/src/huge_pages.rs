@@ -72,7 +72,8 @@ unsafe impl GlobalAlloc for HugePages {
         let new_layout = Layout::from_size_align_unchecked(new_size, layout.align());
         let new = self.alloc(new_layout);
         if !new.is_null() {
-            std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size));
+            // It grows: the old contents fit.
+            std::ptr::copy_nonoverlapping(ptr, new, layout.size());
             System.dealloc(ptr, layout);
         }
         new
