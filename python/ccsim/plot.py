@@ -264,7 +264,7 @@ def parse_quantity(value: Any) -> tuple[float, str] | None:
     """A scenario quantity written with a unit, as (value in base units, kind): a rate
     ("100Mbps", "1.5 Mb/s", "64kbps", "1Gbit/s") gives (bit/s, "rate"), a duration ("20ms",
     "2s", "500us", "1min") gives (seconds, "time"). None for anything else (numbers
-    included), as the scenario format reads them (`scenario/units.rs`)."""
+    included), as the scenario format reads them (`settings/units.rs`)."""
     if not isinstance(value, str):
         return None
     m = _NUMBER.match(value)

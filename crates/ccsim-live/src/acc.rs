@@ -20,7 +20,7 @@
 
 use crate::pool::Pkt;
 use crate::wire::{Conn, FilterRequest};
-use ccsim::net::packet::AccState;
+use ccsim::packet::AccState;
 use ccsim::router::acc::decide::{self, Decision, FilterEnd, FilterState, MonitorConfig};
 use ccsim::sim::{Dur, SimTime};
 use std::collections::{HashMap, VecDeque};

@@ -15,30 +15,10 @@
 use crate::plan::Plan;
 use crate::report::FlowReport;
 use crate::wire::Control;
-use ccsim::engine::Transport;
-use ccsim::net::packet::{AccState, Kind, Packet};
+use ccsim::packet::Seq;
+use ccsim::packet::{AccState, Kind, Packet};
 use ccsim::rdp::{flags, wire as rw, RdpReceiver, RdpSender};
 use ccsim::sim::SimTime;
-use ccsim::tcp::Seq;
-
-/// The RDP state machines of one flow, as the simulator built them.
-#[derive(Clone, Debug)]
-pub struct RdpParams {
-    pub sport: u16,
-    pub dport: u16,
-    pub tx: RdpSender,
-    pub rx: RdpReceiver,
-}
-
-impl RdpParams {
-    /// The state machines of an RDP flow; None for other transports.
-    pub fn of(t: &Transport) -> Option<RdpParams> {
-        match t {
-            Transport::Rdp { tx, rx } => Some(RdpParams { sport: tx.ends.sport, dport: tx.ends.dport, tx: (**tx).clone(), rx: (**rx).clone() }),
-            _ => None,
-        }
-    }
-}
 
 /// What a router reads of an RDP segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

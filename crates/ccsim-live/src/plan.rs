@@ -5,7 +5,7 @@
 //! What is taken from the scenario, and how:
 //!
 //! - every host and router becomes a node process with a virtual address (10.a.b.c, the
-//!   simulator's pcap addresses, `ccsim::trace::node_addr`);
+//!   simulator's pcap addresses, `ccsim::packet::node_addr`);
 //! - every link becomes an egress of its `from` node: shaped to its `rate`, delayed by its
 //!   `delay`, lossy with its `loss`, its queue's `limit` (packets) the drop-tail threshold of
 //!   the congestion-detecting socket. Only drop-tail queues run live (the paper's socket
@@ -19,6 +19,7 @@
 use ccsim::engine::{Simulation, Transport};
 use ccsim::net::NodeKind;
 use ccsim::queue::{Discipline, Limit};
+use ccsim::rdp::{RdpReceiver, RdpSender};
 use ccsim::router::acc::{Acc, MonitorConfig};
 use ccsim::scenario::{self, ScenarioError};
 use ccsim::sim::Dur;
@@ -44,7 +45,7 @@ pub struct LiveSpec {
     pub key: Option<String>,
     /// How long nodes keep running after the scenario's duration, to drain (default 1 s).
     #[serde(default)]
-    pub grace: Option<scenario::units::Duration>,
+    pub grace: Option<ccsim::settings::units::Duration>,
     /// Nodes that write a pcap of every datagram they send and receive (`NAME.pcap`).
     #[serde(default)]
     pub pcap: Vec<String>,
@@ -60,10 +61,10 @@ pub struct FlakewaySpec {
     pub node: String,
     /// Fixed delay added to every matching packet (default 0).
     #[serde(default)]
-    pub delay: Option<scenario::units::Duration>,
+    pub delay: Option<ccsim::settings::units::Duration>,
     /// A further delay drawn uniformly from [0, jitter] per packet, which reorders them.
     #[serde(default)]
-    pub jitter: Option<scenario::units::Duration>,
+    pub jitter: Option<ccsim::settings::units::Duration>,
     /// Probability that a matching packet is dropped (default 0).
     #[serde(default)]
     pub loss: f64,
@@ -130,7 +131,7 @@ pub struct FlowPlan {
     pub start: Dur,
     pub stop: Option<Dur>,
     /// The flow's RDP settings, as the simulator built them.
-    pub rdp: crate::endpoint::RdpParams,
+    pub rdp: RdpParams,
 }
 
 #[derive(Clone, Debug)]
@@ -190,7 +191,7 @@ impl Plan {
             .map(|(i, n)| NodePlan {
                 name: n.name.clone(),
                 router: n.kind == NodeKind::Router,
-                addr: u32::from_be_bytes(ccsim::trace::node_addr(i as u32)),
+                addr: u32::from_be_bytes(ccsim::packet::node_addr(i as u32)),
                 fixed: None,
             })
             .collect();
@@ -232,7 +233,7 @@ impl Plan {
         let mut flows = Vec::new();
         for f in &sim.flows {
             let name = format!("{}[{}]", f.group, f.index);
-            let Some(rdp) = crate::endpoint::RdpParams::of(&f.transport) else {
+            let Some(rdp) = RdpParams::of(&f.transport) else {
                 let what = match f.transport {
                     Transport::Udp(_) => "udp",
                     _ => "tcp",
@@ -302,7 +303,7 @@ impl Plan {
 
     /// The node with virtual address `addr`.
     pub fn node_of_addr(&self, addr: u32) -> Option<u32> {
-        // 10.a.b.c with c = n % 254 + 1 and (a, b) = n / 254 (see ccsim::trace::node_addr).
+        // 10.a.b.c with c = n % 254 + 1 and (a, b) = n / 254 (see ccsim::packet::node_addr).
         let [ten, a, b, c] = addr.to_be_bytes();
         if ten != 10 || c == 0 || c == 255 {
             return None;
@@ -313,6 +314,25 @@ impl Plan {
 
     pub fn node_named(&self, name: &str) -> Option<u32> {
         self.nodes.iter().position(|n| n.name == name).map(|i| i as u32)
+    }
+}
+
+/// The RDP state machines of one flow, as the simulator built them.
+#[derive(Clone, Debug)]
+pub struct RdpParams {
+    pub sport: u16,
+    pub dport: u16,
+    pub tx: RdpSender,
+    pub rx: RdpReceiver,
+}
+
+impl RdpParams {
+    /// The state machines of an RDP flow; None for other transports.
+    pub fn of(t: &Transport) -> Option<RdpParams> {
+        match t {
+            Transport::Rdp { tx, rx } => Some(RdpParams { sport: tx.ends.sport, dport: tx.ends.dport, tx: (**tx).clone(), rx: (**rx).clone() }),
+            _ => None,
+        }
     }
 }
 

@@ -5,11 +5,11 @@
 //!
 //! `cargo bench -p ccsim --bench flow_table -- --measurement-time 2 --warm-up-time 1`
 
-use ccsim::net::packet::{flags, Ecn, Kind, Packet, TCP_IP_HEADER};
+use ccsim::packet::Seq;
+use ccsim::packet::{flags, Ecn, Kind, Packet, TCP_IP_HEADER};
 use ccsim::router::{AckSpoofer, FlowKey, FlowTable, SpoofConfig};
 use ccsim::signal::Action;
 use ccsim::sim::SimTime;
-use ccsim::tcp::Seq;
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 
 const PACKETS: usize = 1024;

@@ -26,9 +26,10 @@ use crate::trace::packet_log::{DropReason, Event as LogEvent, PacketLog};
 use std::collections::VecDeque;
 
 mod in_network;
+pub mod memory;
 mod warm;
-pub use crate::scenario::budget::MemoryGuard;
 use in_network::InNetwork;
+pub use memory::MemoryGuard;
 
 pub type FlowIdx = u32;
 
@@ -271,8 +272,8 @@ impl Stall {
             ),
             StallReason::Memory { grown, limit, why } => format!(
                 "the run's memory grew by {}, more than the {} it may use ({why}), at {:.6} s simulated with {}; the run was stopped (--force runs without this guard)",
-                crate::scenario::budget::bytes_text(*grown as f64),
-                crate::scenario::budget::bytes_text(*limit as f64),
+                crate::settings::units::bytes_text(*grown as f64),
+                crate::settings::units::bytes_text(*limit as f64),
                 self.at.as_secs_f64(),
                 self.what
             ),
@@ -305,7 +306,7 @@ pub struct Simulation {
     pub name: String,
     pub seed: u64,
     /// The scenario's profile, for the report (the builder applied its defaults).
-    pub profile: crate::scenario::profile::Profile,
+    pub profile: crate::settings::profile::Profile,
     pub now: SimTime,
     pub stop_at: SimTime,
     pub warmup: SimTime,
@@ -770,7 +771,7 @@ impl Simulation {
         let now = self.now;
         let mark = self.effects.emits.len();
         while let Some((pkt, verdict, mut action)) = self.net.links[link as usize].queue.next_departure(now) {
-            if verdict != crate::queue::Verdict::Admit {
+            if verdict != crate::signal::Verdict::Admit {
                 for k in 0..self.hooked.verdict.len() {
                     let i = self.hooked.verdict[k];
                     action = self.mechanisms[i as usize].on_verdict(link, &pkt, verdict, action, &mut Cx::new(now, &mut self.net, &mut self.effects));
@@ -1329,7 +1330,7 @@ impl Simulation {
     /// Whether a data packet of flow `fi` starting at `seq` is queued or on a link: one of
     /// the copies the flow's sender handed to the network and that has not left it, unless
     /// a lossy link has lost it on the wire by now (losses are replayed lazily).
-    fn data_in_network(&self, fi: FlowIdx, seq: crate::tcp::Seq) -> bool {
+    fn data_in_network(&self, fi: FlowIdx, seq: crate::packet::Seq) -> bool {
         let copies = self.flows[fi as usize].in_network.copies(seq);
         if copies == 0 || self.lossy_links.is_empty() {
             return copies > 0;
@@ -1342,7 +1343,7 @@ impl Simulation {
     /// [`data_in_network`](Self::data_in_network) by a scan of every link: what the per-flow
     /// record must agree with (checked in debug builds).
     #[cfg(debug_assertions)]
-    fn data_in_network_scan(&self, fi: FlowIdx, seq: crate::tcp::Seq) -> bool {
+    fn data_in_network_scan(&self, fi: FlowIdx, seq: crate::packet::Seq) -> bool {
         let hit = |p: &Packet| p.flow == fi && is_data_segment(p) && p.seq == seq;
         self.net.links.iter().any(|l| l.holds(&self.net.pipes, self.now, hit))
     }
@@ -1403,4 +1404,14 @@ impl HookLists {
 #[inline]
 fn is_data_segment(p: &Packet) -> bool {
     matches!(p.kind, Kind::TcpData | Kind::RdpData) && p.payload > 0
+}
+
+impl Simulation {
+    /// Flushes the capture files (when the scenario has any). Call it at the end of a run:
+    /// writing errors met during the run are reported here, as (the field path
+    /// `pcap[i].file`, the message naming the file). Captures not finished this way are
+    /// removed when the simulation is dropped.
+    pub fn finish_traces(&mut self) -> Result<(), (String, String)> {
+        self.trace.as_mut().map_or(Ok(()), |t| t.finish())
+    }
 }

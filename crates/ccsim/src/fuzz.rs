@@ -11,10 +11,10 @@
 //! Capture files are never written by the first two: the scenario's `pcap` key is removed
 //! before it is checked.
 
-use crate::net::packet::{AccState, Ecn, Kind, Packet};
+use crate::packet::Seq;
+use crate::packet::{AccState, Ecn, Kind, Packet};
 use crate::scenario::{self, Limits};
 use crate::sim::SimTime;
-use crate::tcp::Seq;
 use crate::trace::{PcapFormat, PcapWriter};
 
 /// Events a fuzzed scenario runs for at most.

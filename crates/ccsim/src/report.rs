@@ -5,9 +5,9 @@
 //! `docs/results-schema.md`'s field tables and the Python tables' column types are made.
 
 use crate::engine::{Simulation, Transport};
-use crate::net::frr::FastReroute;
 use crate::net::{NodeId, NodeKind};
 use crate::router::acc::{Acc, AccStats};
+use crate::router::frr::FastReroute;
 use crate::router::{AckSpoofing, SpoofStats};
 use crate::stats::{jain_index, Series};
 use schemars::JsonSchema;

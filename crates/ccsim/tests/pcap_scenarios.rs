@@ -278,7 +278,7 @@ fn ecn_marks_and_echoes_are_where_ccsim_puts_them() {
     for (i, f) in sim.flows.iter().enumerate() {
         let tx = f.sender().unwrap();
         let l = &sim.net.links[link(&sim, &format!("S{}->R1", i + 1))];
-        let cwr_flag = |p: &&ccsim::net::Packet| p.flags & ccsim::net::packet::flags::CWR != 0;
+        let cwr_flag = |p: &&ccsim::net::Packet| p.flags & ccsim::packet::flags::CWR != 0;
         let not_yet_sent = tx.cwr_pending() as u64
             + l.queue.iter().filter(cwr_flag).count() as u64
             + l.transmitting_packet(&sim.net.pipes, sim.now).filter(cwr_flag).is_some() as u64;

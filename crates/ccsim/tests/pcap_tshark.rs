@@ -8,10 +8,10 @@ use std::path::Path;
 mod common;
 use common::tshark;
 
-use ccsim::net::packet::{flags, AccState, TCP_IP_HEADER, UDP_IP_HEADER};
 use ccsim::net::{Ecn, Kind, Packet, SackBlocks};
+use ccsim::packet::Seq;
+use ccsim::packet::{flags, AccState, TCP_IP_HEADER, UDP_IP_HEADER};
 use ccsim::sim::SimTime;
-use ccsim::tcp::seq::Seq;
 use ccsim::trace::{PcapFormat, PcapWriter};
 
 const MSS: u32 = 1000;

@@ -4,7 +4,7 @@
 //! fuzzer ever found interesting from panicking. Seeds named `valid-*` must decode and
 //! `invalid-*` must not; a few are checked field by field.
 
-use ccsim::net::packet::AccState;
+use ccsim::packet::AccState;
 use ccsim::rdp::{flags, wire, SynParams};
 use std::path::PathBuf;
 

@@ -4,8 +4,7 @@
 
 use ccsim::queue::spec::{self, QueueContext, Table};
 use ccsim::queue::{Limit, REGISTRY};
-use ccsim::scenario::build::DEFAULT_QUEUE_LIMIT;
-use ccsim::scenario::schema::QueueSpec;
+use ccsim::settings::schema::QueueSpec;
 use ccsim::signal::SignalPolicy;
 
 /// One row of the queue table.
@@ -168,7 +167,7 @@ fn check_common_default(key: &str, default: &str) {
     let unquoted = || literal[0].trim_matches('"').to_string();
     match key {
         "discipline" => assert_eq!(unquoted(), spec::DEFAULT_DISCIPLINE),
-        "limit" => assert_eq!(literal[0], DEFAULT_QUEUE_LIMIT.to_string()),
+        "limit" => assert_eq!(literal[0], QueueSpec::DEFAULT_LIMIT.to_string()),
         "signal" => assert_eq!(SignalPolicy::from_name(&unquoted()), Some(SignalPolicy::default())),
         _ => {}
     }

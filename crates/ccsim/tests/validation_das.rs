@@ -3,8 +3,8 @@
 
 mod common;
 use ccsim::engine::Simulation;
-use ccsim::net::frr::{choose_backup, loop_free_alternate, Backup};
 use ccsim::report::Report;
+use ccsim::router::frr::{choose_backup, loop_free_alternate, Backup};
 use ccsim::sim::SimTime;
 use common::*;
 
@@ -44,7 +44,7 @@ fn sharp_network_needs_the_explicit_repair_path() {
     let n = sim.net.nodes.len();
     let (ac, r0) = (link(&sim, "A->C"), node(&sim, "R0"));
     assert_eq!(loop_free_alternate(n, &sim.net.links, ac, r0), None);
-    let frr = sim.mechanism::<ccsim::net::frr::FastReroute>().unwrap();
+    let frr = sim.mechanism::<ccsim::router::frr::FastReroute>().unwrap();
     assert_eq!(choose_backup(&frr.cfg, n, &sim.net.links, ac, r0), Some(Backup::Tunnel(0)));
     let hops: Vec<&str> = frr.cfg.repair_paths[0].hops.iter().map(|&l| sim.net.links[l as usize].name.as_str()).collect();
     assert_eq!(hops, vec!["A->B", "B->D", "D->C"]);

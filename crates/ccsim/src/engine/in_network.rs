@@ -15,7 +15,7 @@
 //! so its record is read with the flow rather than from an allocation elsewhere in memory
 //! (`benchmarks/README.md`); the order kept, and so every answer, is the same either way.
 
-use crate::tcp::Seq;
+use crate::packet::Seq;
 use std::collections::VecDeque;
 
 /// Segments held in the record itself.

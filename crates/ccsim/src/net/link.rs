@@ -27,8 +27,8 @@
 //! costs one event per transmission and every other discipline still costs none; the
 //! replay, the pipe and the arrival events are shared by both kinds.
 
-use super::packet::{NodeId, Packet};
 use super::pipe::{Pipe, PipeStore};
+use crate::packet::{NodeId, Packet};
 use crate::queue::{EgressQueue, QueueStats};
 use crate::sim::{Dur, Rng, Serializer, SimTime};
 use crate::stats::counters;
@@ -517,10 +517,10 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::Endpoints;
+    use crate::packet::Endpoints;
+    use crate::packet::Seq;
     use crate::queue::{Discipline, Limit, TailDrop, Verdict};
     use crate::signal::{Action, SignalPolicy};
-    use crate::tcp::Seq;
 
     const ENDS: Endpoints = Endpoints { flow: 0, sender: 0, receiver: 1, sport: 1, dport: 2 };
 

@@ -1,15 +1,12 @@
 //! The network: nodes (hosts and routers), unidirectional links with their egress queues,
 //! and routing tables.
 
-pub mod checksum;
-pub mod frr;
 pub mod link;
-pub mod packet;
 pub mod pipe;
 pub mod routing;
 
+pub use crate::packet::{Ecn, FlowId, Kind, NodeId, Packet, SackBlocks};
 pub use link::{Link, LinkId, LinkStats, Scheduled};
-pub use packet::{Ecn, FlowId, Kind, NodeId, Packet, SackBlocks};
 pub use pipe::PipeStore;
 pub use routing::Routes;
 

@@ -12,7 +12,7 @@
 //! Where a packet is stored never changes what a run computes: the order of each pipe is
 //! the order packets entered it.
 
-use super::packet::Packet;
+use crate::packet::Packet;
 use crate::sim::SimTime;
 
 /// No entry.
@@ -161,9 +161,9 @@ impl Pipe {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::Endpoints;
+    use crate::packet::Endpoints;
+    use crate::packet::Seq;
     use crate::sim::Dur;
-    use crate::tcp::Seq;
     use proptest::prelude::*;
     use std::collections::VecDeque;
 

@@ -24,7 +24,7 @@
 //! the rows: next hops, whether a stub's last link was up, whether an uplink was.
 
 use super::link::{Link, LinkId};
-use super::packet::NodeId;
+use crate::packet::NodeId;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 

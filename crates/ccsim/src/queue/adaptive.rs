@@ -36,8 +36,8 @@
 use super::red::{Red, RedParams, RedSpec, FAMILY};
 use super::spec::{keys_of, read, Registration, SettingError, Table};
 use super::{Aqm, Discipline, Occupancy, Probe, QueueContext, Verdict};
-use crate::scenario::profile::Profile;
-use crate::scenario::units::{num, Duration};
+use crate::settings::profile::Profile;
+use crate::settings::units::{num, Duration};
 use crate::sim::{Dur, Rng, SimTime};
 use serde::Deserialize;
 

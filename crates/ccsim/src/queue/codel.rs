@@ -44,7 +44,7 @@
 
 use super::spec::{keys_of, read, Registration, SettingError, Table};
 use super::{Aqm, Discipline, Head, Occupancy, QueueContext, Verdict};
-use crate::scenario::units::Duration;
+use crate::settings::units::Duration;
 use crate::sim::{Dur, Rng, SimTime};
 use serde::Deserialize;
 

@@ -17,7 +17,7 @@
 //! of the packets still queued: the same numbers, integer for integer, for less work per
 //! packet.
 use super::{Discipline, Head, Occupancy, Verdict};
-use crate::net::packet::{Ecn, Packet};
+use crate::packet::{Ecn, Packet};
 use crate::signal::{Action, SignalPolicy};
 use crate::sim::{Rng, SimTime};
 use crate::stats::counters;
@@ -452,9 +452,9 @@ fn area(size: u32, since: SimTime, now: SimTime) -> (u128, u128) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::Endpoints;
+    use crate::packet::Endpoints;
+    use crate::packet::Seq;
     use crate::queue::{Red, RedParams, TailDrop};
-    use crate::tcp::Seq;
 
     /// A TCP data packet of `payload` bytes (40 more on the wire), numbered `seq`.
     fn data(seq: u32, payload: u32) -> Packet {

@@ -40,7 +40,7 @@ use super::codel::{CodelParams, CodelSpec, CodelState};
 use super::fifo::Queued;
 use super::spec::{keys_of, read, Registration, SettingError, Table};
 use super::{Aqm, Discipline, Head, Occupancy, QueueContext, Verdict};
-use crate::net::packet::Packet;
+use crate::packet::Packet;
 use crate::sim::{Rng, SimTime};
 use serde::Deserialize;
 use std::collections::VecDeque;
@@ -374,9 +374,9 @@ fn build(table: &Table, _: &QueueContext) -> Result<Discipline, SettingError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::Endpoints;
+    use crate::packet::Endpoints;
+    use crate::packet::Seq;
     use crate::sim::Dur;
-    use crate::tcp::Seq;
 
     fn ms(t: u64) -> SimTime {
         SimTime(t * 1_000_000)

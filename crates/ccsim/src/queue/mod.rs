@@ -41,24 +41,8 @@ pub use rtred::Rtred;
 pub use spec::{QueueContext, Registration, SettingError};
 pub use step::StepMarker;
 
+pub use crate::signal::Verdict;
 use crate::sim::{Dur, Rng, SimTime};
-
-/// A discipline's answer for one arriving packet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// No congestion signal.
-    Admit,
-    /// A probabilistic early signal (RED's drop/mark with probability p_a).
-    Early,
-    /// A forced signal: the average queue is past the point where every arrival is signalled.
-    Forced,
-    /// An early signal that must drop the packet even where the policy would mark it: ns-2's
-    /// RED (`use_mark_p_`) drops rather than marks once `p_b` exceeds `mark_p`, and counts the
-    /// drop as early (see `red.rs`).
-    EarlyDrop,
-    /// The buffer is full (decided by the FIFO's hard limit, not by the discipline).
-    Overflow,
-}
 
 /// The FIFO's occupancy as a discipline sees it when a packet arrives (before it is added)
 /// or after one departs.

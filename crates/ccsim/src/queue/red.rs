@@ -52,8 +52,8 @@
 
 use super::spec::{keys_of, read, Registration, SettingError, Table};
 use super::{Aqm, Discipline, Occupancy, Probe, QueueContext, Verdict};
-use crate::scenario::profile::Profile;
-use crate::scenario::units::num;
+use crate::settings::profile::Profile;
+use crate::settings::units::num;
 use crate::sim::{Rng, SimTime};
 use serde::Deserialize;
 

@@ -31,7 +31,7 @@
 use super::red::{Red, RedParams, RedSpec, FAMILY};
 use super::spec::{keys_of, read, Registration, SettingError, Table};
 use super::{Aqm, Discipline, Occupancy, Probe, QueueContext, Verdict};
-use crate::scenario::units::num;
+use crate::settings::units::num;
 use crate::sim::{Rng, SimTime};
 use serde::Deserialize;
 

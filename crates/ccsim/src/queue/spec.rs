@@ -55,7 +55,7 @@
 //!   The counters, drop areas and time integrals of `EgressQueue` see only total occupancy.
 
 use super::{Discipline, Limit};
-use crate::scenario::profile::Profile;
+use crate::settings::profile::Profile;
 use serde::de::{self, DeserializeOwned, Visitor};
 use std::fmt;
 
@@ -202,7 +202,7 @@ pub fn read<T: DeserializeOwned>(table: &Table) -> Result<T, SettingError> {
     serde_path_to_error::deserialize(toml::Value::Table(mine)).map_err(|e| {
         let key = e.path().to_string();
         let key = if key == "." { String::new() } else { key };
-        SettingError::new(key, crate::scenario::error::plain_words(e.into_inner().message()))
+        SettingError::new(key, crate::settings::error::plain_words(e.into_inner().message()))
     })
 }
 

@@ -13,7 +13,7 @@
 //! # API
 //!
 //! - [`RdpSender`] (`sender.rs`): the active opener, which sends the data. [`RdpSender::new`]
-//!   from a [`SenderConfig`] and the flow's [`Endpoints`](crate::net::packet::Endpoints);
+//!   from a [`SenderConfig`] and the flow's [`Endpoints`](crate::packet::Endpoints);
 //!   [`start`](RdpSender::start) (the Open request: sends the SYN),
 //!   [`on_segment`](RdpSender::on_segment) (a segment from the receiver),
 //!   [`on_acc_control`](RdpSender::on_acc_control) (a congested router's control),
@@ -153,26 +153,6 @@ pub mod wire;
 pub use receiver::{Delivered, RdpReceiver, RdpReceiverStats, ReceiverConfig};
 pub use sender::{RdpSender, RdpSenderStats, SenderConfig};
 
-use crate::net::packet::AccState;
-use crate::tcp::seq::Seq;
-
-/// RDP's control flags, as the bits of the header's first octet (RFC 908 4.2.1: bit 0, the
-/// most significant, is SYN).
-pub mod flags {
-    /// Establish a connection and synchronize sequence numbers.
-    pub const SYN: u8 = 0x80;
-    /// The acknowledgement number is significant.
-    pub const ACK: u8 = 0x40;
-    /// Extended (non-cumulative) acknowledgements follow.
-    pub const EAK: u8 = 0x20;
-    /// Reset the connection.
-    pub const RST: u8 = 0x10;
-    /// A null segment (no data; a liveness probe).
-    pub const NUL: u8 = 0x08;
-    /// Every control flag.
-    pub const ALL: u8 = SYN | ACK | EAK | RST | NUL;
-}
-
 /// The states of a connection (RFC 908 3.2.3). A sender goes CLOSED, SYN-SENT, OPEN,
 /// CLOSE-WAIT, CLOSED; a receiver LISTEN, SYN-RCVD, OPEN, CLOSE-WAIT, CLOSED.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,70 +165,7 @@ pub enum State {
     CloseWait,
 }
 
-/// How far above `RCV.CUR + 1` the EACKs reach: segments `RCV.CUR + 2 ..= RCV.CUR + 65`.
-pub const EACK_SPAN: u32 = 64;
-
-/// A SYN's parameters (RFC 908 4.3): what its sender is willing to receive.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SynParams {
-    /// The most unacknowledged segments the peer may send (the Max. # of Outstanding
-    /// Segments; the receiver's `RCV.MAX`).
-    pub max_outstanding: u16,
-    /// The largest segment the peer may send, bytes of RDP header and data.
-    pub max_segment: u16,
-    /// Sequenced delivery mode (the SDM option).
-    pub sequenced: bool,
-}
-
-/// RDP's variable header area (RFC 908 4.2.1: "used to transmit parameters for the SYN and
-/// EACK segments"), packed in 64 bits so that a packet stays a small `Copy` value. The
-/// header's flags say which it holds: a SYN's [`SynParams`], or, with EACK, the set of
-/// segments received out of sequence, bit `i` standing for segment `ACK + 2 + i` (segment
-/// `ACK + 1` is the one missing).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct VarArea(u64);
-
-impl VarArea {
-    /// Nothing (a segment with neither SYN nor EACK).
-    pub const NONE: VarArea = VarArea(0);
-
-    pub fn syn(p: SynParams) -> VarArea {
-        VarArea(p.max_outstanding as u64 | (p.max_segment as u64) << 16 | (p.sequenced as u64) << 32)
-    }
-
-    /// The EACK set, as a map relative to the ACK number.
-    pub fn eacks(bits: u64) -> VarArea {
-        VarArea(bits)
-    }
-
-    /// The SYN parameters (meaningful when the SYN flag is set).
-    pub fn syn_params(self) -> SynParams {
-        SynParams { max_outstanding: self.0 as u16, max_segment: (self.0 >> 16) as u16, sequenced: self.0 >> 32 & 1 == 1 }
-    }
-
-    /// The EACK map (meaningful when the EACK flag is set).
-    pub fn eack_bits(self) -> u64 {
-        self.0
-    }
-}
-
-/// The sequence numbers an EACK map relative to `ack` names, ascending.
-pub fn eacked(ack: Seq, bits: u64) -> impl Iterator<Item = Seq> {
-    (0..EACK_SPAN).filter(move |i| bits >> i & 1 == 1).map(move |i| ack + 2 + i)
-}
-
-/// The RDP header fields of a segment that the simulator's packets carry (ports and
-/// addresses are the packet's own; the data length is its payload).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Fields {
-    /// Control flags ([`flags`]).
-    pub flags: u8,
-    pub seq: Seq,
-    pub ack: Seq,
-    pub var: VarArea,
-    /// The ACC extension: the sender's congestion state, windows in packets.
-    pub acc: Option<AccState>,
-}
+pub use crate::packet::rdp::{eacked, flags, Fields, SynParams, VarArea, EACK_SPAN};
 
 #[cfg(test)]
 mod tests;

@@ -6,11 +6,11 @@
 //! window), allocated once; a slot holds the segment's data length, zero when empty.
 
 use super::{flags, Fields, State, SynParams, VarArea, EACK_SPAN};
-use crate::net::packet::{Endpoints, Kind, Packet};
+use crate::packet::Seq;
+use crate::packet::{Endpoints, Kind, Packet};
 use crate::sim::{Dur, SimTime};
 use crate::stats::counters;
 use crate::tcp::receiver::ReceiverStats;
-use crate::tcp::seq::Seq;
 
 /// The receiver's settings.
 #[derive(Clone, Debug)]

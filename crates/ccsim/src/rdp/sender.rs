@@ -9,13 +9,13 @@
 //! windows this sender reports and carries are in packets.
 
 use super::{flags, wire, Fields, State, SynParams, VarArea};
-use crate::net::packet::{AccState, Endpoints, Kind, Packet};
+use crate::packet::Seq;
+use crate::packet::{AccState, Endpoints, Kind, Packet};
 use crate::sim::{Dur, SimTime};
 use crate::stats::counters;
 use crate::tcp::cc::{Ack, AnyController, CcConfig, Controller, Event, PacketRenoConfig};
 use crate::tcp::rto::RtoEstimator;
 use crate::tcp::sender::{ReductionCause, SenderStats};
-use crate::tcp::seq::Seq;
 
 /// The sender's settings. Defaults are the TCP sender's where the two share a rule (RFC 6298
 /// timers as ns-2 and Linux bound them, RFC 5681's thresholds), and the paper's window.

@@ -4,7 +4,8 @@
 //! application once and in order.
 
 use super::*;
-use crate::net::packet::{Endpoints, Kind, Packet};
+use crate::packet::Seq;
+use crate::packet::{Endpoints, Kind, Packet};
 use crate::sim::{Dur, EventQueue, Rng, SimTime};
 
 const ENDS: Endpoints = Endpoints { flow: 3, sender: 10, receiver: 20, sport: 4000, dport: 80 };

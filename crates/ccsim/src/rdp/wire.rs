@@ -35,28 +35,15 @@
 //! the same bytes.
 
 use super::{flags, Fields, SynParams, VarArea, EACK_SPAN};
-use crate::net::checksum::{fold, sum};
-use crate::net::packet::{AccState, Endpoints, FlowId, Kind, NodeId, Packet};
+use crate::packet::checksum::{fold, sum};
+use crate::packet::Seq;
+use crate::packet::{AccState, Endpoints, FlowId, Kind, NodeId, Packet};
 use crate::sim::SimTime;
-use crate::tcp::seq::Seq;
 use std::fmt;
 
 /// RDP's version number (RFC 1151).
 pub const VERSION: u8 = 2;
-/// Bytes of the header without a variable area.
-pub const FIXED_HEADER: usize = 18;
-/// Bytes of a SYN's parameters.
-pub const SYN_AREA: usize = 6;
-/// Bytes of the ACC extension.
-pub const ACC_AREA: usize = AccState::BYTES;
-/// Bytes of one EACK entry.
-pub const EACK_ENTRY: usize = 4;
-/// The first octet's bit announcing the ACC extension.
-pub const ACC_FLAG: u8 = 0x04;
-/// The first octet's version bits.
-pub const VERSION_MASK: u8 = 0x03;
-/// The SDM bit of a SYN's options (RFC 908 4.3.2: bit 0, the most significant).
-pub const SDM: u16 = 0x8000;
+pub use crate::packet::rdp::{header_len, ACC_AREA, ACC_FLAG, EACK_ENTRY, FIXED_HEADER, SDM, SYN_AREA, VERSION_MASK};
 /// The longest header this implementation writes.
 pub const MAX_HEADER: usize = FIXED_HEADER + SYN_AREA + ACC_AREA + EACK_SPAN as usize * EACK_ENTRY;
 // The header length field (2-octet units, 8 bits) can describe every header written.
@@ -117,21 +104,6 @@ impl fmt::Display for WireError {
 }
 
 impl std::error::Error for WireError {}
-
-/// Bytes of the header of a segment with fields `f`.
-pub fn header_len(f: &Fields) -> usize {
-    let mut n = FIXED_HEADER;
-    if f.flags & flags::SYN != 0 {
-        n += SYN_AREA;
-    }
-    if f.acc.is_some() {
-        n += ACC_AREA;
-    }
-    if f.flags & flags::EAK != 0 {
-        n += f.var.eack_bits().count_ones() as usize * EACK_ENTRY;
-    }
-    n
-}
 
 impl Header {
     /// The header of an RDP packet of the simulator.
@@ -305,7 +277,7 @@ pub fn check_round_trip(bytes: &[u8]) -> Result<(Header, usize), WireError> {
     assert_eq!(decode(&buf[..n]), Ok((h, data)), "decode(encode(decode(x))) != decode(x)");
     let pkt = h.packet(Kind::RdpData, 0, 1, 2, data.len() as u32, 64, SimTime::ZERO);
     assert_eq!(Header::of(&pkt), h, "a packet keeps the header");
-    assert_eq!(pkt.size as usize, crate::net::packet::IP_HEADER as usize + n, "a packet's size is the segment's");
+    assert_eq!(pkt.size as usize, crate::packet::IP_HEADER as usize + n, "a packet's size is the segment's");
     Ok((h, data.len()))
 }
 

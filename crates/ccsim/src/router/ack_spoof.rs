@@ -99,18 +99,18 @@
 
 use super::flow_table::{FlowKey, FlowTable};
 use super::hooks::{BuildContext, Cx, Hooks, Passage as Verdict, RouterMechanism};
-use crate::net::packet::{Endpoints, Kind, Packet};
 use crate::net::{LinkId, NodeId, NodeKind};
+use crate::packet::Seq;
+use crate::packet::{Endpoints, Kind, Packet};
 use crate::queue;
-use crate::scenario::error::{fail, BuildError};
-use crate::scenario::schema::AckSpoofingSpec;
+use crate::settings::error::{fail, BuildError};
+use crate::settings::schema::AckSpoofingSpec;
 use crate::signal::{Action, SignalPolicy};
 use crate::sim::{Dur, SimTime};
 use crate::stats::counters;
-use crate::tcp::Seq;
 
 /// TTL of the ACKs a router makes.
-pub const SPOOF_TTL: u8 = crate::net::packet::ROUTER_TTL;
+pub const SPOOF_TTL: u8 = crate::packet::ROUTER_TTL;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct SpoofConfig {
@@ -533,7 +533,7 @@ impl RouterMechanism for AckSpoofing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{flags, TCP_IP_HEADER};
+    use crate::packet::{flags, TCP_IP_HEADER};
 
     const MSS: u32 = 100;
     const WND: u32 = 8000;

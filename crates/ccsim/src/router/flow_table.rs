@@ -10,8 +10,8 @@
 //! few, so neither spreads flows on its own); tags hold the whole 4-tuple, so flows that
 //! collide never share state.
 
-use crate::net::packet::NodeId;
-use crate::trace::node_addr;
+use crate::packet::node_addr;
+use crate::packet::NodeId;
 
 /// Slots per bucket. Eight keep conflict evictions rare up to half occupancy (with four,
 /// a few per cent of the flows of a half-full table find their bucket full).

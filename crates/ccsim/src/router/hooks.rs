@@ -3,9 +3,9 @@
 //! scenario when it is built ([`BuildContext`]). See the parent module for the hook points.
 
 use crate::net::{LinkId, Network, NodeId, Packet};
-use crate::queue::Verdict;
-use crate::scenario::schema::{QueueSpec, Scenario};
+use crate::settings::schema::{QueueSpec, Scenario};
 use crate::signal::Action;
+use crate::signal::Verdict;
 use crate::sim::SimTime;
 use std::collections::HashMap;
 

@@ -6,7 +6,7 @@
 //! - [`ack_spoof`]: ACK spoofing, with its partial per-flow state in a [`flow_table`].
 //! - [`acc`]: Active Congestion Control's monitor and upstream filters; its decisions are in
 //!   [`acc::decide`], free of simulator types, so that a live router can run the same code.
-//! - [`crate::net::frr`]: IP fast reroute (detection, hold-down, reconvergence).
+//! - [`crate::router::frr`]: IP fast reroute (detection, hold-down, reconvergence).
 //!
 //! # Hooks
 //!
@@ -35,6 +35,7 @@
 pub mod acc;
 pub mod ack_spoof;
 pub mod flow_table;
+pub mod frr;
 pub mod hooks;
 #[cfg(test)]
 mod probe;
@@ -45,9 +46,9 @@ pub use flow_table::{FlowKey, FlowTable};
 pub use hooks::{BuildContext, Cx, Effects, Emit, Hooks, Passage, RouterMechanism, Timer};
 
 use crate::net::{LinkId, NodeId, Packet};
-use crate::queue::Verdict;
-use crate::scenario::error::BuildError;
+use crate::settings::error::BuildError;
 use crate::signal::Action;
+use crate::signal::Verdict;
 use crate::sim::SimTime;
 
 /// A registered mechanism type, found among a simulation's mechanisms by
@@ -158,7 +159,7 @@ macro_rules! mechanisms {
 }
 
 mechanisms! {
-    FastReroute => crate::net::frr::FastReroute,
+    FastReroute => crate::router::frr::FastReroute,
     Acc => acc::Acc,
     AckSpoofing => ack_spoof::AckSpoofing,
     #[cfg(test)]

@@ -3,11 +3,11 @@
 //! timers. Registered only in test builds.
 
 use super::hooks::{BuildContext, Cx, Hooks, Passage, RouterMechanism, Timer};
-use crate::net::packet::{Endpoints, Kind, Packet};
 use crate::net::{LinkId, NodeId};
-use crate::queue::Verdict;
-use crate::scenario::error::BuildError;
+use crate::packet::{Endpoints, Kind, Packet};
+use crate::settings::error::BuildError;
 use crate::signal::Action;
+use crate::signal::Verdict;
 use crate::sim::SimTime;
 
 /// One hook call as the probe saw it.

@@ -17,14 +17,16 @@
 //! --force to run anyway`. [`Limits::force`] skips both checks (the hard limits of the
 //! index types stay).
 
-use super::error::{fail, BuildError};
 use super::expand_names;
-use super::schema::{FlowSpec, LinkSpec, Scenario, SeriesSpecToml};
-use super::units::num;
 use crate::app::{Period, UdpPattern};
+use crate::engine::memory::available_memory;
 use crate::engine::{Flow, Transport};
 use crate::net::{Link, Network, Node, NodeId, Routes};
 use crate::queue::Limit;
+use crate::settings::error::{fail, BuildError};
+use crate::settings::schema::{FlowSpec, LinkSpec, QueueSpec, Scenario, SeriesSpecToml};
+use crate::settings::units::bytes_text;
+use crate::settings::units::num;
 use std::collections::{HashMap, HashSet};
 use std::mem::size_of;
 
@@ -52,90 +54,6 @@ fn total(shares: &[Share]) -> (f64, &str) {
     // The first of equal shares: the field the user wrote first.
     let top = shares.iter().fold(None::<&Share>, |best, s| if best.is_none_or(|b| s.1 > b.1) { Some(s) } else { best }).map_or("", |s| s.0.as_str());
     (sum, top)
-}
-
-pub(crate) fn bytes_text(b: f64) -> String {
-    if b >= 1e12 {
-        format!("{:.1} TB", b / 1e12)
-    } else if b >= 1e9 {
-        format!("{:.1} GB", b / 1e9)
-    } else {
-        format!("{:.0} MB", (b / 1e6).max(1.0))
-    }
-}
-
-/// The value of `key` (a line `key   N kB` of a `/proc` file's `text`), in bytes.
-fn kb(text: &str, key: &str) -> Option<u64> {
-    let line = text.lines().find(|l| l.starts_with(key))?;
-    line[key.len()..].split_whitespace().next()?.parse::<u64>().ok().map(|k| k * 1024)
-}
-
-/// Bytes this process can still allocate, and what limits it; None where the system does
-/// not say (not Linux).
-pub fn available_memory() -> Option<(u64, &'static str)> {
-    let mut best: Option<(u64, &'static str)> = None;
-    let mut offer = |bytes: u64, why: &'static str| {
-        if best.is_none_or(|(b, _)| bytes < b) {
-            best = Some((bytes, why));
-        }
-    };
-    if let Some(avail) = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| kb(&t, "MemAvailable:")) {
-        offer(avail, "the memory available");
-    }
-    let limits = std::fs::read_to_string("/proc/self/limits").unwrap_or_default();
-    if let Some(line) = limits.lines().find(|l| l.starts_with("Max address space")) {
-        if let Some(Ok(soft)) = line["Max address space".len()..].split_whitespace().next().map(str::parse::<u64>) {
-            let mapped = std::fs::read_to_string("/proc/self/status").ok().and_then(|t| kb(&t, "VmSize:")).unwrap_or(0);
-            offer(soft.saturating_sub(mapped), "the address-space limit (ulimit -v) less what the process maps");
-        }
-    }
-    let cgroup = |name: &str| std::fs::read_to_string(format!("/sys/fs/cgroup/{name}")).ok().and_then(|t| t.trim().parse::<u64>().ok());
-    if let (Some(max), Some(current)) = (cgroup("memory.max"), cgroup("memory.current")) {
-        offer(max.saturating_sub(current), "the cgroup's memory limit");
-    }
-    best
-}
-
-/// The memory guard of a run: what the process may grow by once the scenario is built.
-/// The estimate made before the build bounds the structures that are allocated up front;
-/// packets in the network have no bound a scenario can be held to beforehand (every buffer
-/// full is far more than most runs ever hold, so refusing on it would refuse DUMBBELL-10000),
-/// so the run looks at its own size every [`MEMORY_CHECK_EVENTS`](crate::engine) events
-/// and stops, naming the fullest link, if it has grown past the limit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct MemoryGuard {
-    /// Resident bytes when the guard was made (before the build).
-    pub baseline: u64,
-    /// Bytes the process may grow by.
-    pub limit: u64,
-    /// What set the limit, for the message.
-    pub why: &'static str,
-}
-
-impl MemoryGuard {
-    /// The guard for a run under `limits`: None when forced, or where the system gives no
-    /// limit or no resident size (not Linux).
-    pub fn new(limits: &Limits) -> Option<MemoryGuard> {
-        if limits.force {
-            return None;
-        }
-        let (limit, why) = match limits.max_memory {
-            Some(b) => (b, "the limit given"),
-            None => available_memory()?,
-        };
-        Some(MemoryGuard { baseline: resident_bytes()?, limit, why })
-    }
-
-    /// The growth, the limit and its reason if the process has grown past the limit.
-    pub fn exceeded(&self) -> Option<(u64, u64, &'static str)> {
-        let grown = resident_bytes()?.saturating_sub(self.baseline);
-        (grown > self.limit).then_some((grown, self.limit, self.why))
-    }
-}
-
-/// This process's resident memory, bytes (Linux: `VmRSS` in `/proc/self/status`).
-fn resident_bytes() -> Option<u64> {
-    kb(&std::fs::read_to_string("/proc/self/status").ok()?, "VmRSS:")
 }
 
 /// Bytes of one node named with `name_len` bytes: the node and its entry in the name map.
@@ -236,7 +154,7 @@ pub fn memory(sc: &Scenario, ids: &HashMap<String, NodeId>) -> Result<MemoryEsti
         }
     }
     // Links, with their queues, their names in the map and their queue tables.
-    let per_table = size_of::<(String, Option<crate::scenario::schema::QueueSpec>)>() + 64;
+    let per_table = size_of::<(String, Option<crate::settings::schema::QueueSpec>)>() + 64;
     let mut n_links = 0.0;
     let mut limit_packets = 0.0;
     for (i, l) in sc.links.iter().enumerate() {
@@ -359,7 +277,7 @@ fn queue_limit(l: &LinkSpec) -> Limit {
     match (q.and_then(|q| q.limit), q.and_then(|q| q.limit_bytes)) {
         (Some(n), _) => Limit::Packets(n),
         (None, Some(b)) => Limit::Bytes(b),
-        (None, None) => Limit::Packets(super::build::DEFAULT_QUEUE_LIMIT),
+        (None, None) => Limit::Packets(QueueSpec::DEFAULT_LIMIT),
     }
 }
 

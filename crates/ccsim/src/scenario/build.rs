@@ -2,17 +2,17 @@
 //! Errors are `(field path, message)`; `load` adds the file name.
 
 use super::budget::{self, Limits};
-pub use super::error::{fail, BuildError};
-use super::expand_names;
-use super::profile::{self, Profile};
-use super::schema::{DelayedAck, FlowSpec, LinkSpec, PcapSpec, QueueSpec, Scenario, SeriesSpecToml};
-use super::units::num;
+use super::{expand_names, select_flows};
 use crate::app::{Period, UdpPattern, UdpSource};
 use crate::engine::{Flow, Origins, Simulation, Transport};
 use crate::net::{Link, LinkId, Network, Node, NodeId, NodeKind, NodeStats, Routes};
 use crate::queue::{self, fifo::MAX_AREAS, Discipline, EgressQueue, Limit, QueueContext};
 use crate::rdp::{self, RdpReceiver, RdpSender};
 use crate::router::{BuildContext, Mechanism};
+pub use crate::settings::error::{fail, BuildError};
+use crate::settings::profile::{self, Profile};
+use crate::settings::schema::{DelayedAck, FlowSpec, LinkSpec, PcapSpec, QueueSpec, Scenario, SeriesSpecToml};
+use crate::settings::units::num;
 use crate::signal::SignalPolicy;
 use crate::sim::{Dur, Rng, SimTime};
 use crate::stats::{SeriesSpec, SeriesTarget};
@@ -23,9 +23,6 @@ use crate::tcp::{
 use crate::trace::{PcapFormat, Tracer};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-
-/// Default buffer of an egress queue, packets (ns-3's default).
-pub const DEFAULT_QUEUE_LIMIT: u32 = 100;
 
 /// The largest TCP window, bytes: 2^30, RFC 7323's limit with the largest window scale
 /// (14), well inside half the 32-bit sequence space that wrap-around comparison needs.
@@ -68,7 +65,7 @@ pub fn build_with(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>, limi
         return fail("hosts", "the scenario has no nodes");
     }
     budget::check_memory(sc, &ids, limits)?;
-    let memory_guard = budget::MemoryGuard::new(limits);
+    let memory_guard = if limits.force { None } else { crate::engine::MemoryGuard::new(limits.max_memory) };
     let node =
         |path: &str, name: &str| -> Result<NodeId, BuildError> { ids.get(name).copied().ok_or_else(|| (path.to_string(), format!("unknown node {name:?}"))) };
 
@@ -256,20 +253,6 @@ fn make_tracer(
     Ok(Some(Box::new(tracer)))
 }
 
-/// The flows `sel` names: one flow (`g[k]`) or a whole group (`g`); `path` for errors.
-pub(super) fn select_flows(sel: &str, path: &str, groups: &HashMap<String, (usize, usize)>) -> Result<std::ops::Range<usize>, BuildError> {
-    let (group, one) = match sel.split_once('[') {
-        Some((g, rest)) => (g, Some(rest.trim_end_matches(']').parse::<usize>().map_err(|_| (path.to_string(), format!("bad flow index in {sel:?}")))?)),
-        None => (sel, None),
-    };
-    let &(a, b) = groups.get(group).ok_or_else(|| (path.to_string(), format!("unknown flow group {group:?}")))?;
-    match one {
-        Some(k) if k < b - a => Ok(a + k..a + k + 1),
-        Some(k) => fail(path, format!("group {group:?} has {} flows, no index {k}", b - a)),
-        None => Ok(a..b),
-    }
-}
-
 /// Pairs two expanded name lists: element-wise if equally long, or one against many.
 fn pair_up(path: &str, a: &[String], b: &[String]) -> Result<Vec<(String, String)>, BuildError> {
     match (a.len(), b.len()) {
@@ -341,7 +324,7 @@ fn make_queue(q: QueueSpec, path: &str, rate_bps: u64, seed: u64, link: &str, pr
         (Some(n), None) => Limit::Packets(n),
         (None, Some(0)) => return fail(format!("{path}.limit_bytes"), "must be positive"),
         (None, Some(b)) => Limit::Bytes(b),
-        (None, None) => Limit::Packets(DEFAULT_QUEUE_LIMIT),
+        (None, None) => Limit::Packets(QueueSpec::DEFAULT_LIMIT),
     };
     let ctx = QueueContext { link_bps: rate_bps, limit, profile };
     let discipline = make_discipline(&q, path, &ctx)?;
@@ -423,7 +406,7 @@ fn add_flows(
 }
 
 /// The TCP sender and receiver of one flow; defaults as `profile` has them
-/// (`scenario::profile` lists them). `tick_rng` draws the phase of ns-2's RTT clock.
+/// (`settings::profile` lists them). `tick_rng` draws the phase of ns-2's RTT clock.
 fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile: Profile, mut tick_rng: Rng) -> Result<Transport, BuildError> {
     only_table(spec, path, "tcp")?;
     let t = spec.tcp.clone().unwrap_or_default();
@@ -625,8 +608,8 @@ fn udp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, rng: Rng
     if !(1..=65_000).contains(&size) {
         return fail(format!("{up}.packet_size"), format!("must be between 1 and 65000 bytes, got {size}"));
     }
-    let period = |field: &str, d: Option<crate::scenario::units::TimeDist>| -> Result<Period, BuildError> {
-        use crate::scenario::units::TimeDist;
+    let period = |field: &str, d: Option<crate::settings::units::TimeDist>| -> Result<Period, BuildError> {
+        use crate::settings::units::TimeDist;
         match d {
             None => fail(format!("{up}.{field}"), "required for `app = \"onoff\"`"),
             Some(TimeDist::Fixed(d)) if d.0 > 0.0 => Ok(Period::Constant(d.dur())),

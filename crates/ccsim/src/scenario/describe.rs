@@ -10,9 +10,9 @@
 use super::{build, parse, ScenarioError};
 use crate::engine::{Simulation, Transport};
 use crate::net::NodeKind;
+use crate::packet::node_addr;
 use crate::queue::{Discipline, Limit};
 use crate::signal::SignalPolicy;
-use crate::trace::node_addr;
 use serde_json::{json, Value};
 
 /// The expanded scenario as JSON (see the module docs); the same errors as `load`.

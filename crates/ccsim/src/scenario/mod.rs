@@ -6,12 +6,11 @@
 pub mod budget;
 pub mod build;
 pub mod describe;
-pub mod error;
 pub mod overrides;
 mod packet_log;
-pub mod profile;
-pub mod schema;
-pub mod units;
+
+/// The scenario format's vocabulary, kept at `settings` (below every layer that reads it).
+pub use crate::settings::{error, profile, schema, units};
 
 pub use budget::Limits;
 
@@ -176,6 +175,24 @@ pub fn expand_names(name: &str) -> Result<Vec<String>, String> {
     }
     let (pre, post) = (&name[..open], &name[close + 1..]);
     Ok((a..=b).map(|i| format!("{pre}{i}{post}")).collect())
+}
+
+/// The flows `sel` names: one flow (`g[k]`) or a whole group (`g`); `path` for errors.
+pub(crate) fn select_flows(
+    sel: &str,
+    path: &str,
+    groups: &std::collections::HashMap<String, (usize, usize)>,
+) -> Result<std::ops::Range<usize>, crate::settings::error::BuildError> {
+    let (group, one) = match sel.split_once('[') {
+        Some((g, rest)) => (g, Some(rest.trim_end_matches(']').parse::<usize>().map_err(|_| (path.to_string(), format!("bad flow index in {sel:?}")))?)),
+        None => (sel, None),
+    };
+    let &(a, b) = groups.get(group).ok_or_else(|| (path.to_string(), format!("unknown flow group {group:?}")))?;
+    match one {
+        Some(k) if k < b - a => Ok(a + k..a + k + 1),
+        Some(k) => crate::settings::error::fail(path, format!("group {group:?} has {} flows, no index {k}", b - a)),
+        None => Ok(a..b),
+    }
 }
 
 #[cfg(test)]

@@ -1,10 +1,11 @@
 //! The scenario's `[packet_log]` table: its names resolved into the filter of a
 //! [`PacketLog`](crate::trace::packet_log::PacketLog).
 
-use super::build::{fail, select_flows, BuildError};
 use super::expand_names;
-use super::schema::PacketLogSpec;
+use super::select_flows;
 use crate::net::{LinkId, Network, NodeId};
+use crate::settings::error::{fail, BuildError};
+use crate::settings::schema::PacketLogSpec;
 use crate::trace::packet_log::{Filter, PacketLog, DEFAULT_MAX_EVENTS, EVENTS};
 use std::collections::HashMap;
 

@@ -23,8 +23,24 @@
 //!    spoofed ACKs go to its sender. Any other packet (a TCP ACK, a UDP datagram) that gets
 //!    a signal is dropped, as under `drop`.
 
-use crate::net::packet::Packet;
-use crate::queue::Verdict;
+use crate::packet::Packet;
+
+/// A discipline's answer for one arriving packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// No congestion signal.
+    Admit,
+    /// A probabilistic early signal (RED's drop/mark with probability p_a).
+    Early,
+    /// A forced signal: the average queue is past the point where every arrival is signalled.
+    Forced,
+    /// An early signal that must drop the packet even where the policy would mark it: ns-2's
+    /// RED (`use_mark_p_`) drops rather than marks once `p_b` exceeds `mark_p`, and counts the
+    /// drop as early (see `red.rs`).
+    EarlyDrop,
+    /// The buffer is full (decided by the FIFO's hard limit, not by the discipline).
+    Overflow,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum SignalPolicy {
@@ -105,9 +121,9 @@ impl SignalPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{Ecn, Endpoints};
+    use crate::packet::Seq;
+    use crate::packet::{Ecn, Endpoints};
     use crate::sim::SimTime;
-    use crate::tcp::Seq;
 
     const VERDICTS: [Verdict; 4] = [Verdict::Admit, Verdict::Early, Verdict::Forced, Verdict::Overflow];
     const POLICIES: [SignalPolicy; 3] = [SignalPolicy::Drop, SignalPolicy::Ecn, SignalPolicy::Spoof];

@@ -15,15 +15,14 @@ pub mod receiver;
 pub mod rto;
 pub mod sack;
 pub mod sender;
-pub mod seq;
 
+pub use crate::packet::Seq;
 pub use cc::{CcConfig, CubicConfig, DctcpConfig, FullAck, NewRenoConfig, RenoConfig, SsthreshFrom};
 pub use receiver::{EcnEcho, ReceiverConfig, ReceiverStats, TcpReceiver};
 pub use rto::RttArithmetic;
 pub use sender::{SenderStats, TcpSender};
-pub use seq::Seq;
 
-pub use crate::net::packet::Endpoints;
+pub use crate::packet::Endpoints;
 use crate::sim::Dur;
 
 /// Loss recovery of the sender: what a new ACK in fast recovery means. The window's
@@ -64,7 +63,7 @@ pub enum EcnAnswered {
 
 /// Sender parameters. Defaults follow the RFCs (an initial window of one segment, RFC 5681's
 /// lower bound): NewReno recovery with NewReno's window (`tcp.variant = "newreno"`). The
-/// scenario's `ns2` profile changes several (`scenario::profile`).
+/// scenario's `ns2` profile changes several (`settings::profile`).
 #[derive(Clone, Debug)]
 pub struct SenderConfig {
     pub recovery: Recovery,

@@ -14,7 +14,7 @@
 //! reneges), and no retransmission carries a byte the scoreboard says is SACKed.
 
 use super::{NewRenoConfig, ReceiverConfig, Recovery, RenoConfig, SenderConfig, Seq, TcpReceiver, TcpSender};
-use crate::net::packet::{Endpoints, Packet};
+use crate::packet::{Endpoints, Packet};
 use crate::sim::{Dur, Rng, SimTime};
 use crate::tcp::CcConfig;
 use proptest::prelude::*;

@@ -34,10 +34,10 @@
 //! never reneges (it keeps out-of-order data until it is delivered).
 
 use super::Endpoints;
-use crate::net::packet::{flags, Ecn, Packet, SackBlocks};
+use crate::packet::Seq;
+use crate::packet::{flags, Ecn, Packet, SackBlocks};
 use crate::sim::{Dur, SimTime};
 use crate::stats::counters;
-use crate::tcp::seq::Seq;
 
 /// How the receiver tells the sender of CE marks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -60,10 +60,10 @@ use super::cc::{Ack, AnyController, Controller, Event};
 use super::rto::RtoEstimator;
 use super::sack::{NextRule, Scoreboard, Window};
 use super::{EcnAnswered, Endpoints, PartialAckTimer, Recovery, SenderConfig};
-use crate::net::packet::{flags, AccState, Ecn, Packet};
+use crate::packet::Seq;
+use crate::packet::{flags, AccState, Ecn, Packet};
 use crate::sim::{Dur, SimTime};
 use crate::stats::counters;
-use crate::tcp::seq::Seq;
 
 counters! {
     /// Cumulative counters of one sender.
@@ -735,7 +735,7 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{Kind, SackBlocks};
+    use crate::packet::{Kind, SackBlocks};
     use crate::tcp::{CcConfig, NewRenoConfig, RenoConfig};
 
     const MSS: u32 = 1000;

@@ -16,7 +16,6 @@ use std::io::{self, BufWriter};
 use std::path::PathBuf;
 
 use super::{PcapFormat, PcapWriter};
-use crate::engine::Simulation;
 use crate::net::{LinkId, Packet};
 use crate::sim::SimTime;
 
@@ -124,15 +123,5 @@ impl Drop for Tracer {
 fn remove_if_regular(path: &std::path::Path) {
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file()) {
         let _ = std::fs::remove_file(path);
-    }
-}
-
-impl Simulation {
-    /// Flushes the capture files (when the scenario has any). Call it at the end of a run:
-    /// writing errors met during the run are reported here, as (the field path
-    /// `pcap[i].file`, the message naming the file). Captures not finished this way are
-    /// removed when the simulation is dropped.
-    pub fn finish_traces(&mut self) -> Result<(), (String, String)> {
-        self.trace.as_mut().map_or(Ok(()), |t| t.finish())
     }
 }

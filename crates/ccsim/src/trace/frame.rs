@@ -7,23 +7,24 @@
 //! absolute sequence numbers (RFC 2018 section 3), the data offset counting the option.
 //! There is no handshake, so no SYN carries SACK-permitted (kind 4).
 
-use crate::net::checksum::{fold, sum};
-use crate::net::packet::{SackBlocks, TCP_IP_HEADER, UDP_IP_HEADER};
-use crate::net::{Kind, NodeId, Packet};
+use crate::net::{Kind, Packet};
+use crate::packet::checksum::{fold, sum};
+use crate::packet::node_addr;
+use crate::packet::{SackBlocks, TCP_IP_HEADER, UDP_IP_HEADER};
 use crate::rdp::wire;
 
-pub use crate::net::packet::ACC_PORT;
+pub use crate::packet::ACC_PORT;
 /// DSCP of spoofed ACKs: CS1.
 pub const DSCP_SPOOFED_ACK: u8 = 8;
 /// DSCP of ACC control messages: CS2.
 pub const DSCP_ACC_CONTROL: u8 = 16;
 /// Bytes of the ACC control payload layout (see the module docs of [`super`]).
-pub const ACC_PAYLOAD: usize = crate::net::packet::ACC_PAYLOAD as usize;
+pub const ACC_PAYLOAD: usize = crate::packet::ACC_PAYLOAD as usize;
 
-const IP_HEADER: usize = crate::net::packet::IP_HEADER as usize;
+const IP_HEADER: usize = crate::packet::IP_HEADER as usize;
 const PROTO_TCP: u8 = 6;
 const PROTO_UDP: u8 = 17;
-const PROTO_RDP: u8 = crate::net::packet::Protocol::Rdp as u8;
+const PROTO_RDP: u8 = crate::packet::Protocol::Rdp as u8;
 /// Largest non-zero prefix: IPv4 and the longest RDP header (which is longer than the UDP
 /// header and the ACC control payload).
 const MAX_PREFIX: usize = IP_HEADER + wire::MAX_HEADER;
@@ -32,16 +33,6 @@ const _: () = assert!(MAX_PREFIX >= TCP_IP_HEADER as usize + 4 + 8 * SackBlocks:
 /// TCP option kinds (RFC 793, RFC 2018).
 const TCPOPT_NOP: u8 = 1;
 const TCPOPT_SACK: u8 = 5;
-
-/// The IPv4 address of node `n`: `10.a.b.c` with `c = n % 254 + 1` (1..=254, so never a
-/// `.0` or `.255` address), `b = (n / 254) % 256`, `a = (n / (254 * 256)) % 256`. Node 0 is
-/// 10.0.0.1, node 253 is 10.0.0.254, node 254 is 10.0.1.1. One-to-one for the first
-/// 254 * 256 * 256 (16 646 144) nodes.
-pub fn node_addr(n: NodeId) -> [u8; 4] {
-    let c = n % 254 + 1;
-    let rest = n / 254;
-    [10, (rest >> 8) as u8, rest as u8, c as u8]
-}
 
 /// One encoded frame: `prefix[..prefix_len]` then zeros up to `len` bytes.
 pub(crate) struct Frame {
@@ -145,11 +136,11 @@ impl Frame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::flags;
-    use crate::net::packet::AccState;
     use crate::net::Ecn;
+    use crate::packet::flags;
+    use crate::packet::AccState;
+    use crate::packet::Seq;
     use crate::sim::SimTime;
-    use crate::tcp::seq::Seq;
 
     fn pkt(kind: Kind) -> Packet {
         Packet {

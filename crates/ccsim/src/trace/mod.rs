@@ -66,5 +66,5 @@ pub mod packet_log;
 mod pcap;
 
 pub use capture::Tracer;
-pub use frame::{node_addr, ACC_PAYLOAD, ACC_PORT, DSCP_ACC_CONTROL, DSCP_SPOOFED_ACK};
+pub use frame::{ACC_PAYLOAD, ACC_PORT, DSCP_ACC_CONTROL, DSCP_SPOOFED_ACK};
 pub use pcap::{PcapFormat, PcapWriter};

@@ -91,10 +91,10 @@ pub enum DropReason {
 
 impl DropReason {
     /// The reason of a drop at enqueue, from the queue's verdict.
-    pub fn of(verdict: crate::queue::Verdict) -> DropReason {
+    pub fn of(verdict: crate::signal::Verdict) -> DropReason {
         match verdict {
-            crate::queue::Verdict::Early => DropReason::Early,
-            crate::queue::Verdict::Forced => DropReason::Forced,
+            crate::signal::Verdict::Early => DropReason::Early,
+            crate::signal::Verdict::Forced => DropReason::Forced,
             _ => DropReason::Overflow,
         }
     }
@@ -263,8 +263,8 @@ fn kind_index(kind: Kind) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{Endpoints, Packet};
-    use crate::tcp::seq::Seq;
+    use crate::packet::Seq;
+    use crate::packet::{Endpoints, Packet};
 
     fn pkt(flow: u32) -> Packet {
         let ends = Endpoints { flow, sender: 0, receiver: 3, sport: 1, dport: 2 };

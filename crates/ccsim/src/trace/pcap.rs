@@ -160,9 +160,9 @@ fn invalid(msg: &str) -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{flags, TCP_IP_HEADER};
     use crate::net::{Ecn, Kind};
-    use crate::tcp::seq::Seq;
+    use crate::packet::Seq;
+    use crate::packet::{flags, TCP_IP_HEADER};
 
     fn ack(size: u32) -> Packet {
         Packet {

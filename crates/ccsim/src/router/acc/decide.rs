@@ -44,7 +44,7 @@
 //! - A filter times out two carried RTTs after it starts working, unless configured
 //!   otherwise. *(choice)*
 
-use crate::net::packet::AccState;
+use crate::packet::AccState;
 use crate::sim::{Dur, SimTime};
 
 /// The ACC settings of one congested queue.

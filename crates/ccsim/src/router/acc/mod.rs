@@ -49,11 +49,11 @@ pub mod decide;
 
 pub use decide::MonitorConfig;
 
-use crate::net::packet::{AccState, FlowId, Kind, NodeId, Packet};
 use crate::net::{LinkId, Network, NodeKind};
+use crate::packet::{AccState, FlowId, Kind, NodeId, Packet};
 use crate::router::hooks::{BuildContext, Cx, Hooks, Passage, RouterMechanism};
-use crate::scenario::error::{fail, BuildError};
-use crate::scenario::schema::QueueSpec;
+use crate::settings::error::{fail, BuildError};
+use crate::settings::schema::QueueSpec;
 use crate::sim::{Dur, SimTime};
 use crate::stats::counters;
 use decide::{Decision, FilterEnd, FilterState};
@@ -307,12 +307,12 @@ fn filter_site(net: &Network, link: LinkId, pkt: &Packet) -> (NodeId, Dur) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::Endpoints;
     use crate::net::{Link, Node, NodeStats};
+    use crate::packet::Endpoints;
+    use crate::packet::Seq;
     use crate::queue::{Discipline, EgressQueue, Limit, TailDrop};
     use crate::signal::SignalPolicy;
     use crate::sim::Rng;
-    use crate::tcp::Seq;
 
     const MSS: u32 = 1000;
 

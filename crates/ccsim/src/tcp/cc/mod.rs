@@ -102,7 +102,7 @@
 //!   avoidance counting ACKs and adding one packet once the count reaches cwnd (1/cwnd per
 //!   ACK, the fraction held until whole). `cwnd()` reports packets times the MSS it was
 //!   built with, so a byte-counting sender needs nothing else.
-//! - **The ns-2 profile** (`scenario::profile`, `docs/profiles.md`): the initial window of 2
+//! - **The ns-2 profile** (`settings::profile`, `docs/profiles.md`): the initial window of 2
 //!   is `SenderConfig::init_cwnd`; what a reduction halves (RFC 5681's FlightSize, or ns-2's
 //!   `window()`, `min(cwnd, rwnd)`, counted in whole segments and at every timeout) is
 //!   [`RenoConfig::ssthresh_from`], which reads `Event::rwnd`; NewReno's window on leaving

@@ -11,7 +11,7 @@ pub struct Scenario {
     /// Shown in reports.
     #[serde(default)]
     pub name: Option<String>,
-    /// `rfc` (default) or `ns2`: the set of defaults in force (see `scenario::profile`).
+    /// `rfc` (default) or `ns2`: the set of defaults in force (see `settings::profile`).
     #[serde(default)]
     pub profile: Profile,
     /// Simulated time to run.
@@ -136,7 +136,7 @@ pub struct AckSpoofingSpec {
     pub pending_timeout: Option<Duration>,
 }
 
-/// IP fast reroute at every router (see `crate::net::frr`).
+/// IP fast reroute at every router (see `crate::router::frr`).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct IpFrrSpec {
@@ -273,6 +273,9 @@ pub struct QueueSpec {
 }
 
 impl QueueSpec {
+    /// The buffer of a queue whose table gives no limit, packets (ns-3's default).
+    pub const DEFAULT_LIMIT: u32 = 100;
+
     /// The keys above, every queue's, for messages about a key no discipline takes and for
     /// checking the format's documentation.
     pub const COMMON_KEYS: &[&str] = &["discipline", "limit", "limit_bytes", "signal", "drop_areas", "acc", "acc_rtt_floor", "acc_filter_timeout"];

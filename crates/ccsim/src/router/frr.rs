@@ -36,13 +36,11 @@
 //! paper's ns-2 simulation did; its Fig. 2 backup is a loop-free alternate, which this
 //! setting does not touch.
 
-use super::link::{Link, LinkId};
-use super::packet::{NodeId, Packet};
-use super::routing::Routes;
-use super::NodeKind;
+use crate::net::{Link, LinkId, NodeKind, Routes};
+use crate::packet::{NodeId, Packet};
 use crate::router::hooks::{BuildContext, Cx, Hooks, RouterMechanism, Timer};
-use crate::scenario::error::{fail, BuildError};
-use crate::scenario::schema::IpFrrSpec;
+use crate::settings::error::{fail, BuildError};
+use crate::settings::schema::IpFrrSpec;
 use crate::sim::{Dur, Rng};
 
 /// An explicit repair path for a link: the nodes from the link's head, through the detour,
@@ -453,13 +451,13 @@ impl RouterMechanism for FastReroute {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::Endpoints;
     use crate::net::{Network, Node, NodeStats};
+    use crate::packet::Endpoints;
+    use crate::packet::Seq;
     use crate::queue::{Discipline, EgressQueue, Limit, TailDrop};
     use crate::router::Effects;
     use crate::signal::SignalPolicy;
     use crate::sim::SimTime;
-    use crate::tcp::Seq;
 
     /// The DAS paper's Fig. 2 network: S - A - C - R with the detour A - B - C; every link
     /// duplex, unit cost. Returns the network and the id of link A->C.

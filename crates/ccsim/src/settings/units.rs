@@ -266,6 +266,17 @@ impl TimeDist {
     }
 }
 
+/// A size in bytes as a person reads it: `145 MB`, `1.2 GB`.
+pub fn bytes_text(b: f64) -> String {
+    if b >= 1e12 {
+        format!("{:.1} TB", b / 1e12)
+    } else if b >= 1e9 {
+        format!("{:.1} GB", b / 1e9)
+    } else {
+        format!("{:.0} MB", (b / 1e6).max(1.0))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

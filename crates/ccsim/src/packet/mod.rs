@@ -7,12 +7,28 @@
 //! does not use has one value everywhere, and the transport protocol on the wire
 //! ([`Protocol`]) follows from the kind.
 
-use crate::rdp::{wire, Fields, VarArea};
+pub mod checksum;
+pub mod rdp;
+pub mod seq;
+
+pub use rdp::{Fields, VarArea};
+pub use seq::Seq;
+
 use crate::sim::SimTime;
-use crate::tcp::seq::Seq;
 
 /// Index of a node (host or router).
 pub type NodeId = u32;
+
+/// The IPv4 address of node `n`: `10.a.b.c` with `c = n % 254 + 1` (1..=254, so never a
+/// `.0` or `.255` address), `b = (n / 254) % 256`, `a = (n / (254 * 256)) % 256`. Node 0 is
+/// 10.0.0.1, node 253 is 10.0.0.254, node 254 is 10.0.1.1. One-to-one for the first
+/// 254 * 256 * 256 (16 646 144) nodes.
+pub fn node_addr(n: NodeId) -> [u8; 4] {
+    let c = n % 254 + 1;
+    let rest = n / 254;
+    [10, (rest >> 8) as u8, rest as u8, c as u8]
+}
+
 /// Index of a flow: a TCP connection or a UDP source, with its two end points.
 pub type FlowId = u32;
 
@@ -280,7 +296,7 @@ impl Packet {
             size: match kind.protocol() {
                 Protocol::Tcp => TCP_IP_HEADER,
                 Protocol::Udp => UDP_IP_HEADER,
-                Protocol::Rdp => IP_HEADER + wire::FIXED_HEADER as u32,
+                Protocol::Rdp => IP_HEADER + rdp::FIXED_HEADER as u32,
             },
             sent_at: now,
             acc: None,
@@ -369,7 +385,7 @@ impl Packet {
         p.rdp_var = f.var;
         p.acc = f.acc;
         p.payload = payload;
-        p.size = IP_HEADER + wire::header_len(&f) as u32 + payload;
+        p.size = IP_HEADER + rdp::header_len(&f) as u32 + payload;
         p
     }
 
