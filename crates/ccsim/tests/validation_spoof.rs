@@ -11,7 +11,7 @@ use ccsim::router::ack_spoof::Passage;
 use ccsim::router::{AckSpoofer, SpoofConfig};
 use ccsim::signal::Action;
 use ccsim::sim::SimTime;
-use ccsim::tcp::{CcConfig, Endpoints, ReceiverConfig, Recovery, RenoConfig, SenderConfig, TcpReceiver, TcpSender};
+use ccsim::tcp::{CcConfig, Endpoints, NewRenoConfig, ReceiverConfig, Recovery, SenderConfig, TcpReceiver, TcpSender};
 use common::*;
 use std::collections::VecDeque;
 
@@ -30,7 +30,7 @@ struct Wire {
 impl Wire {
     fn new(cfg: SpoofConfig) -> Wire {
         let ends = Endpoints { flow: 0, sender: 0, receiver: 1, sport: 10_000, dport: 80 };
-        let tcfg = SenderConfig { recovery: Recovery::Reno, cc: CcConfig::Reno(RenoConfig::default()), mss: MSS, ..SenderConfig::default() };
+        let tcfg = SenderConfig { recovery: Recovery::Reno, cc: CcConfig::Reno(NewRenoConfig::reno()), mss: MSS, ..SenderConfig::default() };
         let rcfg = ReceiverConfig::default();
         let mut w = Wire {
             tx: TcpSender::new(tcfg, ends, rcfg.rwnd),

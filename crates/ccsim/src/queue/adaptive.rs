@@ -34,8 +34,9 @@
 //! initial `avg` is 0), so the first arrival does not count as an entry.
 
 use super::red::{Red, RedParams, RedSpec, FAMILY};
-use super::spec::{keys_of, read, Registration, SettingError, Table};
+use super::spec::{boxed, keys_of, read, Registration, SettingError, Table};
 use super::{Aqm, Discipline, Occupancy, Probe, QueueContext, Verdict};
+use crate::packet::Packet;
 use crate::settings::profile::Profile;
 use crate::settings::units::{num, Duration};
 use crate::sim::{Dur, Rng, SimTime};
@@ -123,7 +124,7 @@ impl AredSpec {
     }
 }
 
-pub const REGISTRATION: Registration = Registration { name: "ared", aliases: &[], family: Some(FAMILY), keys, build };
+pub const REGISTRATION: Registration = Registration { name: "ared", aliases: &[], family: Some(FAMILY), keys, footprint: boxed::<AdaptiveRed>, build };
 
 fn keys() -> Vec<&'static str> {
     [keys_of::<RedSpec>(), keys_of::<AredSpec>()].concat()
@@ -234,12 +235,12 @@ impl AdaptiveRed {
 }
 
 impl Aqm for AdaptiveRed {
-    fn on_arrival(&mut self, occ: Occupancy, pkt_bytes: u32, now: SimTime, rng: &mut Rng) -> Verdict {
+    fn on_arrival(&mut self, pkt: &Packet, occ: Occupancy, now: SimTime, rng: &mut Rng) -> Verdict {
         self.red.update_avg(occ, now);
         if let Some(max_p) = self.adapt(now) {
             self.red.set_max_p(max_p);
         }
-        self.red.decide(occ, pkt_bytes, rng)
+        self.red.decide(occ, pkt.size, rng)
     }
     fn on_departure(&mut self, occ: Occupancy, now: SimTime) {
         self.red.on_departure(occ, 0, now);
@@ -259,6 +260,7 @@ impl Aqm for AdaptiveRed {
 mod tests {
     use super::super::red::tests::{at_ms, occ};
     use super::*;
+    use crate::queue::testing::sized;
 
     /// min_th 5, max_th 15 (FGS target band [9, 11]); w_q = 1 so avg is the queue found.
     fn ared(max_p: f64, variant: AredVariant) -> AdaptiveRed {
@@ -269,7 +271,7 @@ mod tests {
     /// Feeds one arrival finding `q` packets at `ms` and returns the `max_p` in force after it.
     fn feed(a: &mut AdaptiveRed, q: u32, ms: u64) -> f64 {
         let mut rng = Rng::from_seed(ms);
-        a.on_arrival(occ(q), 1000, at_ms(ms), &mut rng);
+        a.on_arrival(&sized(1000), occ(q), at_ms(ms), &mut rng);
         a.probe().max_p
     }
 

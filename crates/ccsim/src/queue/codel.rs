@@ -42,8 +42,9 @@
 //! which asks again after each drop, and [`CodelState::after_signal`] says whether the
 //! signalled packet was dropped or sent.
 
-use super::spec::{keys_of, read, Registration, SettingError, Table};
+use super::spec::{boxed, keys_of, read, Registration, SettingError, Table};
 use super::{Aqm, Discipline, Head, Occupancy, QueueContext, Verdict};
+use crate::packet::Packet;
 use crate::settings::units::Duration;
 use crate::sim::{Dur, Rng, SimTime};
 use serde::Deserialize;
@@ -220,7 +221,7 @@ impl Codel {
 }
 
 impl Aqm for Codel {
-    fn on_arrival(&mut self, _: Occupancy, _: u32, _: SimTime, _: &mut Rng) -> Verdict {
+    fn on_arrival(&mut self, _: &Packet, _: Occupancy, _: SimTime, _: &mut Rng) -> Verdict {
         Verdict::Admit
     }
     fn decides_at_dequeue(&self) -> bool {
@@ -254,7 +255,7 @@ impl CodelSpec {
     }
 }
 
-pub const REGISTRATION: Registration = Registration { name: "codel", aliases: &[], family: None, keys: keys_of::<CodelSpec>, build };
+pub const REGISTRATION: Registration = Registration { name: "codel", aliases: &[], family: None, keys: keys_of::<CodelSpec>, footprint: boxed::<Codel>, build };
 
 fn build(table: &Table, _: &QueueContext) -> Result<Discipline, SettingError> {
     Ok(Discipline::Codel(Box::new(Codel::new(read::<CodelSpec>(table)?.resolve()?)?)))

@@ -16,7 +16,7 @@
 //! lost with the link) adds its sojourn and [`EgressQueue::settle`] adds the sojourns so far
 //! of the packets still queued: the same numbers, integer for integer, for less work per
 //! packet.
-use super::{Discipline, Head, Occupancy, Verdict};
+use super::{Discipline, Head, Occupancy, Queued, Verdict};
 use crate::packet::{Ecn, Packet};
 use crate::signal::{Action, SignalPolicy};
 use crate::sim::{Rng, SimTime};
@@ -68,13 +68,6 @@ impl QueueStats {
     pub fn drops(&self) -> u64 {
         self.drops_overflow + self.drops_early + self.drops_forced + self.drops_dequeue + self.drops_link_down
     }
-}
-
-/// A packet in the buffer, with the time it was queued.
-#[derive(Clone, Copy, Debug)]
-pub struct Queued {
-    pub pkt: Packet,
-    pub enqueued_at: SimTime,
 }
 
 /// The fields are laid out in this order (`repr(C)`): first those every packet through the
@@ -169,10 +162,7 @@ impl EgressQueue {
     }
     /// The queued packets: in FIFO order, or flow queue by flow queue.
     pub fn iter(&self) -> impl Iterator<Item = &Packet> {
-        let owned = match &self.discipline {
-            Discipline::FqCodel(fq) => Some(fq.iter().map(|q| &q.pkt)),
-            _ => None,
-        };
+        let owned = self.discipline.own_buffer_ref().map(|b| b.packets().map(|q| &q.pkt));
         let fifo = owned.is_none().then(|| self.buf.iter().map(|q| &q.pkt));
         owned.into_iter().flatten().chain(fifo.into_iter().flatten())
     }
@@ -185,10 +175,7 @@ impl EgressQueue {
     /// Whether a packet of `size` bytes fits. A discipline that owns its buffer admits
     /// every packet and makes room itself (FQ-CoDel drops from its fattest flow).
     fn has_room(&self, size: u32) -> bool {
-        if matches!(self.discipline, Discipline::FqCodel(_)) {
-            return true;
-        }
-        self.fits(size)
+        self.discipline.own_buffer_ref().is_some() || self.fits(size)
     }
 
     fn fits(&self, size: u32) -> bool {
@@ -211,7 +198,7 @@ impl EgressQueue {
     pub fn classify(&mut self, pkt: &Packet, now: SimTime) -> (Verdict, Action) {
         let occ = self.occupancy();
         let room = self.has_room(pkt.size);
-        let mut verdict = self.discipline.on_arrival(occ, pkt.size, now, &mut self.rng);
+        let mut verdict = self.discipline.on_arrival(pkt, occ, now, &mut self.rng);
         if !room && (self.discipline.on_overflow() || verdict == Verdict::Admit) {
             verdict = Verdict::Overflow;
         }
@@ -263,8 +250,8 @@ impl EgressQueue {
         self.bytes += pkt.size as u64;
         self.packets += 1;
         let q = Queued { pkt, enqueued_at: now };
-        if let Discipline::FqCodel(fq) = &mut self.discipline {
-            fq.enqueue(q);
+        if let Some(own) = self.discipline.own_buffer() {
+            own.enqueue(q);
             let over = match self.limit {
                 Limit::Packets(n) => self.packets > n,
                 Limit::Bytes(b) => self.bytes > b,
@@ -300,9 +287,9 @@ impl EgressQueue {
     /// The buffer is over its limit with a packet just added: the discipline that owns it
     /// drops to make room, and the drops count as overflow.
     fn evict(&mut self, now: SimTime) {
-        let Discipline::FqCodel(fq) = &mut self.discipline else { return };
+        let Some(own) = self.discipline.own_buffer() else { return };
         let mut out = Vec::new();
-        fq.evict(&mut out);
+        own.evict(&mut out);
         for q in out {
             self.leave(q.pkt.size, q.enqueued_at, now);
             self.packets -= 1;
@@ -348,13 +335,13 @@ impl EgressQueue {
     /// the policy's action (`Enqueue`: send it). Follow with
     /// [`finish_departure`](Self::finish_departure); after a drop, call again.
     pub fn next_departure(&mut self, now: SimTime) -> Option<(Packet, Verdict, crate::signal::Action)> {
-        let (q, verdict) = match &mut self.discipline {
-            Discipline::FqCodel(fq) => fq.dequeue(now)?,
-            d => {
+        let (q, verdict) = match self.discipline.own_buffer() {
+            Some(own) => own.dequeue(now)?,
+            None => {
                 let q = self.buf.pop_front();
                 let left = self.bytes - q.map_or(0, |q| q.pkt.size as u64);
                 let head = q.map(|q| Head { sojourn: now.since(q.enqueued_at), bytes_left: left });
-                let verdict = d.as_aqm().on_dequeue(head, now);
+                let verdict = self.discipline.as_aqm().on_dequeue(head, now);
                 (q?, verdict)
             }
         };
@@ -371,10 +358,10 @@ impl EgressQueue {
     pub fn finish_departure(&mut self, mut pkt: Packet, verdict: Verdict, action: crate::signal::Action, now: SimTime) -> Option<Packet> {
         let signalled = verdict != Verdict::Admit;
         let sent = action.enqueues();
-        match &mut self.discipline {
-            Discipline::FqCodel(fq) => fq.complete(signalled, sent, pkt.size),
-            d if signalled => d.as_aqm().after_dequeue_signal(!sent),
-            _ => {}
+        match self.discipline.own_buffer() {
+            Some(own) => own.complete(signalled, sent, pkt.size),
+            None if signalled => self.discipline.as_aqm().after_dequeue_signal(!sent),
+            None => {}
         }
         if action.spoofs() {
             self.stats.spoof_signals += 1;
@@ -402,8 +389,8 @@ impl EgressQueue {
             area_bytes += bytes;
             lost(&q.pkt)
         };
-        if let Discipline::FqCodel(fq) = &mut self.discipline {
-            fq.drain(|q| gone(&q));
+        if let Some(own) = self.discipline.own_buffer() {
+            own.drain(&mut |q| gone(&q));
         }
         for q in self.buf.drain(..) {
             gone(&q);
@@ -421,10 +408,7 @@ impl EgressQueue {
     /// sojourns of the packets that left, and those so far of the packets still queued.
     pub fn settle(&mut self, now: SimTime) {
         let (mut packets, mut bytes) = (self.left_area_packets, self.left_area_bytes);
-        let owned = match &self.discipline {
-            Discipline::FqCodel(fq) => Some(fq.iter()),
-            _ => None,
-        };
+        let owned = self.discipline.own_buffer_ref().map(|b| b.packets());
         for q in owned.into_iter().flatten().chain(self.buf.iter()) {
             let (p, b) = area(q.pkt.size, q.enqueued_at, now);
             packets += p;

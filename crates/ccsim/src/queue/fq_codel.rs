@@ -37,9 +37,8 @@
 //! backlog.
 
 use super::codel::{CodelParams, CodelSpec, CodelState};
-use super::fifo::Queued;
 use super::spec::{keys_of, read, Registration, SettingError, Table};
-use super::{Aqm, Discipline, Head, Occupancy, QueueContext, Verdict};
+use super::{Aqm, Discipline, Head, Occupancy, OwnBuffer, QueueContext, Queued, Verdict};
 use crate::packet::Packet;
 use crate::sim::{Rng, SimTime};
 use serde::Deserialize;
@@ -337,13 +336,52 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
+impl OwnBuffer for FqCodel {
+    fn enqueue(&mut self, q: Queued) {
+        FqCodel::enqueue(self, q);
+    }
+    fn evict(&mut self, out: &mut Vec<Queued>) {
+        FqCodel::evict(self, out);
+    }
+    fn dequeue(&mut self, now: SimTime) -> Option<(Queued, Verdict)> {
+        FqCodel::dequeue(self, now)
+    }
+    fn complete(&mut self, signalled: bool, sent: bool, size: u32) {
+        FqCodel::complete(self, signalled, sent, size);
+    }
+    /// The head of the queue being served, or else of the first queue with packets and
+    /// deficit left, new queues first (rule 4); deficits that are spent may make the round
+    /// serve another queue first.
+    fn peek(&self) -> Option<&Queued> {
+        let ready = |f: &u32| self.queues[*f as usize].head != NIL;
+        let lists = || self.new_flows.iter().chain(&self.old_flows);
+        let f = self
+            .current
+            .filter(ready)
+            .or_else(|| lists().find(|f| ready(f) && self.queues[**f as usize].deficit > 0).or_else(|| lists().find(|f| ready(f))).copied())?;
+        Some(&self.slots[self.queues[f as usize].head as usize].q)
+    }
+    fn packets(&self) -> Box<dyn Iterator<Item = &Queued> + '_> {
+        Box::new(self.iter())
+    }
+    fn drain(&mut self, lost: &mut dyn FnMut(Queued)) {
+        FqCodel::drain(self, lost);
+    }
+}
+
 impl Aqm for FqCodel {
     /// The buffer's limit is checked after the packet is added (rule 3), by the queue.
-    fn on_arrival(&mut self, _: Occupancy, _: u32, _: SimTime, _: &mut Rng) -> Verdict {
+    fn on_arrival(&mut self, _: &Packet, _: Occupancy, _: SimTime, _: &mut Rng) -> Verdict {
         Verdict::Admit
     }
     fn decides_at_dequeue(&self) -> bool {
         true
+    }
+    fn own_buffer(&mut self) -> Option<&mut dyn OwnBuffer> {
+        Some(self)
+    }
+    fn own_buffer_ref(&self) -> Option<&dyn OwnBuffer> {
+        Some(self)
     }
 }
 
@@ -357,10 +395,16 @@ pub struct FqSpec {
     pub quantum: Option<u32>,
 }
 
-pub const REGISTRATION: Registration = Registration { name: "fq_codel", aliases: &[], family: None, keys, build };
+pub const REGISTRATION: Registration = Registration { name: "fq_codel", aliases: &[], family: None, keys, build, footprint };
 
 fn keys() -> Vec<&'static str> {
     [keys_of::<FqSpec>(), keys_of::<CodelSpec>()].concat()
+}
+
+/// Its box and its flow queues, allocated from the start.
+fn footprint(table: &Table) -> u64 {
+    let flows = table.get("flows").and_then(toml::Value::as_integer).map_or(FLOWS as i64, |n| n.clamp(0, u32::MAX as i64));
+    std::mem::size_of::<FqCodel>() as u64 + FqCodel::footprint(flows as u32)
 }
 
 fn build(table: &Table, _: &QueueContext) -> Result<Discipline, SettingError> {
@@ -546,6 +590,24 @@ mod tests {
         // The slab is reused.
         f.enqueue(at(pkt(0, 1000), ms(2)));
         assert_eq!(f.slots.len(), 5);
+    }
+
+    #[test]
+    fn peek_shows_what_dequeue_takes_next_and_leaves_it() {
+        let mut f = fq(1514);
+        assert!(OwnBuffer::peek(&f).is_none());
+        for (flow, t) in [(0, 0), (0, 1), (1, 2)] {
+            FqCodel::enqueue(&mut f, at(pkt(flow, 1000), ms(t)));
+        }
+        for _ in 0..3 {
+            let peeked = OwnBuffer::peek(&f).map(|q| (q.pkt.flow, q.enqueued_at));
+            let (q, _) = OwnBuffer::dequeue(&mut f, ms(3)).unwrap();
+            assert_eq!(peeked, Some((q.pkt.flow, q.enqueued_at)), "peek saw the packet dequeue took");
+            OwnBuffer::complete(&mut f, false, true, q.pkt.size);
+        }
+        assert!(OwnBuffer::peek(&f).is_none());
+        // Through the discipline's seam: FQ-CoDel keeps its own buffer.
+        assert!(Discipline::FqCodel(Box::new(f)).own_buffer_ref().is_some());
     }
 
     #[test]

@@ -41,6 +41,7 @@ pub use rtred::Rtred;
 pub use spec::{QueueContext, Registration, SettingError};
 pub use step::StepMarker;
 
+use crate::packet::Packet;
 pub use crate::signal::Verdict;
 use crate::sim::{Dur, Rng, SimTime};
 
@@ -76,10 +77,42 @@ impl Default for Probe {
     }
 }
 
+/// A packet in the buffer, with the time it was queued.
+#[derive(Clone, Copy, Debug)]
+pub struct Queued {
+    pub pkt: Packet,
+    pub enqueued_at: SimTime,
+}
+
+/// The buffer of a discipline that keeps its own (per-flow queues, as FQ-CoDel's, or one
+/// queue per class, as a dual queue's): the egress queue hands it every admitted packet and
+/// asks it for the next to send, as Linux's `Qdisc_ops` enqueue, dequeue and peek. The
+/// egress queue keeps the counts (packets, bytes), the limit and the statistics; the
+/// discipline keeps the order.
+pub trait OwnBuffer {
+    /// Takes an admitted packet.
+    fn enqueue(&mut self, q: Queued);
+    /// The buffer is over its limit with a packet just added: drops what makes room (into
+    /// `out`; FQ-CoDel drops from its fattest flow).
+    fn evict(&mut self, out: &mut Vec<Queued>);
+    /// At a transmission opportunity: the next packet, taken out, with the discipline's
+    /// verdict on it (a dequeue-time AQM's), or None if the buffer is empty.
+    fn dequeue(&mut self, now: SimTime) -> Option<(Queued, Verdict)>;
+    /// What became of the packet [`dequeue`](Self::dequeue) returned: it was given a signal
+    /// (`signalled`), and sent (`sent`) or dropped.
+    fn complete(&mut self, signalled: bool, sent: bool, size: u32);
+    /// The packet [`dequeue`](Self::dequeue) would consider first, left in place.
+    fn peek(&self) -> Option<&Queued>;
+    /// The queued packets, in the buffer's own order.
+    fn packets(&self) -> Box<dyn Iterator<Item = &Queued> + '_>;
+    /// Empties the buffer (the link went down), handing each packet to `lost`.
+    fn drain(&mut self, lost: &mut dyn FnMut(Queued));
+}
+
 /// The hooks a queue discipline implements. Only `on_arrival` is required.
 pub trait Aqm {
-    /// Called for every arriving packet before it is queued.
-    fn on_arrival(&mut self, occ: Occupancy, pkt_bytes: u32, now: SimTime, rng: &mut Rng) -> Verdict;
+    /// Called for every arriving packet before it is queued, with the occupancy it finds.
+    fn on_arrival(&mut self, pkt: &Packet, occ: Occupancy, now: SimTime, rng: &mut Rng) -> Verdict;
     /// Called after every departure with the occupancy left behind, and when the buffer is
     /// emptied because the link went down.
     fn on_departure(&mut self, _occ: Occupancy, _now: SimTime) {}
@@ -112,6 +145,15 @@ pub trait Aqm {
     fn probe(&self) -> Probe {
         Probe::default()
     }
+    /// The discipline's own buffer, if it keeps one (then it decides at dequeue too, and
+    /// the egress queue's FIFO stays empty).
+    fn own_buffer(&mut self) -> Option<&mut dyn OwnBuffer> {
+        None
+    }
+    /// The same, to read.
+    fn own_buffer_ref(&self) -> Option<&dyn OwnBuffer> {
+        None
+    }
 }
 
 /// Declares the disciplines: the [`Discipline`] enum, its dispatch, and the [`REGISTRY`] of
@@ -128,16 +170,6 @@ macro_rules! disciplines {
         }
 
         impl Discipline {
-            /// The largest state a discipline boxes, bytes (for the scenario's memory
-            /// estimate).
-            pub const LARGEST_STATE: usize = {
-                let mut largest = 0;
-                $(if std::mem::size_of::<$ty>() > largest {
-                    largest = std::mem::size_of::<$ty>();
-                })*
-                largest
-            };
-
             pub fn as_aqm(&mut self) -> &mut dyn Aqm {
                 match self {
                     $(Discipline::$variant(d) => &mut **d,)*
@@ -163,9 +195,23 @@ macro_rules! disciplines {
             // compiler can inline through) rather than through `as_aqm`'s trait object.
             /// [`Aqm::on_arrival`].
             #[inline(always)]
-            pub fn on_arrival(&mut self, occ: Occupancy, pkt_bytes: u32, now: SimTime, rng: &mut Rng) -> Verdict {
+            pub fn on_arrival(&mut self, pkt: &Packet, occ: Occupancy, now: SimTime, rng: &mut Rng) -> Verdict {
                 match self {
-                    $(Discipline::$variant(d) => Aqm::on_arrival(&mut **d, occ, pkt_bytes, now, rng),)*
+                    $(Discipline::$variant(d) => Aqm::on_arrival(&mut **d, pkt, occ, now, rng),)*
+                }
+            }
+            /// [`Aqm::own_buffer`].
+            #[inline]
+            pub fn own_buffer(&mut self) -> Option<&mut dyn OwnBuffer> {
+                match self {
+                    $(Discipline::$variant(d) => Aqm::own_buffer(&mut **d),)*
+                }
+            }
+            /// [`Aqm::own_buffer_ref`].
+            #[inline]
+            pub fn own_buffer_ref(&self) -> Option<&dyn OwnBuffer> {
+                match self {
+                    $(Discipline::$variant(d) => Aqm::own_buffer_ref(&**d),)*
                 }
             }
             /// [`Aqm::on_overflow`].
@@ -204,4 +250,19 @@ disciplines! {
     Pie(Pie) = pie::REGISTRATION,
     Codel(Codel) = codel::REGISTRATION,
     FqCodel(FqCodel) = fq_codel::REGISTRATION,
+}
+
+/// Hand-built packets for the disciplines' tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use crate::packet::{Endpoints, Packet, Seq};
+    use crate::sim::SimTime;
+
+    /// A TCP data packet of `bytes` on the wire (headers included).
+    pub fn sized(bytes: u32) -> Packet {
+        let ends = Endpoints { flow: 0, sender: 0, receiver: 1, sport: 10_000, dport: 80 };
+        let mut p = Packet::tcp_data(&ends, Seq(0), 1000, 64, SimTime::ZERO);
+        p.size = bytes;
+        p
+    }
 }

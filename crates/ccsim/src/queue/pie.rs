@@ -51,8 +51,9 @@
 //! and its two-packet safeguard counts packets in packet mode. The ns-3 comparison
 //! (`benchmarks/ns3/aqm.cc`) sets the rate estimator and the 150 ms burst allowance.
 
-use super::spec::{keys_of, read, Registration, SettingError, Table};
+use super::spec::{boxed, keys_of, read, Registration, SettingError, Table};
 use super::{Aqm, Discipline, Occupancy, Probe, QueueContext, Verdict};
+use crate::packet::Packet;
 use crate::settings::units::Duration;
 use crate::sim::{Dur, Rng, SimTime};
 use serde::Deserialize;
@@ -174,7 +175,7 @@ impl Pie {
 }
 
 impl Aqm for Pie {
-    fn on_arrival(&mut self, occ: Occupancy, _: u32, now: SimTime, rng: &mut Rng) -> Verdict {
+    fn on_arrival(&mut self, _: &Packet, occ: Occupancy, now: SimTime, rng: &mut Rng) -> Verdict {
         self.catch_up(occ.bytes, now);
         let half = self.params.qdelay_ref.as_secs_f64() / 2.0;
         let s = &mut self.state;
@@ -243,7 +244,7 @@ impl PieSpec {
     }
 }
 
-pub const REGISTRATION: Registration = Registration { name: "pie", aliases: &[], family: None, keys: keys_of::<PieSpec>, build };
+pub const REGISTRATION: Registration = Registration { name: "pie", aliases: &[], family: None, keys: keys_of::<PieSpec>, footprint: boxed::<Pie>, build };
 
 fn build(table: &Table, _: &QueueContext) -> Result<Discipline, SettingError> {
     Ok(Discipline::Pie(Box::new(Pie::new(read::<PieSpec>(table)?.resolve()?)?)))
@@ -252,6 +253,7 @@ fn build(table: &Table, _: &QueueContext) -> Result<Discipline, SettingError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::queue::testing::sized;
 
     fn ms(t: u64) -> SimTime {
         SimTime(t * 1_000_000)
@@ -326,13 +328,13 @@ mod tests {
     fn updates_run_every_tupdate_on_the_queue_since_the_last_event() {
         let mut p = pie_with_rate(0.010);
         let mut rng = Rng::from_seed(1);
-        p.on_arrival(occ(32768), 1000, ms(14), &mut rng);
+        p.on_arrival(&sized(1000), occ(32768), ms(14), &mut rng);
         assert_eq!(p.state.qdelay_old, 0.0, "no update before 15 ms");
-        p.on_arrival(occ(32768), 1000, ms(15), &mut rng);
+        p.on_arrival(&sized(1000), occ(32768), ms(15), &mut rng);
         assert!((p.state.qdelay_old - 0.020).abs() < 1e-12, "the update due at 15 ms saw 32 KB");
         // Three periods later, three updates, each with the queue the arrival found.
         let before = p.state.drop_prob;
-        p.on_arrival(occ(32768), 1000, ms(60), &mut rng);
+        p.on_arrival(&sized(1000), occ(32768), ms(60), &mut rng);
         assert_eq!(p.state.next_update, ms(75));
         assert!(p.state.drop_prob > before);
         // A departure: the updates due before it saw the queue with the packet still in it.
@@ -379,22 +381,22 @@ mod tests {
         p.state.drop_prob = 1.0;
         p.state.qdelay_old = 1.0;
         p.state.current_qdelay = 1.0;
-        assert_eq!(p.on_arrival(occ(100_000), 1000, ms(1), &mut rng), Verdict::Admit);
+        assert_eq!(p.on_arrival(&sized(1000), occ(100_000), ms(1), &mut rng), Verdict::Admit);
         p.state.burst_allowance = Dur::ZERO;
-        assert_eq!(p.on_arrival(occ(100_000), 1000, ms(2), &mut rng), Verdict::Early);
+        assert_eq!(p.on_arrival(&sized(1000), occ(100_000), ms(2), &mut rng), Verdict::Early);
         // Two MTUs or less queued: no signal.
-        assert_eq!(p.on_arrival(occ(3000), 1000, ms(3), &mut rng), Verdict::Admit);
+        assert_eq!(p.on_arrival(&sized(1000), occ(3000), ms(3), &mut rng), Verdict::Admit);
         // Low delay and a low probability: no signal.
         p.state.qdelay_old = 0.007;
         p.state.drop_prob = 0.19;
         for t in 4..100 {
-            assert_eq!(p.on_arrival(occ(100_000), 1000, ms(t / 10), &mut rng), Verdict::Admit);
+            assert_eq!(p.on_arrival(&sized(1000), occ(100_000), ms(t / 10), &mut rng), Verdict::Admit);
         }
         // Otherwise signals come with probability drop_prob.
         p.state.qdelay_old = 0.020;
         p.state.drop_prob = 0.25;
         let n = 20_000;
-        let signals = (0..n).filter(|_| p.on_arrival(occ(100_000), 1000, ms(9), &mut rng) == Verdict::Early).count();
+        let signals = (0..n).filter(|_| p.on_arrival(&sized(1000), occ(100_000), ms(9), &mut rng) == Verdict::Early).count();
         let share = signals as f64 / n as f64;
         assert!((share - 0.25).abs() < 0.015, "{share}");
     }
@@ -406,16 +408,16 @@ mod tests {
         assert_eq!(p.state.burst_allowance, MAX_BURST);
         p.state.avg_dq_time = 0.010;
         // Busy (delay 40 ms): the allowance runs out after 10 updates, 150 ms.
-        p.on_arrival(occ(16384 * 4), 1000, ms(149), &mut rng);
+        p.on_arrival(&sized(1000), occ(16384 * 4), ms(149), &mut rng);
         assert_eq!(p.state.burst_allowance, Dur::from_millis(15));
-        p.on_arrival(occ(16384 * 4), 1000, ms(150), &mut rng);
+        p.on_arrival(&sized(1000), occ(16384 * 4), ms(150), &mut rng);
         assert_eq!(p.state.burst_allowance, Dur::ZERO);
         // Calm: drop_prob back to 0 and both delays under 7.5 ms restore it on arrival.
         p.state.drop_prob = 0.0;
         p.state.qdelay_old = 0.001;
         p.state.current_qdelay = 0.001;
         p.state.next_update = ms(10_000);
-        p.on_arrival(occ(0), 1000, ms(151), &mut rng);
+        p.on_arrival(&sized(1000), occ(0), ms(151), &mut rng);
         assert_eq!(p.state.burst_allowance, MAX_BURST);
     }
 

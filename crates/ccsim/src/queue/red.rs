@@ -50,8 +50,9 @@
 //!   times (ns-2's `int(ptc * (now - idletime_))`); F&J's linear function of the idle time
 //!   (`"linear"`, the default) starts when the queue empties and keeps the fraction.
 
-use super::spec::{keys_of, read, Registration, SettingError, Table};
+use super::spec::{boxed, keys_of, read, Registration, SettingError, Table};
 use super::{Aqm, Discipline, Occupancy, Probe, QueueContext, Verdict};
+use crate::packet::Packet;
 use crate::settings::profile::Profile;
 use crate::settings::units::num;
 use crate::sim::{Rng, SimTime};
@@ -239,7 +240,8 @@ impl RedSpec {
 /// The family name messages use for keys every member takes.
 pub const FAMILY: &str = "RED";
 
-pub const REGISTRATION: Registration = Registration { name: "red", aliases: &[], family: Some(FAMILY), keys: keys_of::<RedSpec>, build };
+pub const REGISTRATION: Registration =
+    Registration { name: "red", aliases: &[], family: Some(FAMILY), keys: keys_of::<RedSpec>, footprint: boxed::<Red>, build };
 
 fn build(table: &Table, ctx: &QueueContext) -> Result<Discipline, SettingError> {
     Ok(Discipline::Red(Box::new(Red::new(read::<RedSpec>(table)?.resolve(ctx)?)?)))
@@ -397,9 +399,9 @@ fn spread(p_b: f64, count: i64, wait: bool) -> f64 {
 }
 
 impl Aqm for Red {
-    fn on_arrival(&mut self, occ: Occupancy, pkt_bytes: u32, now: SimTime, rng: &mut Rng) -> Verdict {
+    fn on_arrival(&mut self, pkt: &Packet, occ: Occupancy, now: SimTime, rng: &mut Rng) -> Verdict {
         self.update_avg(occ, now);
-        self.decide(occ, pkt_bytes, rng)
+        self.decide(occ, pkt.size, rng)
     }
     fn on_departure(&mut self, occ: Occupancy, now: SimTime) {
         Red::on_departure(self, occ, 0, now);
@@ -418,6 +420,7 @@ impl Aqm for Red {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use crate::queue::testing::sized;
     use crate::queue::Limit;
 
     /// An occupancy of `packets` packets of 1000 bytes.
@@ -442,7 +445,7 @@ pub(super) mod tests {
         let mut red = Red::new(RedParams { w_q: 0.5, ..RedParams::new(50.0, 60.0, 0.1, 10_000_000, 1000) }).unwrap();
         let mut rng = Rng::from_seed(1);
         for q in [2, 4, 8, 8] {
-            red.on_arrival(occ(q), 1000, SimTime::ZERO, &mut rng);
+            red.on_arrival(&sized(1000), occ(q), SimTime::ZERO, &mut rng);
         }
         // 0 -> 1 -> 2.5 -> 5.25 -> 6.625
         assert!(close(red.state().avg, 6.625), "{}", red.state().avg);
@@ -454,7 +457,7 @@ pub(super) mod tests {
         let mut red = instant(0.1);
         let mut rng = Rng::from_seed(1);
         for _ in 0..1000 {
-            assert_eq!(red.on_arrival(occ(4), 1000, SimTime::ZERO, &mut rng), Verdict::Admit);
+            assert_eq!(red.on_arrival(&sized(1000), occ(4), SimTime::ZERO, &mut rng), Verdict::Admit);
         }
         assert_eq!(red.state().count, -1);
         assert_eq!(red.probe().prob, 0.0);
@@ -464,11 +467,11 @@ pub(super) mod tests {
     fn p_a_follows_equations_2_and_3_with_count_growth() {
         let mut red = instant(0.1);
         let mut rng = Rng::from_seed(7);
-        red.on_arrival(occ(0), 1000, SimTime::ZERO, &mut rng);
+        red.on_arrival(&sized(1000), occ(0), SimTime::ZERO, &mut rng);
         let p_b = 0.1 * (12.0 - 5.0) / (15.0 - 5.0);
         let (mut count, mut signals) = (-1i64, 0);
         for _ in 0..10_000 {
-            let v = red.on_arrival(occ(12), 1000, SimTime::ZERO, &mut rng);
+            let v = red.on_arrival(&sized(1000), occ(12), SimTime::ZERO, &mut rng);
             count += 1;
             let c = count as f64 * p_b;
             let p_a = if c < 1.0 { (p_b / (1.0 - c)).min(1.0) } else { 1.0 };
@@ -507,7 +510,7 @@ pub(super) mod tests {
         let mut rng = Rng::from_seed(1);
         red.state.avg = 8.0;
         red.on_departure(occ(0), 125, at_ms(1000));
-        red.on_arrival(occ(0), 125, at_ms(1010), &mut rng);
+        red.on_arrival(&sized(125), occ(0), at_ms(1010), &mut rng);
         // Ten packet times of decay, then the arrival's own sample of 0.
         let expected = 8.0 * (1.0 - w).powi(10) * (1.0 - w);
         assert!(close(red.state().avg, expected), "{} vs {expected}", red.state().avg);
@@ -515,7 +518,7 @@ pub(super) mod tests {
         // m is fractional: 2.5 ms idle.
         red.state.avg = 8.0;
         red.on_departure(occ(0), 125, at_ms(2000));
-        red.on_arrival(occ(0), 125, SimTime(2_002_500_000), &mut rng);
+        red.on_arrival(&sized(125), occ(0), SimTime(2_002_500_000), &mut rng);
         let expected = 8.0 * (1.0 - w).powf(2.5) * (1.0 - w);
         assert!(close(red.state().avg, expected), "{} vs {expected}", red.state().avg);
     }
@@ -528,14 +531,14 @@ pub(super) mod tests {
         red.state.avg = 8.0;
         red.on_departure(occ(0), 125, at_ms(0));
         red.on_departure(occ(3), 125, at_ms(5)); // busy again: no new idle period
-        red.on_arrival(occ(3), 125, at_ms(20), &mut rng);
+        red.on_arrival(&sized(125), occ(3), at_ms(20), &mut rng);
         assert!(close(red.state().avg, 0.9 * 8.0 + 0.1 * 3.0));
 
         // An arrival to an empty queue that is not queued leaves it idle from that instant.
         red.state.avg = 8.0;
         red.on_departure(occ(0), 125, at_ms(100));
-        red.on_arrival(occ(0), 125, at_ms(104), &mut rng);
-        red.on_arrival(occ(0), 125, at_ms(110), &mut rng);
+        red.on_arrival(&sized(125), occ(0), at_ms(104), &mut rng);
+        red.on_arrival(&sized(125), occ(0), at_ms(110), &mut rng);
         let expected = 8.0 * (1.0 - w).powi(4 + 1 + 6 + 1);
         assert!(close(red.state().avg, expected), "{} vs {expected}", red.state().avg);
     }
@@ -544,9 +547,9 @@ pub(super) mod tests {
     fn above_max_th_forces_unless_gentle() {
         let mut red = instant(0.1);
         let mut rng = Rng::from_seed(1);
-        red.on_arrival(occ(12), 1000, SimTime::ZERO, &mut rng);
+        red.on_arrival(&sized(1000), occ(12), SimTime::ZERO, &mut rng);
         for q in [15, 16, 40] {
-            assert_eq!(red.on_arrival(occ(q), 1000, SimTime::ZERO, &mut rng), Verdict::Forced);
+            assert_eq!(red.on_arrival(&sized(1000), occ(q), SimTime::ZERO, &mut rng), Verdict::Forced);
             assert_eq!(red.state().count, 0);
             assert_eq!(red.probe().prob, 1.0);
         }
@@ -559,12 +562,12 @@ pub(super) mod tests {
         // p_b = max_p + (1 - max_p)(avg - max_th) / max_th, read at count 0 (p_a = p_b).
         for (q, p_b) in [(10, 0.1), (15, 0.1 + 0.9 * 0.5), (19, 0.1 + 0.9 * 0.9)] {
             let mut red = Red::new(params.clone()).unwrap();
-            red.on_arrival(occ(q), 1000, SimTime::ZERO, &mut rng);
+            red.on_arrival(&sized(1000), occ(q), SimTime::ZERO, &mut rng);
             assert!(close(red.probe().prob, p_b), "q {q}: {} vs {p_b}", red.probe().prob);
         }
         let mut red = Red::new(params).unwrap();
-        assert_eq!(red.on_arrival(occ(20), 1000, SimTime::ZERO, &mut rng), Verdict::Forced);
-        assert_eq!(red.on_arrival(occ(35), 1000, SimTime::ZERO, &mut rng), Verdict::Forced);
+        assert_eq!(red.on_arrival(&sized(1000), occ(20), SimTime::ZERO, &mut rng), Verdict::Forced);
+        assert_eq!(red.on_arrival(&sized(1000), occ(35), SimTime::ZERO, &mut rng), Verdict::Forced);
     }
 
     #[test]
@@ -575,7 +578,7 @@ pub(super) mod tests {
         let found = Occupancy { packets: 3, bytes: 5000 };
         for (size, p_b) in [(500, 0.05), (1000, 0.1), (250, 0.025)] {
             let mut red = Red::new(params.clone()).unwrap();
-            red.on_arrival(found, size, SimTime::ZERO, &mut rng);
+            red.on_arrival(&sized(size), found, SimTime::ZERO, &mut rng);
             assert!(close(red.state().avg, 10.0));
             assert!(close(red.probe().prob, p_b), "size {size}: {}", red.probe().prob);
         }
@@ -587,7 +590,7 @@ pub(super) mod tests {
         let (mut gaps, mut since) = (Vec::new(), 0);
         for _ in 0..arrivals {
             since += 1;
-            if red.on_arrival(occ(10), 1000, SimTime::ZERO, &mut rng) == Verdict::Early {
+            if red.on_arrival(&sized(1000), occ(10), SimTime::ZERO, &mut rng) == Verdict::Early {
                 gaps.push(since);
                 since = 0;
             }
@@ -722,25 +725,25 @@ pub(super) mod tests {
         // Non-gentle: avg >= max_th is an early signal with p_b = 1, not a forced one, and
         // it drops even what ECN could mark (p_b > mark_p).
         let mut red = ns2_instant(0.1, false);
-        assert_eq!(red.on_arrival(occ(16), 1000, SimTime::ZERO, &mut rng), Verdict::Admit, "the first arrival in the region");
+        assert_eq!(red.on_arrival(&sized(1000), occ(16), SimTime::ZERO, &mut rng), Verdict::Admit, "the first arrival in the region");
         assert_eq!(red.state().count, 1);
         for q in [16, 20, 40] {
-            assert_eq!(red.on_arrival(occ(q), 1000, SimTime::ZERO, &mut rng), Verdict::EarlyDrop);
+            assert_eq!(red.on_arrival(&sized(1000), occ(q), SimTime::ZERO, &mut rng), Verdict::EarlyDrop);
             assert_eq!(red.state().count, 0);
         }
         // In the linear region p_b <= max_p <= mark_p: a signal is an ordinary early one.
         let mut red = ns2_instant(0.1, false);
         let mut kinds = std::collections::BTreeSet::new();
         for _ in 0..2000 {
-            kinds.insert(format!("{:?}", red.on_arrival(occ(14), 1000, SimTime::ZERO, &mut rng)));
+            kinds.insert(format!("{:?}", red.on_arrival(&sized(1000), occ(14), SimTime::ZERO, &mut rng)));
         }
         assert_eq!(kinds.into_iter().collect::<Vec<_>>(), ["Admit", "Early"]);
         // Gentle with max_p 0.05: p_b crosses mark_p (0.1) at avg = 15 (1 + 0.05 / 0.95) =
         // 15.79; below it signals may be marks, above it they drop.
         for (q, want) in [(15, Verdict::Early), (17, Verdict::EarlyDrop), (29, Verdict::EarlyDrop), (30, Verdict::EarlyDrop)] {
             let mut red = ns2_instant(0.05, true);
-            red.on_arrival(occ(q), 1000, SimTime::ZERO, &mut rng);
-            let got = (0..200).map(|_| red.on_arrival(occ(q), 1000, SimTime::ZERO, &mut rng)).find(|v| *v != Verdict::Admit);
+            red.on_arrival(&sized(1000), occ(q), SimTime::ZERO, &mut rng);
+            let got = (0..200).map(|_| red.on_arrival(&sized(1000), occ(q), SimTime::ZERO, &mut rng)).find(|v| *v != Verdict::Admit);
             assert_eq!(got, Some(want), "q {q}");
         }
     }
@@ -751,7 +754,7 @@ pub(super) mod tests {
         let mut red = ns2_instant(0.1, false);
         // avg = 40 but the queue holds one packet: no signal, and the next arrival with a
         // longer queue is an entry again.
-        assert_eq!(red.on_arrival(Occupancy { packets: 1, bytes: 1000 }, 1000, SimTime::ZERO, &mut rng), Verdict::Admit);
+        assert_eq!(red.on_arrival(&sized(1000), Occupancy { packets: 1, bytes: 1000 }, SimTime::ZERO, &mut rng), Verdict::Admit);
         red.state.avg = 40.0;
         let mut red2 = red.clone();
         red2.state.count = 7;
@@ -766,13 +769,13 @@ pub(super) mod tests {
         // A full buffer while avg < min_th: the drop is an overflow, and the next arrival
         // past min_th is still an entry (ns-2's `old_` stays 0), then a candidate.
         let mut red3 = ns2_instant(1.0, false);
-        assert_eq!(red3.on_arrival(occ(4), 1000, SimTime::ZERO, &mut rng), Verdict::Admit);
+        assert_eq!(red3.on_arrival(&sized(1000), occ(4), SimTime::ZERO, &mut rng), Verdict::Admit);
         assert!(red3.on_overflow());
         assert_eq!(red3.state().count, -1);
-        assert_eq!(red3.on_arrival(occ(14), 1000, SimTime::ZERO, &mut rng), Verdict::Admit, "entry after the overflow");
+        assert_eq!(red3.on_arrival(&sized(1000), occ(14), SimTime::ZERO, &mut rng), Verdict::Admit, "entry after the overflow");
         assert_eq!(red3.state().count, 1);
         // p_b = 0.9 and count 2: p_a = 1.
-        assert_eq!(red3.on_arrival(occ(14), 1000, SimTime::ZERO, &mut rng), Verdict::EarlyDrop);
+        assert_eq!(red3.on_arrival(&sized(1000), occ(14), SimTime::ZERO, &mut rng), Verdict::EarlyDrop);
         // In the region the overflow resets count as a signal does.
         red3.state.count = 3;
         assert!(red3.on_overflow());
@@ -794,10 +797,10 @@ pub(super) mod tests {
         let mut rng = Rng::from_seed(1);
         red.state.avg = 8.0;
         red.on_departure(occ(0), 125, at_ms(1000));
-        red.on_arrival(occ(0), 125, SimTime(1_000_500_000), &mut rng);
+        red.on_arrival(&sized(125), occ(0), SimTime(1_000_500_000), &mut rng);
         assert!(close(red.state().avg, 8.0 * (1.0 - w)), "during the transmission: no decay");
         red.state.avg = 8.0;
-        red.on_arrival(occ(0), 125, SimTime(1_003_700_000), &mut rng);
+        red.on_arrival(&sized(125), occ(0), SimTime(1_003_700_000), &mut rng);
         assert!(close(red.state().avg, 8.0 * (1.0 - w).powi(2) * (1.0 - w)), "2.7 packet times count 2: {}", red.state().avg);
     }
 

@@ -29,8 +29,9 @@
 //! changes nothing; `avg` still decides, through RED's rule, whether and how hard to signal.
 
 use super::red::{Red, RedParams, RedSpec, FAMILY};
-use super::spec::{keys_of, read, Registration, SettingError, Table};
+use super::spec::{boxed, keys_of, read, Registration, SettingError, Table};
 use super::{Aqm, Discipline, Occupancy, Probe, QueueContext, Verdict};
+use crate::packet::Packet;
 use crate::settings::units::num;
 use crate::sim::{Rng, SimTime};
 use serde::Deserialize;
@@ -97,7 +98,7 @@ impl RtredSpec {
     }
 }
 
-pub const REGISTRATION: Registration = Registration { name: "rtred", aliases: &[], family: Some(FAMILY), keys, build };
+pub const REGISTRATION: Registration = Registration { name: "rtred", aliases: &[], family: Some(FAMILY), keys, footprint: boxed::<Rtred>, build };
 
 fn keys() -> Vec<&'static str> {
     [keys_of::<RedSpec>(), keys_of::<RtredSpec>()].concat()
@@ -110,10 +111,10 @@ fn build(table: &Table, ctx: &QueueContext) -> Result<Discipline, SettingError> 
 }
 
 impl Aqm for Rtred {
-    fn on_arrival(&mut self, occ: Occupancy, pkt_bytes: u32, now: SimTime, rng: &mut Rng) -> Verdict {
+    fn on_arrival(&mut self, pkt: &Packet, occ: Occupancy, now: SimTime, rng: &mut Rng) -> Verdict {
         self.red.update_avg(occ, now);
         self.red.set_max_p(self.max_p_for(self.red.queue_len(occ)));
-        self.red.decide(occ, pkt_bytes, rng)
+        self.red.decide(occ, pkt.size, rng)
     }
     fn on_departure(&mut self, occ: Occupancy, now: SimTime) {
         self.red.on_departure(occ, 0, now);
@@ -133,6 +134,7 @@ impl Aqm for Rtred {
 mod tests {
     use super::super::red::tests::occ;
     use super::*;
+    use crate::queue::testing::sized;
 
     /// Scenario S1 of the paper: min_th 12, max_th 25, max_p 0.05, risk_th 28 (buffer 30),
     /// with w_q = 1/2 so that the average after each arrival is easy to compute by hand.
@@ -146,7 +148,7 @@ mod tests {
         let mut rng = Rng::from_seed(5);
         let mut v = Verdict::Admit;
         for q in qs {
-            v = r.on_arrival(occ(*q), 592, SimTime::ZERO, &mut rng);
+            v = r.on_arrival(&sized(592), occ(*q), SimTime::ZERO, &mut rng);
         }
         v
     }

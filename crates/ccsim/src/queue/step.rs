@@ -14,8 +14,9 @@
 //! There is no default `K`: RFC 8257 gives none (the DCTCP paper's guideline is `K > C x
 //! RTT / 7`, about 65 packets at 10 Gb/s and 100 us).
 
-use super::spec::{keys_of, read, Registration, SettingError, Table};
+use super::spec::{boxed, keys_of, read, Registration, SettingError, Table};
 use super::{Aqm, Discipline, Occupancy, Probe, QueueContext, Verdict};
+use crate::packet::Packet;
 use crate::sim::{Rng, SimTime};
 use serde::Deserialize;
 
@@ -38,7 +39,7 @@ impl StepMarker {
 }
 
 impl Aqm for StepMarker {
-    fn on_arrival(&mut self, occ: Occupancy, _: u32, _: SimTime, _: &mut Rng) -> Verdict {
+    fn on_arrival(&mut self, _: &Packet, occ: Occupancy, _: SimTime, _: &mut Rng) -> Verdict {
         if occ.packets >= self.k {
             Verdict::Early
         } else {
@@ -57,7 +58,8 @@ pub struct StepSpec {
     pub k: Option<u32>,
 }
 
-pub const REGISTRATION: Registration = Registration { name: "step", aliases: &[], family: None, keys: keys_of::<StepSpec>, build };
+pub const REGISTRATION: Registration =
+    Registration { name: "step", aliases: &[], family: None, keys: keys_of::<StepSpec>, footprint: boxed::<StepMarker>, build };
 
 fn build(table: &Table, ctx: &QueueContext) -> Result<Discipline, SettingError> {
     let Some(k) = read::<StepSpec>(table)?.k else { return Err(SettingError::new("k", "required for discipline \"step\"")) };
@@ -72,16 +74,17 @@ fn build(table: &Table, ctx: &QueueContext) -> Result<Discipline, SettingError> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::queue::testing::sized;
 
     #[test]
     fn signals_every_arrival_that_finds_k_or_more_packets() {
         let mut s = StepMarker::new(3).unwrap();
         let mut rng = Rng::from_seed(1);
-        let got: Vec<Verdict> = (0..6).map(|n| s.on_arrival(Occupancy { packets: n, bytes: n as u64 * 1000 }, 1000, SimTime::ZERO, &mut rng)).collect();
+        let got: Vec<Verdict> = (0..6).map(|n| s.on_arrival(&sized(1000), Occupancy { packets: n, bytes: n as u64 * 1000 }, SimTime::ZERO, &mut rng)).collect();
         use Verdict::*;
         assert_eq!(got, [Admit, Admit, Admit, Early, Early, Early]);
         // Only the packet count matters, not the bytes or the time.
-        assert_eq!(s.on_arrival(Occupancy { packets: 2, bytes: 1 << 40 }, 9000, SimTime(1 << 50), &mut rng), Admit);
+        assert_eq!(s.on_arrival(&sized(9000), Occupancy { packets: 2, bytes: 1 << 40 }, SimTime(1 << 50), &mut rng), Admit);
     }
 
     #[test]

@@ -260,15 +260,7 @@ fn discipline_bytes(l: &LinkSpec) -> f64 {
         .into_iter()
         .flatten()
         .filter_map(|q| Some((q, q.discipline.as_deref().and_then(crate::queue::spec::find)?)))
-        .map(|(q, r)| {
-            let state = if r.name == crate::queue::droptail::REGISTRATION.name { 0 } else { crate::queue::Discipline::LARGEST_STATE };
-            let flows = (r.name == crate::queue::fq_codel::REGISTRATION.name).then(|| {
-                let flows =
-                    q.settings.get("flows").and_then(toml::Value::as_integer).map_or(crate::queue::fq_codel::FLOWS as i64, |n| n.clamp(0, u32::MAX as i64));
-                crate::queue::fq_codel::FqCodel::footprint(flows as u32)
-            });
-            (state as u64 + flows.unwrap_or(0)) as f64
-        })
+        .map(|(q, r)| (r.footprint)(&q.settings) as f64)
         .fold(0.0, f64::max)
 }
 

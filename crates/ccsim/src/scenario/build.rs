@@ -16,9 +16,10 @@ use crate::settings::units::num;
 use crate::signal::SignalPolicy;
 use crate::sim::{Dur, Rng, SimTime};
 use crate::stats::{SeriesSpec, SeriesTarget};
+use crate::tcp::cc::{self, CcContext, EcnUse};
 use crate::tcp::{
-    CcConfig, CubicConfig, DctcpConfig, EcnAnswered, EcnEcho, Endpoints, FullAck, NewRenoConfig, PartialAckTimer, ReceiverConfig, Recovery, RenoConfig,
-    RttArithmetic, SenderConfig, SsthreshFrom, TcpReceiver, TcpSender,
+    EcnAnswered, EcnEcho, Endpoints, FullAck, NewRenoConfig, PartialAckTimer, ReceiverConfig, RenoConfig, RttArithmetic, SenderConfig, SsthreshFrom,
+    TcpReceiver, TcpSender,
 };
 use crate::trace::{PcapFormat, Tracer};
 use std::collections::HashMap;
@@ -426,34 +427,38 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile:
     };
     let exact_increase = choose("ca_increase", t.ca_increase.as_deref(), d.ca_increase, &["floor", "exact"])? == "exact";
     let reno = RenoConfig { ssthresh_from, exact_increase, ..RenoConfig::default() };
-    // A variant is a loss recovery paired with a congestion controller (tcp/cc/mod.rs).
-    let variant = t.variant.as_deref().unwrap_or("newreno");
-    let newreno = |reno: RenoConfig| -> Result<NewRenoConfig, BuildError> {
-        let full_ack = match choose("full_ack", t.full_ack.as_deref(), d.full_ack, &["min-flight", "ssthresh"])? {
-            "ssthresh" => FullAck::Ssthresh,
-            _ => FullAck::MinFlight,
-        };
-        Ok(NewRenoConfig { reno, full_ack })
+    let full_ack = match choose("full_ack", t.full_ack.as_deref(), d.full_ack, &["min-flight", "ssthresh"])? {
+        "ssthresh" => FullAck::Ssthresh,
+        _ => FullAck::MinFlight,
     };
-    let (recovery, cc) = match variant {
-        "newreno" => (Recovery::NewReno, CcConfig::NewReno(newreno(reno)?)),
-        "reno" => {
-            if t.full_ack.is_some() {
-                return fail(format!("{tp}.full_ack"), "not for `variant = \"reno\"` (Reno leaves recovery with cwnd = ssthresh)");
-            }
-            (Recovery::Reno, CcConfig::Reno(reno))
-        }
-        // CUBIC and DCTCP specify the window's response and keep NewReno's loss recovery.
-        "cubic" => (Recovery::NewReno, CcConfig::Cubic(CubicConfig { newreno: newreno(reno)?, ..CubicConfig::default() })),
-        "dctcp" => {
-            if t.ecn == Some(false) {
-                return fail(format!("{tp}.ecn"), "DCTCP needs ECN (`variant = \"dctcp\"` turns it on; leave `ecn` out or set it true)");
-            }
-            (Recovery::NewReno, CcConfig::Dctcp(DctcpConfig { newreno: newreno(reno)?, ..DctcpConfig::default() }))
-        }
-        other => return fail(format!("{tp}.variant"), format!("unknown variant {other:?} (expected \"reno\", \"newreno\", \"cubic\" or \"dctcp\")")),
+    // A variant is a congestion controller with the loss recovery it pairs with, chosen from
+    // the registry (tcp/cc/mod.rs); its own keys are in the table named after it.
+    let variant = t.variant.as_deref().unwrap_or(cc::spec::DEFAULT_VARIANT);
+    let Some(reg) = cc::spec::find(variant) else {
+        return fail(format!("{tp}.variant"), format!("unknown variant {variant:?} (expected {})", cc::spec::names()));
     };
-    let dctcp = matches!(cc, CcConfig::Dctcp(_));
+    for (name, value) in &t.controllers {
+        if cc::spec::find(name).is_none() {
+            return fail(
+                format!("{tp}.{name}"),
+                format!("unknown field `{name}`: not a key of `tcp`, nor a variant's table (variants: {})", cc::spec::names()),
+            );
+        }
+        if name != reg.name {
+            return fail(format!("{tp}.{name}"), format!("only for `variant = {name:?}`, not for variant {variant:?}"));
+        }
+        if !value.is_table() {
+            return fail(format!("{tp}.{name}"), format!("must be a table of variant {name:?}'s settings (`{name}.KEY = value`)"));
+        }
+    }
+    let own = t.controllers.get(reg.name).and_then(toml::Value::as_table).cloned().unwrap_or_default();
+    let ctx = CcContext { window: NewRenoConfig { reno, full_ack }, full_ack_given: t.full_ack.is_some() };
+    let cc = cc::spec::build(reg, &own, &ctx).map_err(|e| (e.path_under(&tp), e.message))?;
+    let recovery = reg.recovery;
+    let per_packet_ecn = reg.ecn == EcnUse::PerPacket;
+    if per_packet_ecn && t.ecn == Some(false) {
+        return fail(format!("{tp}.ecn"), format!("variant {variant:?} needs ECN (it turns it on; leave `ecn` out or set it true)"));
+    }
     let mut cfg = SenderConfig { recovery, cc, data_bytes, ttl, ..SenderConfig::default() };
     if let Some(mss) = t.mss {
         if !(1..=65_000).contains(&mss) {
@@ -502,16 +507,16 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile:
     cfg.reno_recover_check = t.reno_recover_check.unwrap_or(d.reno_recover_check);
     cfg.limited_transmit = t.limited_transmit.unwrap_or(d.limited_transmit);
     cfg.fast_retransmit_resets_timer = t.fast_retransmit_resets_timer.unwrap_or(d.fast_retransmit_resets_timer);
-    cfg.ecn = t.ecn.unwrap_or(dctcp);
+    cfg.ecn = t.ecn.unwrap_or(per_packet_ecn);
     cfg.ecn_answered_until = match choose("ecn_answered", t.ecn_answered.as_deref(), d.ecn_answered, &["window", "next-reduction"])? {
         "next-reduction" => EcnAnswered::NextReduction,
         _ => EcnAnswered::Window,
     };
     cfg.cwr_on_retransmit = t.cwr_on_retransmit.unwrap_or(d.cwr_on_retransmit);
-    cfg.ect_on_retransmit = t.ect_on_retransmit.unwrap_or(d.ect_on_retransmit || dctcp);
+    cfg.ect_on_retransmit = t.ect_on_retransmit.unwrap_or(d.ect_on_retransmit || per_packet_ecn);
     cfg.acc = t.acc.unwrap_or(false);
     cfg.isn = t.isn.unwrap_or(0);
-    let ecn_echo = if dctcp { EcnEcho::PerPacket } else { EcnEcho::Rfc3168 };
+    let ecn_echo = if per_packet_ecn { EcnEcho::PerPacket } else { EcnEcho::Rfc3168 };
     let mut rcfg = ReceiverConfig { ttl, das: t.das.unwrap_or(false), sack: cfg.sack, ecn_echo, ..ReceiverConfig::default() };
     if let Some(w) = t.rwnd {
         if w < cfg.mss || w as u64 > MAX_WINDOW_BYTES {

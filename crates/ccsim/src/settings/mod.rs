@@ -7,4 +7,5 @@
 pub mod error;
 pub mod profile;
 pub mod schema;
+pub mod table;
 pub mod units;

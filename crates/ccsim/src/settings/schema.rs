@@ -347,9 +347,9 @@ pub struct RdpSpec {
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct TcpSpec {
-    /// `newreno` (default) or `reno`.
+    /// A congestion control in `crate::tcp::cc::REGISTRY`: `newreno` (default), `reno`,
+    /// `cubic` or `dctcp`.
     #[serde(default)]
     pub variant: Option<String>,
     /// Payload bytes per segment (default 1000).
@@ -433,6 +433,11 @@ pub struct TcpSpec {
     pub acc: Option<bool>,
     #[serde(default)]
     pub isn: Option<u32>,
+    /// Every other key: a congestion control's own table, named after its variant
+    /// (`cubic = { beta = 0.8 }`), which the scenario builder hands to that controller
+    /// (`crate::tcp::cc::spec`); a key that names no variant is refused there.
+    #[serde(flatten)]
+    pub controllers: toml::Table,
 }
 
 #[derive(Clone, Copy, Debug, Deserialize)]

@@ -17,25 +17,13 @@ pub mod sack;
 pub mod sender;
 
 pub use crate::packet::Seq;
-pub use cc::{CcConfig, CubicConfig, DctcpConfig, FullAck, NewRenoConfig, RenoConfig, SsthreshFrom};
+pub use cc::{CcConfig, CubicConfig, DctcpConfig, FullAck, NewRenoConfig, Recovery, RenoConfig, SsthreshFrom};
 pub use receiver::{EcnEcho, ReceiverConfig, ReceiverStats, TcpReceiver};
 pub use rto::RttArithmetic;
 pub use sender::{SenderStats, TcpSender};
 
 pub use crate::packet::Endpoints;
 use crate::sim::Dur;
-
-/// Loss recovery of the sender: what a new ACK in fast recovery means. The window's
-/// arithmetic is the controller's (`SenderConfig::cc`); `cc/mod.rs` says where the two
-/// differ. With `SenderConfig::sack` RFC 6675's recovery runs instead of either.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Recovery {
-    /// RFC 5681: any new ACK ends fast recovery.
-    Reno,
-    /// RFC 6582: partial ACKs retransmit the next hole and stay in fast recovery, and
-    /// duplicates of data sent before `recover` start no second fast retransmit.
-    NewReno,
-}
 
 /// When NewReno restarts the retransmission timer during fast recovery (RFC 6582 section 4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -13,7 +13,7 @@
 //! also holds only bytes above `snd_una` that it has sent and the receiver holds (it never
 //! reneges), and no retransmission carries a byte the scoreboard says is SACKed.
 
-use super::{NewRenoConfig, ReceiverConfig, Recovery, RenoConfig, SenderConfig, Seq, TcpReceiver, TcpSender};
+use super::{NewRenoConfig, ReceiverConfig, Recovery, SenderConfig, Seq, TcpReceiver, TcpSender};
 use crate::packet::{Endpoints, Packet};
 use crate::sim::{Dur, Rng, SimTime};
 use crate::tcp::CcConfig;
@@ -60,7 +60,7 @@ fn transfer(c: &Case) -> Result<u64, TestCaseError> {
     let ends = Endpoints { flow: 0, sender: 0, receiver: 1, sport: 1, dport: 2 };
     let rwnd = c.mss * c.rwnd_segments;
     let (recovery, cc) =
-        if c.reno { (Recovery::Reno, CcConfig::Reno(RenoConfig::default())) } else { (Recovery::NewReno, CcConfig::NewReno(NewRenoConfig::default())) };
+        if c.reno { (Recovery::Reno, CcConfig::Reno(NewRenoConfig::reno())) } else { (Recovery::NewReno, CcConfig::Reno(NewRenoConfig::default())) };
     let cfg = SenderConfig { recovery, cc, mss: c.mss, isn: c.isn, data_bytes: Some(c.bytes), sack: c.sack, ..SenderConfig::default() };
     let mut tx = TcpSender::new(cfg, ends, rwnd);
     let rcfg = ReceiverConfig { rwnd, delayed_ack: c.delayed_ack.then(|| Dur::from_millis(100)), sack: c.sack, ..ReceiverConfig::default() };

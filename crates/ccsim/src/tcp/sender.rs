@@ -736,7 +736,7 @@ impl TcpSender {
 mod tests {
     use super::*;
     use crate::packet::{Kind, SackBlocks};
-    use crate::tcp::{CcConfig, NewRenoConfig, RenoConfig};
+    use crate::tcp::{CcConfig, NewRenoConfig};
 
     const MSS: u32 = 1000;
 
@@ -747,8 +747,8 @@ mod tests {
     /// The scenario's `tcp.variant`: each recovery with the controller of the same name.
     fn config(recovery: Recovery) -> SenderConfig {
         let cc = match recovery {
-            Recovery::Reno => CcConfig::Reno(RenoConfig::default()),
-            Recovery::NewReno => CcConfig::NewReno(NewRenoConfig::default()),
+            Recovery::Reno => CcConfig::Reno(NewRenoConfig::reno()),
+            Recovery::NewReno => CcConfig::Reno(NewRenoConfig::default()),
         };
         SenderConfig { recovery, cc, mss: MSS, ..SenderConfig::default() }
     }

@@ -1,4 +1,4 @@
-//! CUBIC's window arithmetic (RFC 9438), on NewReno's slow start and fast recovery.
+//! CUBIC's window arithmetic (RFC 9438), on the window's slow start and fast recovery.
 //!
 //! Rule by rule (windows below in segments of the connection's MSS, as the RFC writes them;
 //! the controller keeps `cwnd` in bytes):
@@ -33,11 +33,15 @@
 //!   inflation), and the next epoch with `K = 0`, `W_max` its starting window.
 //!
 //! Defaults are the RFC's constants: `C = 0.4` (section 5), `β_cubic = 0.7` (4.6), fast
-//! convergence on. RFC 9438 4.6 allows the reduction from FlightSize instead of cwnd; this
+//! convergence on; a scenario sets them in `tcp.cubic` (`c`, `beta`, `fast_convergence`,
+//! `reno_friendly`). RFC 9438 4.6 allows the reduction from FlightSize instead of cwnd; this
 //! takes cwnd, as the RFC's pseudocode, Linux and ns-3's `TcpCubic` do.
 
-use super::{Ack, Controller, Event, NewReno, NewRenoConfig};
+use super::spec::{CcContext, EcnUse, Recovery, Registration};
+use super::{Ack, CcConfig, Controller, Event, NewRenoConfig, Signal, Window};
+use crate::settings::table::{keys_of, read, SettingError, Table};
 use crate::sim::SimTime;
+use serde::Deserialize;
 
 /// CUBIC's parameters (RFC 9438).
 #[derive(Clone, Debug, PartialEq)]
@@ -50,13 +54,13 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// The Reno-friendly region (RFC 9438 4.3): on.
     pub reno_friendly: bool,
-    /// Slow start, fast recovery and the timeout's loss window, as NewReno has them.
-    pub newreno: NewRenoConfig,
+    /// Slow start, fast recovery and the timeout's loss window: the window's rules.
+    pub window: NewRenoConfig,
 }
 
 impl Default for CubicConfig {
     fn default() -> Self {
-        CubicConfig { c: 0.4, beta: 0.7, fast_convergence: true, reno_friendly: true, newreno: NewRenoConfig::default() }
+        CubicConfig { c: 0.4, beta: 0.7, fast_convergence: true, reno_friendly: true, window: NewRenoConfig::default() }
     }
 }
 
@@ -64,7 +68,7 @@ impl CubicConfig {
     /// A CUBIC window of `init_cwnd` segments of `mss` bytes, threshold `init_ssthresh`.
     pub fn build(&self, mss: u32, init_cwnd: u32, init_ssthresh: u32) -> Cubic {
         Cubic {
-            nr: self.newreno.build(mss, init_cwnd, init_ssthresh),
+            w: self.window.window(mss, init_cwnd, init_ssthresh),
             w_max: 0.0,
             cwnd_prior: 0.0,
             epoch: None,
@@ -81,10 +85,10 @@ impl CubicConfig {
     }
 }
 
-/// CUBIC's state: NewReno's window and threshold, and the cubic function's parameters.
+/// CUBIC's state: the window and threshold, and the cubic function's parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cubic {
-    nr: NewReno,
+    w: Window,
     /// `W_max`, segments: the window before the last reduction (fast convergence may lower it).
     w_max: f64,
     /// `cwnd_prior`, segments: the window at the last reduction.
@@ -102,11 +106,11 @@ pub struct Cubic {
 
 impl Cubic {
     fn mss(&self) -> f64 {
-        self.nr.reno.mss as f64
+        self.w.mss() as f64
     }
 
     fn segments(&self) -> f64 {
-        self.nr.reno.cwnd as f64 / self.mss()
+        self.w.cwnd as f64 / self.mss()
     }
 
     /// `W_cubic(t)`, eq. (1), segments.
@@ -128,37 +132,24 @@ impl Cubic {
         }
     }
 
-    /// The multiplicative decrease and fast convergence (RFC 9438 4.6, 4.7): sets `W_max`,
-    /// `cwnd_prior` and ssthresh, ends the epoch, and returns the window to leave, bytes.
-    fn reduce(&mut self, floor_segments: u32) -> u32 {
-        let w = self.segments();
-        self.w_max = if self.cfg.fast_convergence && w < self.w_max { w * (1.0 + self.cfg.beta) / 2.0 } else { w };
-        self.cwnd_prior = w;
-        self.epoch = None;
-        let ssthresh = self.beta_of(self.nr.reno.cwnd);
-        self.nr.reno.ssthresh = ssthresh;
-        ssthresh.max(floor_segments * self.nr.reno.mss)
-    }
-
     /// `max(w * β_cubic, 2)` in bytes, the threshold a reduction of window `w` sets (4.6).
     fn beta_of(&self, w: u32) -> u32 {
-        let r = &self.nr.reno;
-        ((w as f64 * self.cfg.beta) as u32).max(r.cfg.min_ssthresh * r.mss)
+        ((w as f64 * self.cfg.beta) as u32).max(self.w.min_ssthresh())
     }
 }
 
 impl Controller for Cubic {
-    fn cwnd(&self) -> u32 {
-        self.nr.cwnd()
+    fn window(&self) -> &Window {
+        &self.w
     }
 
-    fn ssthresh(&self) -> u32 {
-        self.nr.ssthresh()
+    fn window_mut(&mut self) -> &mut Window {
+        &mut self.w
     }
 
     fn on_ack(&mut self, ack: &Ack) {
-        if self.nr.reno.cwnd < self.nr.reno.ssthresh {
-            return self.nr.on_ack(ack); // slow start
+        if self.w.in_slow_start() {
+            return self.w.grow(ack);
         }
         if ack.ece || !ack.cwnd_limited {
             return;
@@ -188,62 +179,82 @@ impl Controller for Cubic {
         let bytes = (next - w) * self.mss() + self.carry;
         let whole = bytes.floor();
         self.carry = bytes - whole;
-        let r = &mut self.nr.reno;
-        r.cwnd = r.cwnd.saturating_add(whole.min(u32::MAX as f64) as u32);
+        self.w.cwnd = self.w.cwnd.saturating_add(whole.min(u32::MAX as f64) as u32);
     }
 
-    fn on_fast_retransmit(&mut self, _ev: &Event) {
-        self.nr.reno.base = self.reduce(2);
+    /// The multiplicative decrease and fast convergence (RFC 9438 4.6, 4.7) for a loss or an
+    /// ECN-Echo: sets `W_max`, `cwnd_prior` and ssthresh, ends the epoch, and leaves
+    /// ssthresh, at least two segments after a loss and one after an ECN-Echo. A timeout's
+    /// is ssthresh by β of the window under fast recovery's inflation (4.8), the curve
+    /// restarted by [`on_timeout`](Controller::on_timeout).
+    fn reduce(&mut self, _ev: &Event, signal: Signal) -> u32 {
+        if signal == Signal::Timeout {
+            self.w.ssthresh = self.beta_of(self.w.uninflated());
+            return self.w.ssthresh;
+        }
+        let w = self.segments();
+        self.w_max = if self.cfg.fast_convergence && w < self.w_max { w * (1.0 + self.cfg.beta) / 2.0 } else { w };
+        self.cwnd_prior = w;
+        self.epoch = None;
+        self.w.ssthresh = self.beta_of(self.w.cwnd);
+        let floor = if signal == Signal::Ecn { 1 } else { 2 };
+        self.w.ssthresh.max(floor * self.w.mss())
     }
 
-    fn on_recovery_start(&mut self, ev: &Event) {
-        self.nr.on_recovery_start(ev)
-    }
-
-    fn on_sack_recovery_start(&mut self, ev: &Event) {
-        self.nr.on_sack_recovery_start(ev)
-    }
-
-    fn on_recovery_dupack(&mut self, ev: &Event) {
-        self.nr.on_recovery_dupack(ev)
-    }
-
-    fn on_partial_ack(&mut self, ack: &Ack) {
-        self.nr.on_partial_ack(ack)
-    }
-
-    fn on_recovery_end(&mut self, ack: &Ack) {
-        self.nr.on_recovery_end(ack)
-    }
-
+    /// RFC 9438 4.8: ssthresh by β on the first expiry for a segment (as RFC 5681, whatever
+    /// the profile's rule for later expiries), the loss window, and the next epoch with
+    /// `K = 0` and `W_max` its own starting window.
     fn on_timeout(&mut self, ev: &Event) {
         if ev.backoffs == 0 && !ev.ecn_answered {
-            // In fast recovery the window is the one under the duplicates' inflation.
-            let w = if self.nr.reno.recovering { self.nr.reno.base } else { self.nr.reno.cwnd };
-            self.nr.reno.ssthresh = self.beta_of(w);
+            self.reduce(ev, Signal::Timeout);
         }
-        let r = &mut self.nr.reno;
-        r.cwnd = r.cfg.loss_window * r.mss;
-        r.leave_recovery();
-        // 4.8: the next epoch starts with K = 0 and W_max its own starting window.
+        self.w.collapse();
         self.w_max = 0.0;
         self.epoch = None;
     }
 
-    fn on_ecn_echo(&mut self, _ev: &Event) {
-        let left = self.reduce(1);
-        let r = &mut self.nr.reno;
-        r.cwnd = left.min(r.cwnd);
-    }
-
-    fn on_loss_in_answered_window(&mut self, ev: &Event) {
-        self.nr.on_loss_in_answered_window(ev)
-    }
-
-    fn on_acc_control(&mut self, ev: &Event, cwnd: u32, ssthresh: u32) {
-        self.nr.on_acc_control(ev, cwnd, ssthresh);
+    /// The router's window; the curve restarts from it.
+    fn on_acc_control(&mut self, _ev: &Event, cwnd: u32, ssthresh: u32) {
+        self.w.obey(cwnd, ssthresh);
         self.epoch = None;
     }
+}
+
+/// CUBIC's own keys, `tcp.cubic.*`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CubicSpec {
+    /// `C`, segments per second cubed; default 0.4 (RFC 9438 section 5).
+    pub c: Option<f64>,
+    /// `β_cubic`, the window kept at a reduction; default 0.7 (RFC 9438 4.6).
+    pub beta: Option<f64>,
+    /// Fast convergence (RFC 9438 4.7); default true.
+    pub fast_convergence: Option<bool>,
+    /// The Reno-friendly region (RFC 9438 4.3); default true.
+    pub reno_friendly: Option<bool>,
+}
+
+/// `tcp.variant = "cubic"`: RFC 6582's loss recovery, as RFC 9438 leaves it.
+pub const REGISTRATION: Registration = Registration { name: "cubic", recovery: Recovery::NewReno, ecn: EcnUse::Optional, keys: keys_of::<CubicSpec>, build };
+
+fn build(table: &Table, ctx: &CcContext) -> Result<CcConfig, SettingError> {
+    let spec = read::<CubicSpec>(table)?;
+    let d = CubicConfig::default();
+    let c = spec.c.unwrap_or(d.c);
+    if !(c.is_finite() && c > 0.0) {
+        return Err(SettingError::new("c", format!("must be a positive number, got {c}")));
+    }
+    let beta = spec.beta.unwrap_or(d.beta);
+    if !(beta > 0.0 && beta < 1.0) {
+        return Err(SettingError::new("beta", format!("must be between 0 and 1 (exclusive), got {beta}")));
+    }
+    Ok(CcConfig::Cubic(CubicConfig {
+        c,
+        beta,
+        fast_convergence: spec.fast_convergence.unwrap_or(d.fast_convergence),
+        reno_friendly: spec.reno_friendly.unwrap_or(d.reno_friendly),
+        window: ctx.window.clone(),
+    }))
 }
 
 #[cfg(test)]
@@ -409,5 +420,17 @@ mod tests {
         let mut c = cubic(1, 0);
         c.on_ecn_echo(&event(MSS, 0));
         assert_eq!((c.cwnd(), c.ssthresh()), (MSS, 2 * MSS));
+    }
+
+    #[test]
+    fn its_keys_set_c_and_beta_within_their_bounds() {
+        let ctx = CcContext { window: NewRenoConfig::reno(), full_ack_given: false };
+        let t = |s: &str| -> Table { s.parse().unwrap() };
+        let CcConfig::Cubic(c) = build(&t("c = 0.8\nbeta = 0.5\nfast_convergence = false"), &ctx).unwrap() else { panic!("not CUBIC") };
+        assert_eq!((c.c, c.beta, c.fast_convergence, c.reno_friendly), (0.8, 0.5, false, true));
+        assert_eq!(c.window, NewRenoConfig::reno(), "the window's rules are the shared keys'");
+        assert_eq!(build(&t("beta = 1.0"), &ctx).unwrap_err().key, "beta");
+        assert_eq!(build(&t("c = 0"), &ctx).unwrap_err().key, "c");
+        assert_eq!(build(&t("c = nan"), &ctx).unwrap_err().key, "c");
     }
 }

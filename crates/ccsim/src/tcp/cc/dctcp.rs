@@ -1,4 +1,4 @@
-//! DCTCP's window arithmetic (RFC 8257), on NewReno's.
+//! DCTCP's window arithmetic (RFC 8257), on the window's.
 //!
 //! DCTCP needs three parts: a switch that marks CE on an instantaneous queue above K (the
 //! `step` discipline, `queue/step.rs`), a receiver that echoes each packet's CE exactly
@@ -10,19 +10,23 @@
 //!   and the bytes acknowledged by ACKs carrying ECN-Echo; at its end
 //!   `α = (1 - g) α + g M`, `M` the marked fraction. `g = 1/16` and `α` starts at 1 (3.3:
 //!   "the sender SHOULD initialize DCTCP.Alpha to 1"; a flow then starts as cautiously as
-//!   a Reno flow would at its first mark).
+//!   a Reno flow would at its first mark); a scenario sets them in `tcp.dctcp` (`g`,
+//!   `init_alpha`).
 //! - The reduction (3.4): on the ECN-Echo the sender answers (at most once per window of
 //!   data, the sender's rule), `cwnd = cwnd (1 - α / 2)`, and ssthresh the same, at least
 //!   two segments; the window at least one.
 //! - Marked ACKs may grow the window: DCTCP replaces RFC 3168's response to ECN-Echo, whose
 //!   "no increase" rule belongs to it (Linux's DCTCP grows on them too).
-//! - Loss (3.5): as the underlying TCP, here NewReno's fast retransmit and recovery and
-//!   RFC 5681's timeout.
+//! - Loss (3.5): as the underlying TCP, here RFC 6582's fast retransmit and recovery and
+//!   RFC 5681's timeout, the window's rules.
 //!
 //! The estimate counts every ACK of new data, in fast recovery too, so that its fraction
 //! covers the whole window.
 
-use super::{Ack, Controller, Event, NewReno, NewRenoConfig};
+use super::spec::{CcContext, EcnUse, Recovery, Registration};
+use super::{Ack, CcConfig, Controller, Event, NewRenoConfig, Signal, Window};
+use crate::settings::table::{keys_of, read, SettingError, Table};
+use serde::Deserialize;
 
 /// DCTCP's parameters (RFC 8257).
 #[derive(Clone, Debug, PartialEq)]
@@ -32,27 +36,27 @@ pub struct DctcpConfig {
     pub g: f64,
     /// `α` before the first observation window ends: 1 (RFC 8257 3.3).
     pub init_alpha: f64,
-    /// Slow start, losses and fast recovery, as NewReno has them.
-    pub newreno: NewRenoConfig,
+    /// Slow start, losses and fast recovery: the window's rules.
+    pub window: NewRenoConfig,
 }
 
 impl Default for DctcpConfig {
     fn default() -> Self {
-        DctcpConfig { g: 1.0 / 16.0, init_alpha: 1.0, newreno: NewRenoConfig::default() }
+        DctcpConfig { g: 1.0 / 16.0, init_alpha: 1.0, window: NewRenoConfig::default() }
     }
 }
 
 impl DctcpConfig {
     /// A DCTCP window of `init_cwnd` segments of `mss` bytes, threshold `init_ssthresh`.
     pub fn build(&self, mss: u32, init_cwnd: u32, init_ssthresh: u32) -> Dctcp {
-        Dctcp { nr: self.newreno.build(mss, init_cwnd, init_ssthresh), alpha: self.init_alpha, window_end: None, acked: 0, marked: 0, g: self.g }
+        Dctcp { w: self.window.window(mss, init_cwnd, init_ssthresh), alpha: self.init_alpha, window_end: None, acked: 0, marked: 0, g: self.g }
     }
 }
 
-/// DCTCP's state: NewReno's window and threshold, and the congestion estimate.
+/// DCTCP's state: the window and threshold, and the congestion estimate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dctcp {
-    nr: NewReno,
+    w: Window,
     alpha: f64,
     /// The SND.MAX recorded when the current observation window began.
     window_end: Option<u64>,
@@ -87,63 +91,71 @@ impl Dctcp {
 }
 
 impl Controller for Dctcp {
-    fn cwnd(&self) -> u32 {
-        self.nr.cwnd()
+    fn window(&self) -> &Window {
+        &self.w
     }
 
-    fn ssthresh(&self) -> u32 {
-        self.nr.ssthresh()
+    fn window_mut(&mut self) -> &mut Window {
+        &mut self.w
     }
 
     fn on_ack(&mut self, ack: &Ack) {
         self.observe(ack);
-        self.nr.on_ack(&Ack { ece: false, ..*ack });
+        self.w.grow(&Ack { ece: false, ..*ack });
     }
 
-    fn on_fast_retransmit(&mut self, ev: &Event) {
-        self.nr.on_fast_retransmit(ev)
-    }
-
-    fn on_recovery_start(&mut self, ev: &Event) {
-        self.nr.on_recovery_start(ev)
-    }
-
-    fn on_sack_recovery_start(&mut self, ev: &Event) {
-        self.nr.on_sack_recovery_start(ev)
-    }
-
-    fn on_recovery_dupack(&mut self, ev: &Event) {
-        self.nr.on_recovery_dupack(ev)
+    /// RFC 8257 3.4 for an ECN-Echo: `cwnd (1 - α / 2)`, at least one segment, and ssthresh
+    /// the same, at least two; a loss or a timeout: the window's reduction (3.5).
+    fn reduce(&mut self, ev: &Event, signal: Signal) -> u32 {
+        if signal != Signal::Ecn {
+            return self.w.reduce(ev);
+        }
+        let cwnd = ((self.w.cwnd as f64 * (1.0 - self.alpha / 2.0)) as u32).max(self.w.mss());
+        self.w.ssthresh = cwnd.max(self.w.min_ssthresh());
+        cwnd
     }
 
     fn on_partial_ack(&mut self, ack: &Ack) {
         self.observe(ack);
-        self.nr.on_partial_ack(ack)
+        self.w.deflate(ack);
     }
 
     fn on_recovery_end(&mut self, ack: &Ack) {
         self.observe(ack);
-        self.nr.on_recovery_end(ack)
+        self.w.end_recovery(ack);
     }
 
-    fn on_timeout(&mut self, ev: &Event) {
-        self.nr.on_timeout(ev)
+    /// The cut of [`reduce`](Controller::reduce), whatever the window was.
+    fn on_ecn_echo(&mut self, ev: &Event) {
+        self.w.cwnd = self.reduce(ev, Signal::Ecn);
     }
+}
 
-    fn on_ecn_echo(&mut self, _ev: &Event) {
-        let r = &mut self.nr.reno;
-        let cwnd = ((r.cwnd as f64 * (1.0 - self.alpha / 2.0)) as u32).max(r.mss);
-        r.ssthresh = cwnd.max(r.cfg.min_ssthresh * r.mss);
-        r.cwnd = cwnd;
-    }
+/// DCTCP's own keys, `tcp.dctcp.*`.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DctcpSpec {
+    /// `g`, the weight of the newest window's marked fraction in α; default 1/16 (RFC 8257 3.3).
+    pub g: Option<f64>,
+    /// α before the first observation window ends; default 1 (RFC 8257 3.3).
+    pub init_alpha: Option<f64>,
+}
 
-    fn on_loss_in_answered_window(&mut self, ev: &Event) {
-        self.nr.on_loss_in_answered_window(ev)
-    }
+/// `tcp.variant = "dctcp"`: RFC 6582's loss recovery, ECN on with per-packet echo.
+pub const REGISTRATION: Registration = Registration { name: "dctcp", recovery: Recovery::NewReno, ecn: EcnUse::PerPacket, keys: keys_of::<DctcpSpec>, build };
 
-    fn on_acc_control(&mut self, ev: &Event, cwnd: u32, ssthresh: u32) {
-        self.nr.on_acc_control(ev, cwnd, ssthresh)
+fn build(table: &Table, ctx: &CcContext) -> Result<CcConfig, SettingError> {
+    let spec = read::<DctcpSpec>(table)?;
+    let d = DctcpConfig::default();
+    let g = spec.g.unwrap_or(d.g);
+    if !(g > 0.0 && g <= 1.0) {
+        return Err(SettingError::new("g", format!("must be in (0, 1], got {g}")));
     }
+    let init_alpha = spec.init_alpha.unwrap_or(d.init_alpha);
+    if !(0.0..=1.0).contains(&init_alpha) {
+        return Err(SettingError::new("init_alpha", format!("must be in [0, 1], got {init_alpha}")));
+    }
+    Ok(CcConfig::Dctcp(DctcpConfig { g, init_alpha, window: ctx.window.clone() }))
 }
 
 #[cfg(test)]
@@ -211,5 +223,16 @@ mod tests {
         assert_eq!(d.cwnd(), 10 * MSS + MSS / 10, "congestion avoidance on a marked ACK");
         d.on_fast_retransmit(&event(10 * MSS, 3));
         assert_eq!(d.ssthresh(), 5 * MSS);
+    }
+
+    #[test]
+    fn its_keys_set_g_and_the_first_alpha_within_their_bounds() {
+        let ctx = CcContext { window: NewRenoConfig::default(), full_ack_given: false };
+        let t = |s: &str| -> Table { s.parse().unwrap() };
+        let CcConfig::Dctcp(c) = build(&t("g = 0.5\ninit_alpha = 0.0"), &ctx).unwrap() else { panic!("not DCTCP") };
+        assert_eq!((c.g, c.init_alpha), (0.5, 0.0));
+        assert_eq!(c.build(MSS, 10, 5 * MSS).alpha(), 0.0);
+        assert_eq!(build(&t("g = 0"), &ctx).unwrap_err().key, "g");
+        assert_eq!(build(&t("init_alpha = 1.5"), &ctx).unwrap_err().key, "init_alpha");
     }
 }

@@ -1,57 +1,68 @@
-//! Congestion control: the window arithmetic of the TCP sender, behind one small trait.
+//! Congestion control: the window arithmetic of the TCP sender, behind one small trait, and
+//! the registry of the algorithms a scenario can name.
 //!
 //! The sender (`tcp/sender.rs`) owns loss detection and loss recovery: it counts duplicate
 //! ACKs, keeps `recover`, decides whether a new ACK in fast recovery is full or partial,
 //! retransmits, runs the retransmission timer (RFC 6298) and decides when a congestion
-//! signal is answered at all (once per window for ECN and ACC). A [`Controller`] owns
-//! `cwnd` and `ssthresh` and every rule that changes them. The sender calls it at fixed
-//! points:
+//! signal is answered at all (once per window for ECN and ACC). A [`Controller`] owns a
+//! [`Window`] (`cwnd`, `ssthresh`) and every rule that changes it. The sender calls it at
+//! fixed points:
 //!
-//! | the sender sees | hook | rule (Reno) |
+//! | the sender sees | hook | default rule ([`Window`]) |
 //! | --- | --- | --- |
-//! | new data acknowledged, not in fast recovery | [`on_ack`](Controller::on_ack) | slow start, congestion avoidance (RFC 5681 3.1) |
-//! | the duplicate-ACK threshold is reached | [`on_fast_retransmit`](Controller::on_fast_retransmit) | ssthresh by eq. (4) (RFC 5681 3.2 step 2) |
-//! | ... and the segment is retransmitted | [`on_recovery_start`](Controller::on_recovery_start) | cwnd = ssthresh + 3 SMSS (step 3) |
-//! | ... or, with SACK, RFC 6675's recovery starts | [`on_sack_recovery_start`](Controller::on_sack_recovery_start) | cwnd = ssthresh (RFC 6675 section 5 step (4.2)) |
+//! | new data acknowledged, not in fast recovery | [`on_ack`](Controller::on_ack) | none: the algorithm's growth (Reno: RFC 5681 3.1) |
+//! | a congestion signal to answer | [`reduce`](Controller::reduce) | none: the algorithm's decrease (Reno: eq. (4)) |
+//! | the duplicate-ACK threshold is reached | [`on_fast_retransmit`](Controller::on_fast_retransmit) | `reduce` for a loss (RFC 5681 3.2 step 2) |
+//! | ... and the segment is retransmitted | [`on_recovery_start`](Controller::on_recovery_start) | cwnd = the reduced window + 3 SMSS (step 3) |
+//! | ... or, with SACK, RFC 6675's recovery starts | [`on_sack_recovery_start`](Controller::on_sack_recovery_start) | cwnd = the reduced window (RFC 6675 section 5 step (4.2)) |
 //! | a further duplicate ACK in fast recovery (not SACK's) | [`on_recovery_dupack`](Controller::on_recovery_dupack) | cwnd += SMSS (step 4) |
 //! | a partial ACK (NewReno recovery only, not SACK's) | [`on_partial_ack`](Controller::on_partial_ack) | deflation (RFC 6582 3.2 step 3) |
-//! | the ACK that ends fast recovery | [`on_recovery_end`](Controller::on_recovery_end) | cwnd = ssthresh (RFC 5681 3.2 step 6) |
-//! | the retransmission timer expires | [`on_timeout`](Controller::on_timeout) | eq. (4), cwnd = LW (RFC 5681 3.1) |
-//! | ECN-Echo, once per window, outside recovery | [`on_ecn_echo`](Controller::on_ecn_echo) | as for a loss (RFC 3168 6.1.2) |
+//! | the ACK that ends fast recovery | [`on_recovery_end`](Controller::on_recovery_end) | RFC 6582's exit, or RFC 5681 step 6 |
+//! | the retransmission timer expires | [`on_timeout`](Controller::on_timeout) | `reduce` on the first expiry, cwnd = LW (RFC 5681 3.1) |
+//! | ECN-Echo, once per window, outside recovery | [`on_ecn_echo`](Controller::on_ecn_echo) | `reduce` for ECN, cwnd no larger (RFC 3168 6.1.2) |
 //! | a loss in the window an ECN-Echo answered | [`on_loss_in_answered_window`](Controller::on_loss_in_answered_window) | fast recovery, no second cut (RFC 3168 6.1.2) |
 //! | an ACC control message it obeys | [`on_acc_control`](Controller::on_acc_control) | the router's window (Faber, Section 3.1) |
 //!
-//! The trait is shaped like smoltcp's `socket/tcp/congestion.rs`: two observers, hooks with
-//! no-op defaults, an enum ([`AnyController`]) that dispatches to the algorithms with a
-//! `match` (no `Box<dyn>`, no allocation; the per-ACK cost is one branch on the variant and
-//! a small [`Ack`] built on the stack). As in quinn's `congestion/`, each algorithm has a
-//! config struct whose documented defaults cite its RFC and which builds the controller;
-//! [`CcConfig`] holds one of them.
+//! An algorithm writes the two hooks that have no sensible default (its growth and its
+//! decrease) and overrides any other hook it changes, calling the [`Window`]'s rules it
+//! keeps: the standard arithmetic is composed, never forwarded by hand from another
+//! algorithm. The trait is shaped like smoltcp's `socket/tcp/congestion.rs`: hooks with
+//! defaults, an enum ([`AnyController`]) that dispatches with a `match` (no `Box<dyn>`, no
+//! allocation; the per-ACK cost is one branch on the variant and a small [`Ack`] built on
+//! the stack). As in quinn's `congestion/`, each algorithm has a config struct whose
+//! documented defaults cite its RFC and which builds the controller.
+//!
+//! # The registry
+//!
+//! Each algorithm registers itself ([`spec::Registration`]): the name `tcp.variant` selects
+//! it by, the loss recovery it pairs with, what it needs of ECN, the keys of its own table
+//! (`tcp.cubic.beta`) and a builder. The `controllers!` list below declares the [`CcConfig`]
+//! and [`AnyController`] variants and the [`REGISTRY`]; the scenario builder names no
+//! algorithm. Adding one is one file (config, controller, registration, tests), one line in
+//! `controllers!`, and its rows in `docs/scenario-format.md` (a test checks every registered
+//! key is documented); `docs/architecture.md` ("Adding an algorithm") walks through it.
 //!
 //! # Where Reno and NewReno differ
 //!
 //! RFC 6582 changes only fast recovery, and its changes fall on both sides of the seam:
 //!
-//! - Loss recovery, in the sender ([`Recovery`](super::Recovery)): whether a new ACK below
-//!   `recover` ends fast recovery (Reno: any new ACK does) or is a partial ACK that
-//!   retransmits the next hole and restarts the timer (NewReno, RFC 6582 step 3 and
-//!   section 4), and the check that keeps a second fast retransmit out of a window already
-//!   recovered (RFC 6582 step 2). These decide which segments go out and when recovery
-//!   ends.
-//! - Window arithmetic, in the controller: what `cwnd` becomes. [`NewReno`] deflates the
-//!   window on a partial ACK and leaves recovery with `min(ssthresh, max(FlightSize, SMSS) +
-//!   SMSS)` (RFC 6582 step 3, full ACK, option (1)); [`Reno`] leaves it with `cwnd =
-//!   ssthresh` (RFC 5681 step 6) and has no partial-ACK rule, since RFC 5681 has no partial
-//!   ACKs. Everything else `NewReno` takes from `Reno`, which it wraps.
+//! - Loss recovery, in the sender ([`Recovery`]): whether a new ACK below `recover` ends fast
+//!   recovery (Reno: any new ACK does) or is a partial ACK that retransmits the next hole and
+//!   restarts the timer (NewReno, RFC 6582 step 3 and section 4), and the check that keeps a
+//!   second fast retransmit out of a window already recovered (RFC 6582 step 2). These decide
+//!   which segments go out and when recovery ends.
+//! - Window arithmetic, in the controller: what `cwnd` becomes. NewReno deflates the window on
+//!   a partial ACK and leaves recovery with `min(ssthresh, max(FlightSize, SMSS) + SMSS)` (RFC
+//!   6582 step 3, full ACK, option (1)); Reno leaves it with `cwnd = ssthresh` (RFC 5681 step
+//!   6, the [`FullAck::Ssthresh`] rule) and meets no partial ACK, since its recovery has none.
+//!   Both are the [`Reno`] controller; the registrations `reno` and `newreno` pair it with
+//!   its recovery and exit rule.
 //!
 //! Why this split: the published window algorithms that come next (CUBIC, RFC 9438; DCTCP,
 //! RFC 8257) specify the window's response and leave loss recovery to RFC 5681/6582, as
 //! Linux leaves it to `tcp_input.c` whatever congestion-control module is loaded. With the
-//! recovery in the sender, they get NewReno's recovery by pairing, not by copying it. The
-//! scenario's `tcp.variant` names the standard pairs: `reno` is Reno recovery with the
-//! `Reno` controller, `newreno` NewReno recovery with the `NewReno` controller. NewReno
-//! recovery needs a controller with a partial-ACK rule (`NewReno`, or one built on it).
-//! Deflation and the exit rule stay on the controller's side because they are arithmetic
+//! recovery in the sender, they get NewReno's recovery by their registration, not by copying
+//! it. Deflation and the exit rule stay on the controller's side because they are arithmetic
 //! on a window whose units and state only the controller knows (a packet-counted window
 //! deflates in packets; CUBIC's epoch must see the window it leaves recovery with).
 //!
@@ -74,38 +85,35 @@
 //!
 //! The initial window and the initial ssthresh belong to the sender's configuration
 //! ([`SenderConfig`](super::SenderConfig)`::init_cwnd` and `init_ssthresh`, RFC 5681 section
-//! 3.1), which hands them to [`CcConfig::build`]: CUBIC and DCTCP start from the same values
-//! and define none of their own, and a profile that changes the initial window (ns-2's is 2
-//! segments) then changes one parameter whatever the algorithm.
+//! 3.1), which hands them to [`CcConfig::build`]: every algorithm starts from the same
+//! values, and a profile that changes the initial window (ns-2's is 2 segments) then changes
+//! one parameter whatever the algorithm.
 //!
-//! # The algorithms, and how a new one plugs in
+//! # The algorithms
 //!
-//! Adding an algorithm is one new file (its config, its controller, its tests), a variant in
-//! [`CcConfig`] and in [`AnyController`] with an arm in [`CcConfig::build`] and in `each!`
-//! below, and its keyword in `scenario/build.rs`. None of these changes the trait; CUBIC and
-//! DCTCP were added so.
-//!
+//! - **Reno and NewReno** ([`Reno`], `reno.rs`; RFC 5681, RFC 6582): the [`Window`]'s rules.
 //! - **CUBIC** ([`Cubic`], `cubic.rs`, RFC 9438). [`CubicConfig`] holds C = 0.4, β = 0.7,
-//!   fast convergence and the Reno-friendly region. The controller wraps [`NewReno`] (slow
-//!   start, fast recovery's inflation and exit) and keeps `W_max`, `K`, `W_est` and the
-//!   epoch's start; time comes from `Ack::now`, the RTT of the target `W_cubic(t + RTT)` from
-//!   `Ack::srtt`. `on_fast_retransmit` and `on_ecn_echo` are its multiplicative decrease;
-//!   `on_timeout` follows RFC 5681 with ssthresh by β and restarts the curve (4.8).
+//!   fast convergence and the Reno-friendly region (`tcp.cubic.*`). Slow start and fast
+//!   recovery are the window's; the controller keeps `W_max`, `K`, `W_est` and the epoch's
+//!   start; time comes from `Ack::now`, the RTT of the target `W_cubic(t + RTT)` from
+//!   `Ack::srtt`. Its decrease is by β; `on_timeout` sets ssthresh by β on the first expiry
+//!   and restarts the curve (4.8).
 //! - **DCTCP** ([`Dctcp`], `dctcp.rs`, RFC 8257). The ACK hooks count `Ack::acked` and, when
 //!   `Ack::ece`, the bytes marked; once `Ack::una` passes the SND.MAX recorded when the
-//!   observation window began, α = (1 - g) α + g M. `on_ecn_echo` sets cwnd = cwnd (1 - α/2).
-//!   The sender answers ECN-Echo at most once per window, as RFC 8257 asks; losses are
-//!   NewReno's. Marked ACKs grow the window (RFC 3168's "no increase" is Reno's rule, and the
-//!   controller sees `ece`). The receiver's half is `EcnEcho::PerPacket` (`tcp/receiver.rs`).
-//! - **Packet-counted Reno** for the RDP transport is [`PacketReno`] (`packet_reno.rs`):
-//!   [`NewReno`]'s arithmetic with the window and threshold in whole packets, congestion
-//!   avoidance counting ACKs and adding one packet once the count reaches cwnd (1/cwnd per
-//!   ACK, the fraction held until whole). `cwnd()` reports packets times the MSS it was
-//!   built with, so a byte-counting sender needs nothing else.
+//!   observation window began, α = (1 - g) α + g M (`tcp.dctcp.g`). Its decrease for ECN sets
+//!   cwnd = cwnd (1 - α/2). The sender answers ECN-Echo at most once per window, as RFC 8257
+//!   asks; losses are the window's. Marked ACKs grow the window (RFC 3168's "no increase" is
+//!   Reno's rule, and the controller sees `ece`). Its registration asks for per-packet ECN
+//!   echo from the receiver (`EcnEcho::PerPacket`, `tcp/receiver.rs`).
+//! - **Packet-counted Reno** for the RDP transport is [`PacketReno`] (`packet_reno.rs`): the
+//!   window's rules with the window and threshold in whole packets, congestion avoidance
+//!   counting ACKs and adding one packet once the count reaches cwnd (1/cwnd per ACK, the
+//!   fraction held until whole). `cwnd()` reports packets times the MSS it was built with,
+//!   so a byte-counting sender needs nothing else. It is not registered: RDP builds it.
 //! - **The ns-2 profile** (`settings::profile`, `docs/profiles.md`): the initial window of 2
 //!   is `SenderConfig::init_cwnd`; what a reduction halves (RFC 5681's FlightSize, or ns-2's
 //!   `window()`, `min(cwnd, rwnd)`, counted in whole segments and at every timeout) is
-//!   [`RenoConfig::ssthresh_from`], which reads `Event::rwnd`; NewReno's window on leaving
+//!   [`RenoConfig::ssthresh_from`], which reads `Event::rwnd`; the window on leaving
 //!   recovery is [`NewRenoConfig::full_ack`]; Reno's guard against a second fast retransmit
 //!   in one window (ns-2's `bugFix_`) is loss recovery, `SenderConfig::reno_recover_check`,
 //!   next to NewReno's `recover` check, and so is Limited Transmit
@@ -113,15 +121,17 @@
 
 pub mod cubic;
 pub mod dctcp;
-pub mod newreno;
 pub mod packet_reno;
 pub mod reno;
+pub mod spec;
+pub mod window;
 
 pub use cubic::{Cubic, CubicConfig};
 pub use dctcp::{Dctcp, DctcpConfig};
-pub use newreno::{FullAck, NewReno, NewRenoConfig};
 pub use packet_reno::{PacketReno, PacketRenoConfig};
-pub use reno::{Reno, RenoConfig, SsthreshFrom};
+pub use reno::Reno;
+pub use spec::{CcContext, EcnUse, Recovery, Registration};
+pub use window::{FullAck, NewRenoConfig, RenoConfig, SsthreshFrom, Window};
 
 use crate::sim::{Dur, SimTime};
 
@@ -176,174 +186,220 @@ pub struct Event {
     pub ecn_answered: bool,
 }
 
+/// The congestion signal a reduction answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signal {
+    /// A loss detected by duplicate ACKs (fast retransmit).
+    Loss,
+    /// An ECN-Echo the sender answers.
+    Ecn,
+    /// The retransmission timer expired (first expiry, or every expiry under ns-2's rule).
+    Timeout,
+}
+
 /// The window arithmetic of a congestion-control algorithm. Windows are in bytes.
 ///
-/// Hooks have no-op defaults: an algorithm implements the rules it has. The sender calls
-/// them at the points listed in the module documentation.
+/// [`on_ack`](Self::on_ack) (growth) and [`reduce`](Self::reduce) (decrease) have no default:
+/// they are what makes an algorithm. Every other hook defaults to the standard rule of the
+/// [`Window`] (see the module documentation), so an algorithm overrides only what it changes.
 pub trait Controller {
+    /// The window and threshold, with the standard rules.
+    fn window(&self) -> &Window;
+
+    /// The same, to change.
+    fn window_mut(&mut self) -> &mut Window;
+
     /// The congestion window, bytes.
-    fn cwnd(&self) -> u32;
+    fn cwnd(&self) -> u32 {
+        self.window().cwnd
+    }
 
     /// The slow-start threshold, bytes.
-    fn ssthresh(&self) -> u32;
+    fn ssthresh(&self) -> u32 {
+        self.window().ssthresh
+    }
 
     /// New data acknowledged outside fast recovery: the window's growth.
-    fn on_ack(&mut self, _ack: &Ack) {}
+    fn on_ack(&mut self, ack: &Ack);
+
+    /// The multiplicative decrease for `signal`: sets ssthresh and returns the window to
+    /// leave (fast recovery inflates it; an ECN-Echo leaves no more than it).
+    fn reduce(&mut self, ev: &Event, signal: Signal) -> u32;
 
     /// The duplicate-ACK threshold is reached and the sender starts fast retransmit: the
     /// response to the loss, before the retransmission (RFC 5681 3.2 step 2).
-    fn on_fast_retransmit(&mut self, _ev: &Event) {}
+    fn on_fast_retransmit(&mut self, ev: &Event) {
+        let left = self.reduce(ev, Signal::Loss);
+        self.window_mut().set_base(left);
+    }
 
     /// The lost segment has been retransmitted: fast recovery starts (RFC 5681 3.2 step 3).
-    fn on_recovery_start(&mut self, _ev: &Event) {}
+    fn on_recovery_start(&mut self, ev: &Event) {
+        self.window_mut().start_recovery(ev.dupacks);
+    }
 
     /// SACK loss recovery starts, the first lost segment retransmitted: RFC 6675 section 5
     /// step (4.2), "ssthresh = cwnd = (FlightSize / 2)", takes ssthresh from
     /// [`on_fast_retransmit`](Controller::on_fast_retransmit), called before; this hook sets
     /// the window of the recovery, which the sender does not inflate (it sends while `cwnd -
     /// pipe >= SMSS`). Called instead of [`on_recovery_start`](Controller::on_recovery_start).
-    /// No default: an algorithm that forgot it would keep its whole window through recovery.
-    fn on_sack_recovery_start(&mut self, ev: &Event);
+    fn on_sack_recovery_start(&mut self, _ev: &Event) {
+        self.window_mut().start_sack_recovery();
+    }
 
     /// A further duplicate ACK during fast recovery (RFC 5681 3.2 step 4).
-    fn on_recovery_dupack(&mut self, _ev: &Event) {}
+    fn on_recovery_dupack(&mut self, _ev: &Event) {
+        self.window_mut().inflate();
+    }
 
     /// A partial ACK in NewReno recovery: new data acknowledged, but not up to `recover`;
     /// the sender has just retransmitted the next hole (RFC 6582 3.2 step 3).
-    fn on_partial_ack(&mut self, _ack: &Ack) {}
+    fn on_partial_ack(&mut self, ack: &Ack) {
+        self.window_mut().deflate(ack);
+    }
 
     /// The ACK that ends fast recovery (RFC 5681 3.2 step 6; RFC 6582 3.2 step 3, full
     /// acknowledgment).
-    fn on_recovery_end(&mut self, _ack: &Ack) {}
+    fn on_recovery_end(&mut self, ack: &Ack) {
+        self.window_mut().end_recovery(ack);
+    }
 
     /// The retransmission timer expired and everything outstanding will be resent.
-    fn on_timeout(&mut self, _ev: &Event) {}
+    fn on_timeout(&mut self, ev: &Event) {
+        if self.window().timeout_reduces(ev) {
+            self.reduce(ev, Signal::Timeout);
+        }
+        self.window_mut().collapse();
+    }
 
     /// ECN-Echo that the sender answers: at most once per window, never in fast recovery
     /// (RFC 3168 6.1.2).
-    fn on_ecn_echo(&mut self, _ev: &Event) {}
+    fn on_ecn_echo(&mut self, ev: &Event) {
+        let left = self.reduce(ev, Signal::Ecn);
+        self.window_mut().cut_to(left);
+    }
 
     /// A loss in a window whose congestion an ECN-Echo already answered: the sender
     /// retransmits and enters fast recovery at the current window, without a second
     /// reduction (RFC 3168 6.1.2: "the TCP sender's congestion window should be reduced only
     /// once in response to a series of dropped and/or CE packets from a single window of
-    /// data"; ns-2's `dupack_action()` after `CWND_ACTION_ECN`). No default: each algorithm
-    /// says what its fast recovery starts from.
-    fn on_loss_in_answered_window(&mut self, ev: &Event);
+    /// data"; ns-2's `dupack_action()` after `CWND_ACTION_ECN`).
+    fn on_loss_in_answered_window(&mut self, ev: &Event) {
+        self.window_mut().recover_without_reduction(ev.dupacks);
+    }
 
     /// An ACC control message that the sender obeys: a congested router's window and
     /// threshold, bytes. The sender obeys only controls with `cwnd` below the current
     /// window, at most once per window.
-    fn on_acc_control(&mut self, _ev: &Event, _cwnd: u32, _ssthresh: u32) {}
+    fn on_acc_control(&mut self, _ev: &Event, cwnd: u32, ssthresh: u32) {
+        self.window_mut().obey(cwnd, ssthresh);
+    }
 }
 
-/// The algorithm and its parameters, as the sender's configuration holds them.
-#[derive(Clone, Debug, PartialEq)]
-pub enum CcConfig {
-    Reno(RenoConfig),
-    NewReno(NewRenoConfig),
-    /// The RDP transport's window (Faber, Section 4.2.1).
-    PacketReno(PacketRenoConfig),
-    Cubic(CubicConfig),
-    Dctcp(DctcpConfig),
+/// Declares the controllers: the [`CcConfig`] and [`AnyController`] enums, their dispatch,
+/// and the [`REGISTRY`], one line per controller type:
+/// `Variant(Config) -> Controller = [registrations],`. `Config::build(mss, init_cwnd,
+/// init_ssthresh)` makes the controller.
+macro_rules! controllers {
+    ($($variant:ident($config:ty) -> $controller:ty = [$($registration:expr),*],)*) => {
+        /// The algorithm and its parameters, as the sender's configuration holds them.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum CcConfig {
+            $($variant($config),)*
+        }
+
+        impl CcConfig {
+            /// The controller at the start of a connection: `mss` bytes per segment, an
+            /// initial window of `init_cwnd` segments and an initial threshold of
+            /// `init_ssthresh` bytes.
+            pub fn build(&self, mss: u32, init_cwnd: u32, init_ssthresh: u32) -> AnyController {
+                match self {
+                    $(CcConfig::$variant(c) => AnyController::$variant(c.build(mss, init_cwnd, init_ssthresh)),)*
+                }
+            }
+        }
+
+        /// One of the algorithms, dispatched by `match`.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum AnyController {
+            $($variant($controller),)*
+        }
+
+        impl Controller for AnyController {
+            #[inline]
+            fn window(&self) -> &Window {
+                match self { $(AnyController::$variant(c) => c.window(),)* }
+            }
+            #[inline]
+            fn window_mut(&mut self) -> &mut Window {
+                match self { $(AnyController::$variant(c) => c.window_mut(),)* }
+            }
+            #[inline]
+            fn on_ack(&mut self, ack: &Ack) {
+                match self { $(AnyController::$variant(c) => c.on_ack(ack),)* }
+            }
+            #[inline]
+            fn reduce(&mut self, ev: &Event, signal: Signal) -> u32 {
+                match self { $(AnyController::$variant(c) => c.reduce(ev, signal),)* }
+            }
+            #[inline]
+            fn on_fast_retransmit(&mut self, ev: &Event) {
+                match self { $(AnyController::$variant(c) => c.on_fast_retransmit(ev),)* }
+            }
+            #[inline]
+            fn on_recovery_start(&mut self, ev: &Event) {
+                match self { $(AnyController::$variant(c) => c.on_recovery_start(ev),)* }
+            }
+            #[inline]
+            fn on_sack_recovery_start(&mut self, ev: &Event) {
+                match self { $(AnyController::$variant(c) => c.on_sack_recovery_start(ev),)* }
+            }
+            #[inline]
+            fn on_recovery_dupack(&mut self, ev: &Event) {
+                match self { $(AnyController::$variant(c) => c.on_recovery_dupack(ev),)* }
+            }
+            #[inline]
+            fn on_partial_ack(&mut self, ack: &Ack) {
+                match self { $(AnyController::$variant(c) => c.on_partial_ack(ack),)* }
+            }
+            #[inline]
+            fn on_recovery_end(&mut self, ack: &Ack) {
+                match self { $(AnyController::$variant(c) => c.on_recovery_end(ack),)* }
+            }
+            #[inline]
+            fn on_timeout(&mut self, ev: &Event) {
+                match self { $(AnyController::$variant(c) => c.on_timeout(ev),)* }
+            }
+            #[inline]
+            fn on_ecn_echo(&mut self, ev: &Event) {
+                match self { $(AnyController::$variant(c) => c.on_ecn_echo(ev),)* }
+            }
+            #[inline]
+            fn on_loss_in_answered_window(&mut self, ev: &Event) {
+                match self { $(AnyController::$variant(c) => c.on_loss_in_answered_window(ev),)* }
+            }
+            #[inline]
+            fn on_acc_control(&mut self, ev: &Event, cwnd: u32, ssthresh: u32) {
+                match self { $(AnyController::$variant(c) => c.on_acc_control(ev, cwnd, ssthresh),)* }
+            }
+        }
+
+        /// Every algorithm a scenario can name (`tcp.variant`), in the order messages list them.
+        pub const REGISTRY: &[Registration] = &[$($($registration,)*)*];
+    };
+}
+
+controllers! {
+    Reno(NewRenoConfig) -> Reno = [reno::RENO, reno::NEWRENO],
+    Cubic(CubicConfig) -> Cubic = [cubic::REGISTRATION],
+    Dctcp(DctcpConfig) -> Dctcp = [dctcp::REGISTRATION],
+    PacketReno(PacketRenoConfig) -> PacketReno = [],
 }
 
 impl Default for CcConfig {
     /// NewReno, the scenario's default `tcp.variant`.
     fn default() -> Self {
-        CcConfig::NewReno(NewRenoConfig::default())
-    }
-}
-
-impl CcConfig {
-    /// The controller at the start of a connection: `mss` bytes per segment, an initial
-    /// window of `init_cwnd` segments and an initial threshold of `init_ssthresh` bytes.
-    pub fn build(&self, mss: u32, init_cwnd: u32, init_ssthresh: u32) -> AnyController {
-        match self {
-            CcConfig::Reno(c) => AnyController::Reno(c.build(mss, init_cwnd, init_ssthresh)),
-            CcConfig::NewReno(c) => AnyController::NewReno(c.build(mss, init_cwnd, init_ssthresh)),
-            CcConfig::PacketReno(c) => AnyController::PacketReno(c.build(mss, init_cwnd, init_ssthresh)),
-            CcConfig::Cubic(c) => AnyController::Cubic(c.build(mss, init_cwnd, init_ssthresh)),
-            CcConfig::Dctcp(c) => AnyController::Dctcp(c.build(mss, init_cwnd, init_ssthresh)),
-        }
-    }
-}
-
-/// One of the algorithms, dispatched by `match`.
-#[derive(Clone, Debug, PartialEq)]
-pub enum AnyController {
-    Reno(Reno),
-    NewReno(NewReno),
-    PacketReno(PacketReno),
-    Cubic(Cubic),
-    Dctcp(Dctcp),
-}
-
-/// `each!(controller, c => expr)` evaluates `expr` with `c` bound to the algorithm inside.
-macro_rules! each {
-    ($cc:expr, $c:ident => $e:expr) => {
-        match $cc {
-            AnyController::Reno($c) => $e,
-            AnyController::NewReno($c) => $e,
-            AnyController::PacketReno($c) => $e,
-            AnyController::Cubic($c) => $e,
-            AnyController::Dctcp($c) => $e,
-        }
-    };
-}
-
-impl Controller for AnyController {
-    #[inline]
-    fn cwnd(&self) -> u32 {
-        each!(self, c => c.cwnd())
-    }
-    #[inline]
-    fn ssthresh(&self) -> u32 {
-        each!(self, c => c.ssthresh())
-    }
-    #[inline]
-    fn on_ack(&mut self, ack: &Ack) {
-        each!(self, c => c.on_ack(ack))
-    }
-    #[inline]
-    fn on_fast_retransmit(&mut self, ev: &Event) {
-        each!(self, c => c.on_fast_retransmit(ev))
-    }
-    #[inline]
-    fn on_recovery_start(&mut self, ev: &Event) {
-        each!(self, c => c.on_recovery_start(ev))
-    }
-    #[inline]
-    fn on_sack_recovery_start(&mut self, ev: &Event) {
-        each!(self, c => c.on_sack_recovery_start(ev))
-    }
-    #[inline]
-    fn on_recovery_dupack(&mut self, ev: &Event) {
-        each!(self, c => c.on_recovery_dupack(ev))
-    }
-    #[inline]
-    fn on_partial_ack(&mut self, ack: &Ack) {
-        each!(self, c => c.on_partial_ack(ack))
-    }
-    #[inline]
-    fn on_recovery_end(&mut self, ack: &Ack) {
-        each!(self, c => c.on_recovery_end(ack))
-    }
-    #[inline]
-    fn on_timeout(&mut self, ev: &Event) {
-        each!(self, c => c.on_timeout(ev))
-    }
-    #[inline]
-    fn on_ecn_echo(&mut self, ev: &Event) {
-        each!(self, c => c.on_ecn_echo(ev))
-    }
-    #[inline]
-    fn on_loss_in_answered_window(&mut self, ev: &Event) {
-        each!(self, c => c.on_loss_in_answered_window(ev))
-    }
-    #[inline]
-    fn on_acc_control(&mut self, ev: &Event, cwnd: u32, ssthresh: u32) {
-        each!(self, c => c.on_acc_control(ev, cwnd, ssthresh))
+        CcConfig::Reno(NewRenoConfig::default())
     }
 }
 
@@ -378,8 +434,8 @@ mod tests {
     #[test]
     fn any_controller_forwards_every_hook() {
         let all = [
-            CcConfig::Reno(RenoConfig::default()),
-            CcConfig::NewReno(NewRenoConfig::default()),
+            CcConfig::Reno(NewRenoConfig { full_ack: FullAck::Ssthresh, ..NewRenoConfig::default() }),
+            CcConfig::Reno(NewRenoConfig::default()),
             CcConfig::PacketReno(PacketRenoConfig::default()),
             CcConfig::Cubic(CubicConfig::default()),
             CcConfig::Dctcp(DctcpConfig::default()),
@@ -388,7 +444,6 @@ mod tests {
             let mut any = cfg.build(MSS, 1, u32::MAX / 2);
             let mut direct: Box<dyn Controller> = match &cfg {
                 CcConfig::Reno(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
-                CcConfig::NewReno(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::PacketReno(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Cubic(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Dctcp(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
@@ -412,7 +467,7 @@ mod tests {
                 step(&mut any);
                 step(direct.as_mut());
                 assert_eq!((any.cwnd(), any.ssthresh()), (direct.cwnd(), direct.ssthresh()), "{cfg:?} step {i}");
-                if matches!(cfg, CcConfig::NewReno(_)) {
+                if cfg == CcConfig::default() {
                     assert_ne!((any.cwnd(), any.ssthresh()), before, "step {i} changes NewReno's window, so a hook left out shows");
                 }
             }

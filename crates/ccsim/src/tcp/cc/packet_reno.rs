@@ -7,8 +7,8 @@
 //! capacity is unused. Either RDP can send a full sized packet, or it cannot send any sized
 //! packet."
 //!
-//! So the arithmetic is Reno's, and this controller takes it from [`NewReno`] (which takes
-//! it from [`Reno`](super::Reno)) rather than restating it, changing two things:
+//! So the arithmetic is Reno's, and this controller takes it from the [`Window`]'s rules
+//! rather than restating it, changing two things:
 //!
 //! - Congestion avoidance counts ACKs: each ACK of new data adds 1/cwnd of a packet, held
 //!   until the fractions make a whole packet, so after cwnd ACKs the window grows by one
@@ -20,67 +20,63 @@
 //!
 //! Slow start (one packet per ACK), fast retransmit and recovery (ssthresh = half the flight,
 //! at least two packets; cwnd = ssthresh + 3, one more per duplicate), NewReno's partial ACKs
-//! and exit (RFC 6582), the timeout and the ACC control are [`NewReno`]'s, in packets. The
+//! and exit (RFC 6582), the timeout and the ACC control are the window's, in packets. The
 //! unit is the `mss` the controller is built with: `cwnd()` is packets times it, so the
 //! sender's byte-counted hooks need nothing else, and the RDP sender divides by it.
 
-use super::{Ack, Controller, Event, NewReno, NewRenoConfig, Reno};
+use super::{Ack, Controller, Event, NewRenoConfig, Signal, Window};
 
-/// The parameters: NewReno's (RFC 5681's minimum ssthresh and loss window, in packets).
+/// The parameters: the window's rules (RFC 5681's minimum ssthresh and loss window, in
+/// packets).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PacketRenoConfig {
-    pub newreno: NewRenoConfig,
+    pub window: NewRenoConfig,
 }
 
 impl PacketRenoConfig {
     /// A window of `init_cwnd` packets of `mss` bytes, threshold `init_ssthresh` bytes.
     pub fn build(&self, mss: u32, init_cwnd: u32, init_ssthresh: u32) -> PacketReno {
-        PacketReno { inner: self.newreno.build(mss, init_cwnd, init_ssthresh), acks: 0 }
+        PacketReno { w: self.window.window(mss, init_cwnd, init_ssthresh), acks: 0 }
     }
 }
 
-/// [`NewReno`]'s window in whole packets, growing by counted ACKs in congestion avoidance.
+/// The window in whole packets, growing by counted ACKs in congestion avoidance.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PacketReno {
-    inner: NewReno,
+    w: Window,
     /// ACKs counted toward the next packet of congestion avoidance.
     acks: u32,
 }
 
 impl PacketReno {
-    fn reno(&mut self) -> &mut Reno {
-        &mut self.inner.reno
-    }
-
     /// The window in packets.
     pub fn packets(&self) -> u32 {
-        self.inner.cwnd() / self.inner.reno.mss
+        self.w.cwnd / self.w.mss()
     }
 
     /// After a reduction: whole packets, and the fraction counted so far forgotten.
     fn whole(&mut self) {
-        let r = self.reno();
-        let mss = r.mss;
-        r.cwnd = (r.cwnd / mss * mss).max(mss);
-        r.ssthresh = r.ssthresh / mss * mss;
+        let mss = self.w.mss();
+        self.w.cwnd = (self.w.cwnd / mss * mss).max(mss);
+        self.w.ssthresh = self.w.ssthresh / mss * mss;
         self.acks = 0;
     }
 }
 
 impl Controller for PacketReno {
-    fn cwnd(&self) -> u32 {
-        self.inner.cwnd()
+    fn window(&self) -> &Window {
+        &self.w
     }
 
-    fn ssthresh(&self) -> u32 {
-        self.inner.ssthresh()
+    fn window_mut(&mut self) -> &mut Window {
+        &mut self.w
     }
 
     fn on_ack(&mut self, ack: &Ack) {
-        if self.inner.cwnd() < self.inner.ssthresh() {
-            self.inner.on_ack(ack); // slow start: min(acked, one packet)
-            let r = self.reno();
-            r.cwnd = r.cwnd / r.mss * r.mss;
+        if self.w.in_slow_start() {
+            self.w.grow(ack); // slow start: min(acked, one packet)
+            let mss = self.w.mss();
+            self.w.cwnd = self.w.cwnd / mss * mss;
             return;
         }
         if ack.ece || !ack.cwnd_limited {
@@ -89,56 +85,56 @@ impl Controller for PacketReno {
         self.acks += 1;
         if self.acks >= self.packets() {
             self.acks = 0;
-            let r = self.reno();
-            r.cwnd = r.cwnd.saturating_add(r.mss);
+            self.w.cwnd = self.w.cwnd.saturating_add(self.w.mss());
         }
     }
 
+    fn reduce(&mut self, ev: &Event, _signal: Signal) -> u32 {
+        self.w.reduce(ev)
+    }
+
     fn on_fast_retransmit(&mut self, ev: &Event) {
-        self.inner.on_fast_retransmit(ev);
+        let left = self.w.reduce(ev);
+        self.w.set_base(left);
         self.whole();
     }
 
     fn on_recovery_start(&mut self, ev: &Event) {
-        self.inner.on_recovery_start(ev);
+        self.w.start_recovery(ev.dupacks);
         self.whole();
     }
 
-    fn on_sack_recovery_start(&mut self, ev: &Event) {
-        self.inner.on_sack_recovery_start(ev);
+    fn on_sack_recovery_start(&mut self, _ev: &Event) {
+        self.w.start_sack_recovery();
         self.whole();
-    }
-
-    fn on_recovery_dupack(&mut self, ev: &Event) {
-        self.inner.on_recovery_dupack(ev);
     }
 
     fn on_partial_ack(&mut self, ack: &Ack) {
-        self.inner.on_partial_ack(ack);
+        self.w.deflate(ack);
         self.whole();
     }
 
     fn on_recovery_end(&mut self, ack: &Ack) {
-        self.inner.on_recovery_end(ack);
+        self.w.end_recovery(ack);
         self.whole();
     }
 
     fn on_timeout(&mut self, ev: &Event) {
-        self.inner.on_timeout(ev);
+        if self.w.timeout_reduces(ev) {
+            self.w.reduce(ev);
+        }
+        self.w.collapse();
         self.whole();
     }
 
     fn on_ecn_echo(&mut self, ev: &Event) {
-        self.inner.on_ecn_echo(ev);
+        let left = self.w.reduce(ev);
+        self.w.cut_to(left);
         self.whole();
     }
 
-    fn on_loss_in_answered_window(&mut self, ev: &Event) {
-        self.inner.on_loss_in_answered_window(ev);
-    }
-
-    fn on_acc_control(&mut self, ev: &Event, cwnd: u32, ssthresh: u32) {
-        self.inner.on_acc_control(ev, cwnd, ssthresh);
+    fn on_acc_control(&mut self, _ev: &Event, cwnd: u32, ssthresh: u32) {
+        self.w.obey(cwnd, ssthresh);
         self.whole();
     }
 }
@@ -174,7 +170,7 @@ mod tests {
         }
         assert_eq!(c.cwnd(), 9 * MSS);
         // A byte-counted Reno has grown by as much, but in fractions all along.
-        let mut r = super::super::RenoConfig::default().build(MSS, 5, 5 * MSS);
+        let mut r = super::super::NewRenoConfig::reno().build(MSS, 5, 5 * MSS);
         r.on_ack(&ack(MSS, 5 * MSS));
         assert_eq!(r.cwnd(), 5 * MSS + MSS / 5);
     }

@@ -1,215 +1,76 @@
-//! Reno's window arithmetic (RFC 5681), with the reactions to ECN-Echo (RFC 3168) and to
-//! ACC control messages (Faber, "Experience with Active Congestion Control", Section 3.1).
+//! Reno (RFC 5681) and NewReno (RFC 6582): the [`Window`]'s rules, unchanged. One controller
+//! serves both; their registrations pair it with its loss recovery and its exit from
+//! recovery (`cc/mod.rs`, "Where Reno and NewReno differ"):
 //!
-//! Rule by rule:
+//! - `reno`: RFC 5681's recovery (any new ACK ends it) and exit, `cwnd = ssthresh` (step 6).
+//!   `tcp.full_ack` is refused: the exit is RFC 5681's.
+//! - `newreno` (the default variant): RFC 6582's recovery (partial ACKs deflate the window and
+//!   retransmit the next hole) and exit, `tcp.full_ack` (option (1) by default).
 //!
-//! - Slow start (RFC 5681 3.1, eq. (2)): while `cwnd < ssthresh`, each ACK of new data adds
-//!   `min(N, SMSS)`, N the bytes it acknowledges.
-//! - Congestion avoidance (eq. (3)): otherwise each ACK adds `SMSS * SMSS / cwnd`, at least
-//!   one byte, which is about one SMSS per window of data; rounded down to whole bytes, or
-//!   exactly with the fraction carried over ([`RenoConfig::exact_increase`]).
-//! - Neither on an ACK carrying ECN-Echo (RFC 3168 6.1.2: "the congestion window [...]
-//!   should not be increased"), nor when the window did not limit sending (the ACK's
-//!   `cwnd_limited`).
-//! - Fast retransmit (3.2 steps 2 and 3): `ssthresh = max(FlightSize / 2, 2 * SMSS)`
-//!   (eq. (4)), then, once the segment is retransmitted, `cwnd = ssthresh + 3 * SMSS`: the
-//!   duplicates that triggered it stand for segments that left the network.
-//! - Fast recovery (step 4): each further duplicate adds one SMSS; the ACK of new data that
-//!   ends it sets `cwnd = ssthresh` (step 6).
-//! - SACK loss recovery (RFC 6675 section 5 step (4.2)): "ssthresh = cwnd = (FlightSize /
-//!   2)": ssthresh as for a fast retransmit, then `cwnd` = the reduced window, without the
-//!   duplicates' inflation, which pipe replaces.
-//! - Retransmission timeout (3.1): eq. (4) on the first timeout of a segment, not on later
-//!   backoffs; `cwnd` = the loss window, one SMSS.
-//! - ECN-Echo (RFC 3168 6.1.2): as for a loss, without the loss: eq. (4), and `cwnd` no
-//!   larger than the new `ssthresh`. A loss in the window it answered starts fast recovery
-//!   from the window it left, without a second reduction (6.1.2: once per window "for a
-//!   series of dropped and/or CE packets").
-//! - ACC control: the router's window, at least one SMSS, and its threshold, at least two.
-//!
-//! What a reduction halves is [`RenoConfig::ssthresh_from`]. [`SsthreshFrom::Flight`] is RFC
-//! 5681's rule above. [`SsthreshFrom::Window`] is ns-2.35's (`tcp.cc`, `slowdown()` with
-//! `precisionReduce_`, the default): half of `window()`, the smaller of cwnd and the
-//! receiver's window, where during fast recovery cwnd is the window without the duplicates'
-//! inflation (ns-2 keeps the inflation apart, in `dupwnd_`); ssthresh is that half rounded
-//! down to whole segments (ns-2's `ssthresh_` is an integer number of packets), at least two,
-//! and the window after a fast retransmit or an ECN-Echo is the unrounded half, which is also
-//! what fast recovery inflates and what it leaves with. A timeout sets ssthresh so at every
-//! expiry, backoffs included: after a second expiry ssthresh is two segments (ns-2's
-//! `TcpAgent::timeout` calls `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)` each time).
+//! Neither has keys of its own: the window's rules are the keys every variant shares
+//! (`tcp.ssthresh_from`, `tcp.ca_increase`, `tcp.full_ack`).
 
-use super::{Ack, Controller, Event};
+use super::spec::{CcContext, EcnUse, Recovery, Registration};
+use super::{Ack, CcConfig, Controller, Event, FullAck, NewRenoConfig, Signal, Window};
+use crate::settings::table::{SettingError, Table};
 
-/// What a congestion event halves to set ssthresh.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SsthreshFrom {
-    /// RFC 5681 eq. (4): `max(FlightSize / 2, 2 * SMSS)`; a timeout sets it only on the first
-    /// expiry for a segment.
-    Flight,
-    /// ns-2.35: half of `min(cwnd, rwnd)` in whole segments, at every reduction and every
-    /// timeout expiry.
-    Window,
-}
-
-/// Reno's parameters, in segments of the connection's MSS. The defaults are RFC 5681's.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RenoConfig {
-    /// The smallest ssthresh a congestion event may set: RFC 5681 eq. (4),
-    /// `ssthresh = max(FlightSize / 2, 2 * SMSS)`. Default 2.
-    pub min_ssthresh: u32,
-    /// The loss window LW, cwnd after a retransmission timeout: "one full-sized segment"
-    /// (RFC 5681 3.1). Default 1.
-    pub loss_window: u32,
-    /// What a reduction halves: default [`SsthreshFrom::Flight`] (RFC 5681).
-    pub ssthresh_from: SsthreshFrom,
-    /// Congestion avoidance adds `SMSS * SMSS / cwnd` exactly, carrying the fraction of a
-    /// byte to the next ACK (ns-2's real-valued `cwnd_ += 1 / cwnd_`), instead of rounding
-    /// each increment down to whole bytes (at least one), which with small segments and
-    /// large windows grows the window up to half as fast. Default false.
-    pub exact_increase: bool,
-}
-
-impl Default for RenoConfig {
-    fn default() -> Self {
-        RenoConfig { min_ssthresh: 2, loss_window: 1, ssthresh_from: SsthreshFrom::Flight, exact_increase: false }
-    }
-}
-
-impl RenoConfig {
-    /// A Reno window of `init_cwnd` segments of `mss` bytes, threshold `init_ssthresh` bytes.
-    pub fn build(&self, mss: u32, init_cwnd: u32, init_ssthresh: u32) -> Reno {
-        Reno { cwnd: init_cwnd * mss, ssthresh: init_ssthresh, mss, base: 0, recovering: false, carry: 0, cfg: self.clone() }
-    }
-}
-
-/// Reno's window: `cwnd` and `ssthresh` in bytes.
+/// The window of Reno or NewReno.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reno {
-    pub(super) cwnd: u32,
-    pub(super) ssthresh: u32,
-    pub(super) mss: u32,
-    /// The window the last reduction left, which fast recovery inflates and leaves with:
-    /// ssthresh under RFC 5681, the unrounded half window under ns-2's rule (its `cwnd_`
-    /// beside `dupwnd_`). NewReno's partial ACKs may lower it.
-    pub(super) base: u32,
-    /// In fast recovery: `cwnd` holds the inflation, `base` the window under it.
-    pub(super) recovering: bool,
-    /// With `exact_increase`: the remainder of the last increment, in 1/cwnd bytes.
-    carry: u64,
-    pub(super) cfg: RenoConfig,
+    w: Window,
 }
 
-impl Reno {
-    /// RFC 5681 eq. (4) for the given FlightSize.
-    fn halve(&self, flight: u32) -> u32 {
-        (flight / 2).max(self.cfg.min_ssthresh * self.mss)
-    }
-
-    /// A reduction: sets ssthresh and returns the window it leaves (see the module doc).
-    fn reduce(&mut self, ev: &Event) -> u32 {
-        match self.cfg.ssthresh_from {
-            SsthreshFrom::Flight => {
-                self.ssthresh = self.halve(ev.flight);
-                self.ssthresh
-            }
-            SsthreshFrom::Window => {
-                let window = if self.recovering { self.base } else { self.cwnd };
-                let half = window.min(ev.rwnd) / 2;
-                self.ssthresh = (half / self.mss).max(self.cfg.min_ssthresh) * self.mss;
-                half.max(self.mss)
-            }
-        }
-    }
-
-    /// Fast recovery is over (the sender left it, or a timeout ended it).
-    pub(super) fn leave_recovery(&mut self) {
-        self.recovering = false;
+impl NewRenoConfig {
+    /// A Reno window of `init_cwnd` segments of `mss` bytes, threshold `init_ssthresh` bytes.
+    pub fn build(&self, mss: u32, init_cwnd: u32, init_ssthresh: u32) -> Reno {
+        Reno { w: self.window(mss, init_cwnd, init_ssthresh) }
     }
 }
 
 impl Controller for Reno {
-    fn cwnd(&self) -> u32 {
-        self.cwnd
+    fn window(&self) -> &Window {
+        &self.w
     }
 
-    fn ssthresh(&self) -> u32 {
-        self.ssthresh
+    fn window_mut(&mut self) -> &mut Window {
+        &mut self.w
     }
 
     fn on_ack(&mut self, ack: &Ack) {
-        if ack.ece || !ack.cwnd_limited {
-            return;
-        }
-        let mss = self.mss;
-        if self.cwnd < self.ssthresh {
-            self.cwnd = self.cwnd.saturating_add(ack.acked.min(mss as u64) as u32);
-        } else if self.cfg.exact_increase {
-            let num = mss as u64 * mss as u64 + self.carry;
-            self.carry = num % self.cwnd as u64;
-            self.cwnd = self.cwnd.saturating_add((num / self.cwnd as u64) as u32);
-        } else {
-            let inc = ((mss as u64 * mss as u64) / self.cwnd as u64).max(1);
-            self.cwnd = self.cwnd.saturating_add(inc as u32);
-        }
+        self.w.grow(ack);
     }
 
-    fn on_fast_retransmit(&mut self, ev: &Event) {
-        self.base = self.reduce(ev);
+    fn reduce(&mut self, ev: &Event, _signal: Signal) -> u32 {
+        self.w.reduce(ev)
     }
+}
 
-    fn on_recovery_start(&mut self, ev: &Event) {
-        self.cwnd = self.base + ev.dupacks * self.mss;
-        self.recovering = true;
-    }
+/// `tcp.variant = "reno"`.
+pub const RENO: Registration = Registration { name: "reno", recovery: Recovery::Reno, ecn: EcnUse::Optional, keys: Vec::new, build: build_reno };
 
-    fn on_sack_recovery_start(&mut self, _ev: &Event) {
-        self.cwnd = self.base;
-        self.recovering = true;
-    }
+/// `tcp.variant = "newreno"`.
+pub const NEWRENO: Registration = Registration { name: "newreno", recovery: Recovery::NewReno, ecn: EcnUse::Optional, keys: Vec::new, build: build_newreno };
 
-    fn on_recovery_dupack(&mut self, _ev: &Event) {
-        self.cwnd = self.cwnd.saturating_add(self.mss);
+fn build_reno(_: &Table, ctx: &CcContext) -> Result<CcConfig, SettingError> {
+    if ctx.full_ack_given {
+        return Err(SettingError::new("full_ack", "not for `variant = \"reno\"` (Reno leaves recovery with cwnd = ssthresh)"));
     }
+    Ok(CcConfig::Reno(NewRenoConfig { full_ack: FullAck::Ssthresh, ..ctx.window.clone() }))
+}
 
-    fn on_recovery_end(&mut self, _ack: &Ack) {
-        self.cwnd = self.base;
-        self.recovering = false;
-    }
-
-    fn on_timeout(&mut self, ev: &Event) {
-        if !ev.ecn_answered && (ev.backoffs == 0 || self.cfg.ssthresh_from == SsthreshFrom::Window) {
-            self.reduce(ev);
-        }
-        self.cwnd = self.cfg.loss_window * self.mss;
-        self.recovering = false;
-    }
-
-    fn on_ecn_echo(&mut self, ev: &Event) {
-        let left = self.reduce(ev);
-        self.cwnd = left.min(self.cwnd);
-    }
-
-    fn on_loss_in_answered_window(&mut self, ev: &Event) {
-        // The window the ECN-Echo left is fast recovery's base (ns-2: `dupwnd_ =
-        // numdupacks_` on the unchanged `cwnd_`).
-        self.base = self.cwnd;
-        self.cwnd = self.base + ev.dupacks * self.mss;
-        self.recovering = true;
-    }
-
-    fn on_acc_control(&mut self, _ev: &Event, cwnd: u32, ssthresh: u32) {
-        self.cwnd = cwnd.max(self.mss);
-        self.ssthresh = ssthresh.max(self.cfg.min_ssthresh * self.mss);
-    }
+fn build_newreno(_: &Table, ctx: &CcContext) -> Result<CcConfig, SettingError> {
+    Ok(CcConfig::Reno(ctx.window.clone()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::testing::*;
+    use super::super::{RenoConfig, SsthreshFrom};
     use super::*;
 
+    /// Reno's window: RFC 5681's rules and exit.
     fn reno(cwnd_segs: u32, ssthresh: u32) -> Reno {
-        RenoConfig::default().build(MSS, cwnd_segs, ssthresh)
+        NewRenoConfig { full_ack: FullAck::Ssthresh, ..NewRenoConfig::default() }.build(MSS, cwnd_segs, ssthresh)
     }
 
     #[test]
@@ -278,7 +139,8 @@ mod tests {
         r.on_recovery_end(&ack(MSS, 10 * MSS));
         assert_eq!(r.cwnd(), 8 * MSS + MSS / 2);
         // ns-2's rule: the unrounded half window, ssthresh in whole segments.
-        let mut r = RenoConfig { ssthresh_from: SsthreshFrom::Window, ..RenoConfig::default() }.build(MSS, 17, u32::MAX / 2);
+        let rules = RenoConfig { ssthresh_from: SsthreshFrom::Window, ..RenoConfig::default() };
+        let mut r = NewRenoConfig { reno: rules, full_ack: FullAck::Ssthresh }.build(MSS, 17, u32::MAX / 2);
         r.on_fast_retransmit(&event(17 * MSS, 3));
         r.on_sack_recovery_start(&event(17 * MSS, 3));
         assert_eq!((r.cwnd(), r.ssthresh()), (8 * MSS + MSS / 2, 8 * MSS));
@@ -310,9 +172,6 @@ mod tests {
         }
         r.on_recovery_end(&ack(MSS, 19 * MSS));
         assert_eq!((r.cwnd(), r.ssthresh()), (10 * MSS, 10 * MSS), "RFC 5681 step 6, whatever the flight");
-        // Reno has no partial ACKs: the hook changes nothing.
-        r.on_partial_ack(&ack(MSS, 5 * MSS));
-        assert_eq!(r.cwnd(), 10 * MSS);
     }
 
     #[test]
@@ -359,5 +218,66 @@ mod tests {
         assert_eq!((r.cwnd(), r.ssthresh()), (6 * MSS, 5 * MSS));
         r.on_acc_control(&event(6 * MSS, 0), 10, 10);
         assert_eq!((r.cwnd(), r.ssthresh()), (MSS, 2 * MSS), "one segment, and a threshold of two");
+    }
+
+    /// A NewReno window in fast recovery after a fast retransmit with 20 segments in flight:
+    /// ssthresh 10 segments, cwnd 13.
+    fn recovering() -> Reno {
+        let mut n = NewRenoConfig::default().build(MSS, 20, u32::MAX / 2);
+        n.on_fast_retransmit(&event(20 * MSS, 3));
+        n.on_recovery_start(&event(20 * MSS, 3));
+        assert_eq!((n.cwnd(), n.ssthresh()), (13 * MSS, 10 * MSS));
+        n
+    }
+
+    #[test]
+    fn partial_ack_deflates_by_the_bytes_acknowledged_and_adds_back_one_mss() {
+        let mut n = recovering();
+        n.on_partial_ack(&ack(4 * MSS, 15 * MSS));
+        assert_eq!(n.cwnd(), 13 * MSS - 4 * MSS + MSS);
+        // Less than one MSS acknowledged: nothing added back.
+        n.on_partial_ack(&ack(MSS / 2, 15 * MSS));
+        assert_eq!(n.cwnd(), 10 * MSS - MSS / 2);
+        // Exactly one MSS: deflate and add back, no change.
+        n.on_partial_ack(&ack(MSS, 14 * MSS));
+        assert_eq!(n.cwnd(), 10 * MSS - MSS / 2);
+        // A partial ACK of more than the window leaves one MSS.
+        n.on_partial_ack(&ack(30 * MSS, 2 * MSS));
+        assert_eq!(n.cwnd(), MSS);
+        assert_eq!(n.ssthresh(), 10 * MSS, "deflation leaves ssthresh alone");
+    }
+
+    #[test]
+    fn deflation_leaves_about_ssthresh_in_the_network() {
+        // Segments 0 and 8 of a window of 20 are lost: 18 duplicates come back, 3 start
+        // recovery and 15 inflate the window.
+        let mut n = recovering();
+        for d in 4..=18 {
+            n.on_recovery_dupack(&event(20 * MSS, d));
+        }
+        assert_eq!(n.cwnd(), 28 * MSS, "inflated by every duplicate");
+        // The retransmission of segment 0 is acknowledged up to the second hole.
+        n.on_partial_ack(&ack(8 * MSS, 20 * MSS));
+        assert_eq!(n.cwnd(), 21 * MSS);
+        // Of that window, the 11 segments above the second hole sit in the receiver's
+        // buffer: what the network may hold is ssthresh.
+        assert_eq!(n.cwnd() - 11 * MSS, n.ssthresh());
+    }
+
+    #[test]
+    fn full_ack_exit_is_min_of_ssthresh_and_flight_plus_one_mss() {
+        // Much in flight (new data sent during recovery): cwnd = ssthresh.
+        let mut n = recovering();
+        n.on_recovery_end(&ack(10 * MSS, 12 * MSS));
+        assert_eq!(n.cwnd(), 10 * MSS);
+        // Little in flight: FlightSize + MSS, no burst on leaving recovery.
+        let mut n = recovering();
+        n.on_recovery_end(&ack(19 * MSS, 3 * MSS));
+        assert_eq!(n.cwnd(), 4 * MSS);
+        // Nothing in flight: max(FlightSize, SMSS) + SMSS = two segments.
+        let mut n = recovering();
+        n.on_recovery_end(&ack(20 * MSS, 0));
+        assert_eq!(n.cwnd(), 2 * MSS);
+        assert_eq!(n.ssthresh(), 10 * MSS);
     }
 }

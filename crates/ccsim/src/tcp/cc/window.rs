@@ -117,6 +117,11 @@ impl Default for NewRenoConfig {
 }
 
 impl NewRenoConfig {
+    /// Reno's rules: RFC 5681's, leaving recovery with the reduced window (step 6).
+    pub fn reno() -> NewRenoConfig {
+        NewRenoConfig { full_ack: FullAck::Ssthresh, ..NewRenoConfig::default() }
+    }
+
     /// A window of `init_cwnd` segments of `mss` bytes, threshold `init_ssthresh` bytes.
     pub fn window(&self, mss: u32, init_cwnd: u32, init_ssthresh: u32) -> Window {
         Window { cwnd: init_cwnd * mss, ssthresh: init_ssthresh, mss, base: 0, recovering: false, carry: 0, rules: self.reno.clone(), full_ack: self.full_ack }
