@@ -21,3 +21,5 @@ pub mod sim;
 pub mod stats;
 pub mod tcp;
 pub mod trace;
+#[cfg(test)]
+mod walkthrough;

@@ -3,8 +3,8 @@
 //! documented once, with its true default.
 
 use ccsim::settings::table::Table;
+use ccsim::tcp::cc::registry;
 use ccsim::tcp::cc::spec::{self, CcContext, Recovery};
-use ccsim::tcp::cc::REGISTRY;
 use ccsim::tcp::NewRenoConfig;
 
 /// The rows (cells) of the table whose header starts with `header`, below `#### Variants`.
@@ -30,9 +30,9 @@ fn word(cell: &str) -> &str {
 fn every_registered_variant_has_its_row_and_nothing_else() {
     let rows = table("| variant |");
     let documented: Vec<&str> = rows.iter().map(|r| word(&r[0])).collect();
-    let registered: Vec<&str> = REGISTRY.iter().map(|r| r.name).collect();
+    let registered: Vec<&str> = registry().map(|r| r.name).collect();
     assert_eq!(documented, registered, "the variants table lists the registry in its order");
-    for (row, reg) in rows.iter().zip(REGISTRY) {
+    for (row, reg) in rows.iter().zip(registry()) {
         let recovery = match reg.recovery {
             Recovery::Reno => "RFC 5681",
             Recovery::NewReno => "RFC 6582",
@@ -47,7 +47,7 @@ fn every_registered_variant_has_its_row_and_nothing_else() {
 fn every_own_key_is_documented_once_with_its_true_default() {
     let rows = table("| key |");
     let mut documented: Vec<String> = rows.iter().map(|r| word(&r[0]).to_string()).collect();
-    let mut registered: Vec<String> = REGISTRY.iter().flat_map(|r| (r.keys)().into_iter().map(move |k| format!("{}.{k}", r.name))).collect();
+    let mut registered: Vec<String> = registry().flat_map(|r| (r.keys)().into_iter().map(move |k| format!("{}.{k}", r.name))).collect();
     documented.sort_unstable();
     registered.sort_unstable();
     assert_eq!(documented, registered);

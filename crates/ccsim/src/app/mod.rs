@@ -6,10 +6,10 @@
 //! [`Dur::TICK`] (1 ns), whatever the rate and whatever the draw: a source cannot send two
 //! datagrams, or start two periods, at one instant, so simulated time always advances.
 
+use crate::packet::Endpoints;
 use crate::packet::{Packet, UDP_IP_HEADER};
 use crate::sim::{Dur, Rng, SimTime};
 use crate::stats::counters;
-use crate::tcp::Endpoints;
 
 /// The length of an on or off period.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -25,6 +25,8 @@ pub mod droptail;
 pub mod fifo;
 pub mod fq_codel;
 pub mod pie;
+#[cfg(test)]
+pub mod random_drop;
 pub mod red;
 pub mod rtred;
 pub mod spec;
@@ -159,25 +161,25 @@ pub trait Aqm {
 /// Declares the disciplines: the [`Discipline`] enum, its dispatch, and the [`REGISTRY`] of
 /// their registrations, one line per discipline (`Variant(Type) = module::REGISTRATION`).
 macro_rules! disciplines {
-    ($($variant:ident($ty:ty) = $registration:expr,)*) => {
+    ($($(#[$attr:meta])* $variant:ident($ty:ty) = $registration:expr,)*) => {
         /// The disciplines ccsim knows, dispatched by a match (no trait object). Each one's
         /// state is boxed, so that every link carries 16 bytes for it whatever the
         /// discipline, and a packet through a tail-drop link (most links of a large network)
         /// reads none of it; a box of [`TailDrop`], which has no state, allocates nothing.
         #[derive(Clone, Debug)]
         pub enum Discipline {
-            $($variant(Box<$ty>),)*
+            $($(#[$attr])* $variant(Box<$ty>),)*
         }
 
         impl Discipline {
             pub fn as_aqm(&mut self) -> &mut dyn Aqm {
                 match self {
-                    $(Discipline::$variant(d) => &mut **d,)*
+                    $($(#[$attr])* Discipline::$variant(d) => &mut **d,)*
                 }
             }
             pub fn as_aqm_ref(&self) -> &dyn Aqm {
                 match self {
-                    $(Discipline::$variant(d) => &**d,)*
+                    $($(#[$attr])* Discipline::$variant(d) => &**d,)*
                 }
             }
             pub fn probe(&self) -> Probe {
@@ -188,7 +190,7 @@ macro_rules! disciplines {
             #[inline]
             pub fn decides_at_dequeue(&self) -> bool {
                 match self {
-                    $(Discipline::$variant(d) => Aqm::decides_at_dequeue(&**d),)*
+                    $($(#[$attr])* Discipline::$variant(d) => Aqm::decides_at_dequeue(&**d),)*
                 }
             }
             // The hooks every packet passes through, dispatched statically (a match the
@@ -197,47 +199,47 @@ macro_rules! disciplines {
             #[inline(always)]
             pub fn on_arrival(&mut self, pkt: &Packet, occ: Occupancy, now: SimTime, rng: &mut Rng) -> Verdict {
                 match self {
-                    $(Discipline::$variant(d) => Aqm::on_arrival(&mut **d, pkt, occ, now, rng),)*
+                    $($(#[$attr])* Discipline::$variant(d) => Aqm::on_arrival(&mut **d, pkt, occ, now, rng),)*
                 }
             }
             /// [`Aqm::own_buffer`].
             #[inline]
             pub fn own_buffer(&mut self) -> Option<&mut dyn OwnBuffer> {
                 match self {
-                    $(Discipline::$variant(d) => Aqm::own_buffer(&mut **d),)*
+                    $($(#[$attr])* Discipline::$variant(d) => Aqm::own_buffer(&mut **d),)*
                 }
             }
             /// [`Aqm::own_buffer_ref`].
             #[inline]
             pub fn own_buffer_ref(&self) -> Option<&dyn OwnBuffer> {
                 match self {
-                    $(Discipline::$variant(d) => Aqm::own_buffer_ref(&**d),)*
+                    $($(#[$attr])* Discipline::$variant(d) => Aqm::own_buffer_ref(&**d),)*
                 }
             }
             /// [`Aqm::on_overflow`].
             #[inline]
             pub fn on_overflow(&mut self) -> bool {
                 match self {
-                    $(Discipline::$variant(d) => Aqm::on_overflow(&mut **d),)*
+                    $($(#[$attr])* Discipline::$variant(d) => Aqm::on_overflow(&mut **d),)*
                 }
             }
             /// [`Aqm::on_departure_of`].
             #[inline(always)]
             pub fn on_departure_of(&mut self, occ: Occupancy, departed_bytes: u32, now: SimTime) {
                 match self {
-                    $(Discipline::$variant(d) => Aqm::on_departure_of(&mut **d, occ, departed_bytes, now),)*
+                    $($(#[$attr])* Discipline::$variant(d) => Aqm::on_departure_of(&mut **d, occ, departed_bytes, now),)*
                 }
             }
             /// The registration this discipline was built from (its name, its keys).
             pub fn registration(&self) -> &'static spec::Registration {
                 match self {
-                    $(Discipline::$variant(_) => &$registration,)*
+                    $($(#[$attr])* Discipline::$variant(_) => &$registration,)*
                 }
             }
         }
 
         /// Every discipline a scenario can name, in the order messages list them.
-        pub const REGISTRY: &[spec::Registration] = &[$($registration,)*];
+        pub const REGISTRY: &[spec::Registration] = &[$($(#[$attr])* $registration,)*];
     };
 }
 
@@ -250,6 +252,8 @@ disciplines! {
     Pie(Pie) = pie::REGISTRATION,
     Codel(Codel) = codel::REGISTRATION,
     FqCodel(FqCodel) = fq_codel::REGISTRATION,
+    #[cfg(test)]
+    RandomDrop(random_drop::RandomDrop) = random_drop::REGISTRATION,
 }
 
 /// Hand-built packets for the disciplines' tests.

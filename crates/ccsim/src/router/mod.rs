@@ -82,6 +82,9 @@ macro_rules! mechanisms {
                 Ok(out)
             }
 
+            /// Every registered mechanism's name, in registration order.
+            pub const NAMES: &[&'static str] = &[$($(#[$attr])* stringify!($variant),)*];
+
             /// The mechanism's name in the registry (`AckSpoofing`), for messages.
             pub fn name(&self) -> &'static str {
                 match self {

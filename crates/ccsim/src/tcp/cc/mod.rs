@@ -37,7 +37,7 @@
 //! Each algorithm registers itself ([`spec::Registration`]): the name `tcp.variant` selects
 //! it by, the loss recovery it pairs with, what it needs of ECN, the keys of its own table
 //! (`tcp.cubic.beta`) and a builder. The `controllers!` list below declares the [`CcConfig`]
-//! and [`AnyController`] variants and the [`REGISTRY`]; the scenario builder names no
+//! and [`AnyController`] variants and the [`registry`]; the scenario builder names no
 //! algorithm. Adding one is one file (config, controller, registration, tests), one line in
 //! `controllers!`, and its rows in `docs/scenario-format.md` (a test checks every registered
 //! key is documented); `docs/architecture.md` ("Adding an algorithm") walks through it.
@@ -119,6 +119,8 @@
 //!   next to NewReno's `recover` check, and so is Limited Transmit
 //!   (`SenderConfig::limited_transmit`, ns-2's `singledup_`).
 
+#[cfg(test)]
+pub mod aimd;
 pub mod cubic;
 pub mod dctcp;
 pub mod packet_reno;
@@ -297,15 +299,16 @@ pub trait Controller {
 }
 
 /// Declares the controllers: the [`CcConfig`] and [`AnyController`] enums, their dispatch,
-/// and the [`REGISTRY`], one line per controller type:
-/// `Variant(Config) -> Controller = [registrations],`. `Config::build(mss, init_cwnd,
-/// init_ssthresh)` makes the controller.
+/// and the registry ([`registry`]), one line per controller type:
+/// `Variant(Config) -> Controller = [registrations],`, attributes first (`#[cfg(test)]` for
+/// one that only the tests build). `Config::build(mss, init_cwnd, init_ssthresh)` makes the
+/// controller.
 macro_rules! controllers {
-    ($($variant:ident($config:ty) -> $controller:ty = [$($registration:expr),*],)*) => {
+    ($($(#[$attr:meta])* $variant:ident($config:ty) -> $controller:ty = [$($registration:expr),*],)*) => {
         /// The algorithm and its parameters, as the sender's configuration holds them.
         #[derive(Clone, Debug, PartialEq)]
         pub enum CcConfig {
-            $($variant($config),)*
+            $($(#[$attr])* $variant($config),)*
         }
 
         impl CcConfig {
@@ -314,7 +317,7 @@ macro_rules! controllers {
             /// `init_ssthresh` bytes.
             pub fn build(&self, mss: u32, init_cwnd: u32, init_ssthresh: u32) -> AnyController {
                 match self {
-                    $(CcConfig::$variant(c) => AnyController::$variant(c.build(mss, init_cwnd, init_ssthresh)),)*
+                    $($(#[$attr])* CcConfig::$variant(c) => AnyController::$variant(c.build(mss, init_cwnd, init_ssthresh)),)*
                 }
             }
         }
@@ -322,70 +325,70 @@ macro_rules! controllers {
         /// One of the algorithms, dispatched by `match`.
         #[derive(Clone, Debug, PartialEq)]
         pub enum AnyController {
-            $($variant($controller),)*
+            $($(#[$attr])* $variant($controller),)*
         }
 
         impl Controller for AnyController {
             #[inline]
             fn window(&self) -> &Window {
-                match self { $(AnyController::$variant(c) => c.window(),)* }
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.window(),)* }
             }
             #[inline]
             fn window_mut(&mut self) -> &mut Window {
-                match self { $(AnyController::$variant(c) => c.window_mut(),)* }
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.window_mut(),)* }
             }
             #[inline]
             fn on_ack(&mut self, ack: &Ack) {
-                match self { $(AnyController::$variant(c) => c.on_ack(ack),)* }
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.on_ack(ack),)* }
             }
             #[inline]
             fn reduce(&mut self, ev: &Event, signal: Signal) -> u32 {
-                match self { $(AnyController::$variant(c) => c.reduce(ev, signal),)* }
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.reduce(ev, signal),)* }
             }
             #[inline]
             fn on_fast_retransmit(&mut self, ev: &Event) {
-                match self { $(AnyController::$variant(c) => c.on_fast_retransmit(ev),)* }
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.on_fast_retransmit(ev),)* }
             }
             #[inline]
             fn on_recovery_start(&mut self, ev: &Event) {
-                match self { $(AnyController::$variant(c) => c.on_recovery_start(ev),)* }
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.on_recovery_start(ev),)* }
             }
             #[inline]
             fn on_sack_recovery_start(&mut self, ev: &Event) {
-                match self { $(AnyController::$variant(c) => c.on_sack_recovery_start(ev),)* }
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.on_sack_recovery_start(ev),)* }
             }
             #[inline]
             fn on_recovery_dupack(&mut self, ev: &Event) {
-                match self { $(AnyController::$variant(c) => c.on_recovery_dupack(ev),)* }
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.on_recovery_dupack(ev),)* }
             }
             #[inline]
             fn on_partial_ack(&mut self, ack: &Ack) {
-                match self { $(AnyController::$variant(c) => c.on_partial_ack(ack),)* }
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.on_partial_ack(ack),)* }
             }
             #[inline]
             fn on_recovery_end(&mut self, ack: &Ack) {
-                match self { $(AnyController::$variant(c) => c.on_recovery_end(ack),)* }
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.on_recovery_end(ack),)* }
             }
             #[inline]
             fn on_timeout(&mut self, ev: &Event) {
-                match self { $(AnyController::$variant(c) => c.on_timeout(ev),)* }
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.on_timeout(ev),)* }
             }
             #[inline]
             fn on_ecn_echo(&mut self, ev: &Event) {
-                match self { $(AnyController::$variant(c) => c.on_ecn_echo(ev),)* }
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.on_ecn_echo(ev),)* }
             }
             #[inline]
             fn on_loss_in_answered_window(&mut self, ev: &Event) {
-                match self { $(AnyController::$variant(c) => c.on_loss_in_answered_window(ev),)* }
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.on_loss_in_answered_window(ev),)* }
             }
             #[inline]
             fn on_acc_control(&mut self, ev: &Event, cwnd: u32, ssthresh: u32) {
-                match self { $(AnyController::$variant(c) => c.on_acc_control(ev, cwnd, ssthresh),)* }
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.on_acc_control(ev, cwnd, ssthresh),)* }
             }
         }
 
-        /// Every algorithm a scenario can name (`tcp.variant`), in the order messages list them.
-        pub const REGISTRY: &[Registration] = &[$($($registration,)*)*];
+        /// The registrations, line by line.
+        const REGISTRATIONS: &[&[Registration]] = &[$($(#[$attr])* &[$($registration),*],)*];
     };
 }
 
@@ -394,6 +397,13 @@ controllers! {
     Cubic(CubicConfig) -> Cubic = [cubic::REGISTRATION],
     Dctcp(DctcpConfig) -> Dctcp = [dctcp::REGISTRATION],
     PacketReno(PacketRenoConfig) -> PacketReno = [],
+    #[cfg(test)]
+    Aimd(aimd::AimdConfig) -> aimd::Aimd = [aimd::REGISTRATION],
+}
+
+/// Every algorithm a scenario can name (`tcp.variant`), in the order messages list them.
+pub fn registry() -> impl Iterator<Item = &'static Registration> {
+    REGISTRATIONS.iter().flat_map(|line| line.iter())
 }
 
 impl Default for CcConfig {
@@ -447,6 +457,7 @@ mod tests {
                 CcConfig::PacketReno(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Cubic(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Dctcp(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
+                CcConfig::Aimd(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
             };
             let steps: [fn(&mut dyn Controller); 12] = [
                 |c| c.on_ack(&ack(MSS, 20 * MSS)),

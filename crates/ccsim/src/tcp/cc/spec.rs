@@ -5,7 +5,7 @@
 //! `tcp.NAME` (`tcp.cubic.beta = 0.8`), read by a serde struct in the algorithm's own file
 //! ([`read`](crate::settings::table::read) gives it the keys it declares); the keys every
 //! algorithm shares (`ssthresh_from`, `ca_increase`, `full_ack`) are the window's, in
-//! [`CcContext::window`]. The registry ([`REGISTRY`](super::REGISTRY)) holds one registration
+//! [`CcContext::window`]. The registry ([`registry`](super::registry)) holds one registration
 //! per algorithm and the scenario builder dispatches through it, naming none.
 
 use super::{CcConfig, NewRenoConfig};
@@ -70,12 +70,12 @@ pub const DEFAULT_VARIANT: &str = "newreno";
 
 /// The registration `name` selects.
 pub fn find(name: &str) -> Option<&'static Registration> {
-    super::REGISTRY.iter().find(|r| r.name == name)
+    super::registry().find(|r| r.name == name)
 }
 
 /// The registered names, quoted, for messages: `"reno", "newreno" or "cubic"`.
 pub fn names() -> String {
-    let quoted: Vec<String> = super::REGISTRY.iter().map(|r| format!("{:?}", r.name)).collect();
+    let quoted: Vec<String> = super::registry().map(|r| format!("{:?}", r.name)).collect();
     match quoted.as_slice() {
         [init @ .., last] if !init.is_empty() => format!("{} or {last}", init.join(", ")),
         _ => quoted.join(""),
@@ -106,8 +106,8 @@ mod tests {
 
     #[test]
     fn every_registered_controller_builds_with_its_defaults_and_names_are_unique() {
-        let mut names: Vec<&str> = super::super::REGISTRY.iter().map(|r| r.name).collect();
-        for reg in super::super::REGISTRY {
+        let mut names: Vec<&str> = super::super::registry().map(|r| r.name).collect();
+        for reg in super::super::registry() {
             let cfg = build(reg, &Table::new(), &ctx()).unwrap_or_else(|e| panic!("{}: {e}", reg.name));
             let cc = cfg.build(1000, 2, u32::MAX / 2);
             assert_eq!(cc.window().cwnd, 2000, "{}", reg.name);
