@@ -227,7 +227,10 @@ mod tests {
         assert_eq!(e.key, "discipline");
         // Every registered name, the last after "or" (the tests register the walk-through's too).
         let last = super::super::REGISTRY.last().unwrap().name;
-        assert!(e.message.starts_with("unknown discipline \"fifo9\" (expected \"droptail\", \"red\", \"ared\", \"rtred\", \"step\", \"pie\", \"codel\""), "{e}");
+        assert!(
+            e.message.starts_with("unknown discipline \"fifo9\" (expected \"droptail\", \"red\", \"ared\", \"rtred\", \"step\", \"pie\", \"codel\""),
+            "{e}"
+        );
         assert!(e.message.ends_with(&format!(" or \"{last}\")")), "{e}");
     }
 }

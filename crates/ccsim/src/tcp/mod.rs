@@ -11,6 +11,7 @@
 pub mod cc;
 #[cfg(test)]
 mod properties;
+pub mod rate;
 pub mod receiver;
 pub mod rto;
 pub mod sack;

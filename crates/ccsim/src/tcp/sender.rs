@@ -57,6 +57,7 @@
 //! - ECN-Echo is not answered in recovery, as in fast recovery (RFC 3168 6.1.2).
 
 use super::cc::{Ack, AnyController, Controller, Event};
+use super::rate::RateSampler;
 use super::rto::RtoEstimator;
 use super::sack::{NextRule, Scoreboard, Window};
 use super::{EcnAnswered, Endpoints, PartialAckTimer, Recovery, SenderConfig};
@@ -145,12 +146,28 @@ pub struct TcpSender {
     pub last_reduction: Option<(SimTime, ReductionCause, u32)>,
     /// The most recent RTT sample, for observers (the `rtt` series).
     pub last_rtt: Option<Dur>,
+    /// What a controller that samples delivery rates or paces needs; None for the others,
+    /// which then pay one test per send and per ACK.
+    extras: Option<Box<Extras>>,
+}
+
+/// The sender's state for controllers that sample delivery rates or pace.
+#[derive(Clone, Debug, Default)]
+struct Extras {
+    /// Delivery-rate sampling (`tcp/rate.rs`), for a controller that wants it.
+    rate: Option<RateSampler>,
+    /// Pacing: the earliest time the next new segment may leave.
+    pace_next: SimTime,
+    /// Pacing: a send held back until then (the engine's timer for it).
+    pacing_deadline: Option<SimTime>,
 }
 
 impl TcpSender {
     pub fn new(cfg: SenderConfig, ends: Endpoints, peer_wnd: u32) -> TcpSender {
         let rto = RtoEstimator::with_arithmetic(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.clock_granularity, cfg.rtt_arithmetic);
         let cc = cfg.cc.build(cfg.mss, cfg.init_cwnd, cfg.init_ssthresh);
+        let extras =
+            (cc.wants_rate_samples() || cc.paces()).then(|| Box::new(Extras { rate: cc.wants_rate_samples().then(RateSampler::default), ..Extras::default() }));
         TcpSender {
             isn: Seq(cfg.isn),
             una: 0,
@@ -177,6 +194,7 @@ impl TcpSender {
             stats: SenderStats::default(),
             last_reduction: None,
             last_rtt: None,
+            extras,
             cfg,
             ends,
         }
@@ -223,6 +241,15 @@ impl TcpSender {
     }
     pub fn rto_deadline(&self) -> Option<SimTime> {
         self.rto_deadline
+    }
+    /// A paced sender: when new data held back by pacing may leave (call
+    /// [`on_pacing_timer`](Self::on_pacing_timer) then).
+    pub fn pacing_deadline(&self) -> Option<SimTime> {
+        self.extras.as_ref().and_then(|e| e.pacing_deadline)
+    }
+    /// The delivery-rate sampler, for a controller that asked for samples.
+    pub fn rate_sampler(&self) -> Option<&RateSampler> {
+        self.extras.as_ref().and_then(|e| e.rate.as_ref())
     }
     pub fn is_started(&self) -> bool {
         self.started
@@ -280,6 +307,9 @@ impl TcpSender {
         }
         let ack = ack as u64;
         let ece = self.cfg.ecn && pkt.has_flag(flags::ECE);
+        if let Some(r) = self.extras.as_mut().and_then(|e| e.rate.as_mut()) {
+            r.begin_ack(self.max - self.una);
+        }
         if self.cfg.sack {
             self.on_sack_ack(pkt, ack, ece, now, out);
         } else if ack > self.una {
@@ -291,9 +321,20 @@ impl TcpSender {
         if ece && self.una > self.ecn_recover && !self.in_recovery {
             self.ecn_reduce(now);
         }
+        if let Some(rs) = self.extras.as_mut().and_then(|e| e.rate.as_mut()).and_then(|r| r.end_ack(now)) {
+            self.cc.on_rate_sample(&rs);
+        }
         if !(self.cfg.sack && self.in_recovery) {
             self.send_available(now, out);
         }
+    }
+
+    /// A paced sender's timer: new data held back by pacing may leave now.
+    pub fn on_pacing_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if let Some(e) = self.extras.as_mut() {
+            e.pacing_deadline = None;
+        }
+        self.send_available(now, out);
     }
 
     /// An ACK in range, with SACK on (see the module documentation).
@@ -304,6 +345,9 @@ impl TcpSender {
             let (left, right) = (self.offset_of(left), self.offset_of(right));
             if left < right && right > ack as i64 {
                 newly_sacked += self.scoreboard.update(left.max(ack as i64) as u64, right as u64, ack, self.max);
+                if let Some(r) = self.extras.as_mut().and_then(|e| e.rate.as_mut()) {
+                    r.on_sack(left.max(ack as i64) as u64, right as u64, now);
+                }
             }
         }
         // RFC 6675 section 2: a duplicate leaves the cumulative ACK where it was (RFC 5681's
@@ -347,6 +391,9 @@ impl TcpSender {
         self.una = ack;
         if self.nxt < self.una {
             self.nxt = self.una;
+        }
+        if let Some(r) = self.extras.as_mut().and_then(|e| e.rate.as_mut()) {
+            r.on_cumulative(ack, now);
         }
         let info = Ack { now, acked, una: self.una, max: self.max, ece, cwnd_limited, rtt, srtt: self.rto.srtt() };
         let mut restart_timer = true;
@@ -669,7 +716,7 @@ impl TcpSender {
     }
 
     /// Sends every full segment the window allows (a last short segment only at the end of
-    /// a finite transfer).
+    /// a finite transfer); a paced sender, no faster than its controller's pacing rate.
     fn send_available(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if !self.started {
             return;
@@ -686,16 +733,56 @@ impl TcpSender {
                 }
             }
             if len == 0 || self.nxt + len > self.una + wnd {
+                if len == 0 && self.nxt + (self.cfg.mss as u64) <= self.una + wnd {
+                    self.app_limited();
+                }
+                break;
+            }
+            if self.extras.is_some() && self.held_by_pacing(now) {
                 break;
             }
             self.emit(self.nxt, len as u32, now, out);
             self.nxt += len;
             self.max = self.max.max(self.nxt);
+            if self.extras.is_some() {
+                self.paced(now, out.last().map_or(len as u32, |p| p.size));
+            }
+        }
+    }
+
+    /// The flow had less to send than its window allowed (delivery-rate sampling's
+    /// application-limited mark, draft section 3.4).
+    fn app_limited(&mut self) {
+        let flight = self.max - self.una;
+        if let Some(r) = self.extras.as_mut().and_then(|e| e.rate.as_mut()) {
+            r.on_app_limited(flight);
+        }
+    }
+
+    /// A paced sender's next segment must wait: its timer is set.
+    fn held_by_pacing(&mut self, now: SimTime) -> bool {
+        let paced = self.cc.pacing_rate().is_some();
+        let Some(e) = self.extras.as_mut().filter(|e| paced && now < e.pace_next) else { return false };
+        e.pacing_deadline = Some(e.pace_next);
+        true
+    }
+
+    /// A segment of `size` bytes on the wire left at `now`: the next may leave `size /
+    /// rate` later (Linux's `tcp_update_skb_after_send`: from now, or from the last
+    /// departure if that is later).
+    fn paced(&mut self, now: SimTime, size: u32) {
+        let Some(rate) = self.cc.pacing_rate().filter(|r| *r > 0.0) else { return };
+        if let Some(e) = self.extras.as_mut() {
+            let gap = Dur((size as f64 * 1e9 / rate).ceil() as u64);
+            e.pace_next = e.pace_next.max(now) + gap;
         }
     }
 
     fn emit(&mut self, off: u64, len: u32, now: SimTime, out: &mut Vec<Packet>) {
         let retransmission = off < self.max;
+        if let Some(r) = self.extras.as_mut().and_then(|e| e.rate.as_mut()) {
+            r.on_send(off, len as u64, self.max - self.una, now);
+        }
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += len as u64;
         if retransmission {
@@ -1632,5 +1719,63 @@ mod tests {
         assert_eq!((impatient.stats.fast_retransmits, impatient.stats.timeouts), (1, 1));
         assert_eq!(recovering, Dur::from_millis(20 + 200), "the first partial ACK, then the RTO");
         assert_eq!(impatient.completed_at, Some(t(560)));
+    }
+
+    /// A sender whose controller records rate samples (and paces at `pacing`, bytes/s).
+    fn probe_sender(pacing: Option<f64>, init_cwnd: u32) -> TcpSender {
+        let cfg = SenderConfig { cc: CcConfig::Probe(crate::tcp::cc::probe::ProbeConfig { pacing }), init_cwnd, ..config(Recovery::NewReno) };
+        TcpSender::new(cfg, ends(), 1 << 20)
+    }
+
+    fn samples(s: &TcpSender) -> &[crate::tcp::rate::RateSample] {
+        match s.controller() {
+            crate::tcp::cc::AnyController::Probe(p) => &p.samples,
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn acks_give_the_controller_delivery_rate_samples() {
+        // A window of 4 segments; each ACK one RTT (10 ms) after its segment, ACK clocked.
+        let mut s = probe_sender(None, 4);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        assert_eq!(out.len(), 4);
+        let mut sent: Vec<(u32, u64)> = out.drain(..).map(|p| (p.seq.0 + p.payload, 0)).collect();
+        let mut now = 0;
+        for _ in 0..40 {
+            let (end, at) = sent.remove(0);
+            now = at + 10;
+            s.on_ack(&ack(&s, end), t(now), &mut out);
+            sent.extend(out.drain(..).map(|p| (p.seq.0 + p.payload, now)));
+        }
+        let last = *samples(&s).last().unwrap();
+        assert_eq!(samples(&s).len(), 40, "one sample per ACK that delivered data");
+        assert_eq!(last.rtt, Some(Dur::from_millis(10)));
+        // Slow start doubles the window each RTT: the last sample's rate is what the last
+        // RTT delivered over 10 ms.
+        let rate = last.rate_bps().unwrap();
+        assert_eq!(rate, last.delivered as f64 / 0.010);
+        assert!(last.delivered >= 4 * MSS as u64 && now > 10, "{last:?}");
+    }
+
+    #[test]
+    fn a_paced_sender_spaces_new_segments_at_the_pacing_rate() {
+        // 1,040,000 bytes/s: one 1040-byte segment (1000 + 40 of headers) per ms.
+        let mut s = probe_sender(Some(1_040_000.0), 10);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        assert_eq!(out.len(), 1, "the window allows 10, pacing one");
+        assert_eq!(s.pacing_deadline(), Some(t(1)));
+        s.on_pacing_timer(t(1), &mut out);
+        assert_eq!((out.len(), s.pacing_deadline()), (2, Some(t(2))));
+        // A timer that fires late sends one segment and paces the next from then.
+        s.on_pacing_timer(t(5), &mut out);
+        assert_eq!((out.len(), s.pacing_deadline()), (3, Some(t(6))));
+        // An unpaced sender sends the whole window at once and sets no timer.
+        let mut u = probe_sender(None, 10);
+        let mut burst = Vec::new();
+        u.start(t(0), &mut burst);
+        assert_eq!((burst.len(), u.pacing_deadline()), (10, None));
     }
 }

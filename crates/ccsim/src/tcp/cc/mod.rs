@@ -22,6 +22,8 @@
 //! | ECN-Echo, once per window, outside recovery | [`on_ecn_echo`](Controller::on_ecn_echo) | `reduce` for ECN, cwnd no larger (RFC 3168 6.1.2) |
 //! | a loss in the window an ECN-Echo answered | [`on_loss_in_answered_window`](Controller::on_loss_in_answered_window) | fast recovery, no second cut (RFC 3168 6.1.2) |
 //! | an ACC control message it obeys | [`on_acc_control`](Controller::on_acc_control) | the router's window (Faber, Section 3.1) |
+//! | an ACK delivered data, if it asked for samples | [`on_rate_sample`](Controller::on_rate_sample) | nothing (`tcp/rate.rs` computes the sample) |
+//! | it may send new data | [`pacing_rate`](Controller::pacing_rate) | none: send as the window allows |
 //!
 //! An algorithm writes the two hooks that have no sensible default (its growth and its
 //! decrease) and overrides any other hook it changes, calling the [`Window`]'s rules it
@@ -124,6 +126,8 @@ pub mod aimd;
 pub mod cubic;
 pub mod dctcp;
 pub mod packet_reno;
+#[cfg(test)]
+pub mod probe;
 pub mod reno;
 pub mod spec;
 pub mod window;
@@ -135,6 +139,7 @@ pub use reno::Reno;
 pub use spec::{CcContext, EcnUse, Recovery, Registration};
 pub use window::{FullAck, NewRenoConfig, RenoConfig, SsthreshFrom, Window};
 
+use super::rate::RateSample;
 use crate::sim::{Dur, SimTime};
 
 /// An ACK of new data, as a controller sees it. Sequence positions are byte offsets from
@@ -296,6 +301,29 @@ pub trait Controller {
     fn on_acc_control(&mut self, _ev: &Event, cwnd: u32, ssthresh: u32) {
         self.window_mut().obey(cwnd, ssthresh);
     }
+
+    /// Whether the sender should sample delivery rates for it
+    /// ([`on_rate_sample`](Self::on_rate_sample)); asked once, when the sender is made.
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
+
+    /// After each ACK that delivered data, when [`wants_rate_samples`](Self::wants_rate_samples):
+    /// the delivery rate, RTT and in-flight sample it gave (`tcp/rate.rs`), after the ACK's
+    /// other hooks and before the sender sends.
+    fn on_rate_sample(&mut self, _rs: &RateSample) {}
+
+    /// Whether the sender paces new data at [`pacing_rate`](Self::pacing_rate); asked once,
+    /// when the sender is made.
+    fn paces(&self) -> bool {
+        false
+    }
+
+    /// The rate to pace new data at, bytes per second (on the wire, headers included), for a
+    /// controller that [`paces`](Self::paces); None sends as the window allows.
+    fn pacing_rate(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// Declares the controllers: the [`CcConfig`] and [`AnyController`] enums, their dispatch,
@@ -385,6 +413,22 @@ macro_rules! controllers {
             fn on_acc_control(&mut self, ev: &Event, cwnd: u32, ssthresh: u32) {
                 match self { $($(#[$attr])* AnyController::$variant(c) => c.on_acc_control(ev, cwnd, ssthresh),)* }
             }
+            #[inline]
+            fn wants_rate_samples(&self) -> bool {
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.wants_rate_samples(),)* }
+            }
+            #[inline]
+            fn on_rate_sample(&mut self, rs: &RateSample) {
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.on_rate_sample(rs),)* }
+            }
+            #[inline]
+            fn paces(&self) -> bool {
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.paces(),)* }
+            }
+            #[inline]
+            fn pacing_rate(&self) -> Option<f64> {
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.pacing_rate(),)* }
+            }
         }
 
         /// The registrations, line by line.
@@ -399,6 +443,8 @@ controllers! {
     PacketReno(PacketRenoConfig) -> PacketReno = [],
     #[cfg(test)]
     Aimd(aimd::AimdConfig) -> aimd::Aimd = [aimd::REGISTRATION],
+    #[cfg(test)]
+    Probe(probe::ProbeConfig) -> probe::Probe = [],
 }
 
 /// Every algorithm a scenario can name (`tcp.variant`), in the order messages list them.
@@ -458,6 +504,7 @@ mod tests {
                 CcConfig::Cubic(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Dctcp(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Aimd(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
+                CcConfig::Probe(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
             };
             let steps: [fn(&mut dyn Controller); 12] = [
                 |c| c.on_ack(&ack(MSS, 20 * MSS)),
