@@ -22,9 +22,9 @@
 //! static ALLOC: ccsim::huge_pages::HugePages = ccsim::huge_pages::HugePages;
 //! ```
 //!
-//! Measured in `benchmarks/README.md` ("Huge pages under the large allocations"): the run of
-//! DUMBBELL-100000 about a tenth shorter, DUMBBELL-10000's a twentieth, DUMBBELL-10's
-//! unchanged (its state fits the caches and their translations).
+//! It pays on networks whose state is larger than the caches and their translations, and
+//! changes nothing on small ones: `benchmarks/README.md` ("Huge pages under the large
+//! allocations") has the figures.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 

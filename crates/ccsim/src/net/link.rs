@@ -221,16 +221,25 @@ impl Link {
 
     /// `ending`, read out of line. Inlined, the read is one the compiler may move before the
     /// test of the flags (it is a safe read), and a profile-guided build did: every packet
-    /// offered to a link then waited for a line no cache held, 10% more time a run at
-    /// 30,000 flows (`benchmarks/README.md`, "A profile-guided build, and the links read
-    /// after every slice").
+    /// offered to a link then waited for a line no cache held (`benchmarks/README.md`, "A
+    /// profile-guided build, and the links read after every slice"). Out of line is how
+    /// this crate keeps a read off the common path; `docs/architecture.md` says so once.
     #[inline(never)]
     fn kept_ending(&self) -> Option<Slot> {
         self.ending
     }
 
+    /// Checks the precondition of the methods that read the link as it is at `now`: it has
+    /// been advanced to `now` ([`advance`](Self::advance)), so nothing due by then is still
+    /// to be replayed. Checked in debug builds and tests; free in a release build.
+    #[inline(always)]
+    fn expect_current(&self, now: SimTime) {
+        debug_assert!(self.is_current(now), "link {} read at {now:?} before it was advanced to then", self.name);
+    }
+
     /// The transmission in progress at `now` (the link must have been advanced to now).
     fn in_progress(&self, now: SimTime) -> Option<Slot> {
+        self.expect_current(now);
         self.last_tx.filter(|s| s.end > now)
     }
 
@@ -246,6 +255,7 @@ impl Link {
     /// goes straight to the transmitter if the link is idle, else to the tail of the queue.
     #[inline]
     pub fn accept(&mut self, pipes: &mut PipeStore, pkt: &Packet, now: SimTime) -> Scheduled {
+        self.expect_current(now);
         if self.queue.is_empty() && self.free_at <= now {
             self.queue.pass(pkt, now);
             let slot = self.next_slot(pkt.size, now);
@@ -291,6 +301,7 @@ impl Link {
 
     /// Whether the transmitter is free at `now` (the link must have been advanced to now).
     pub fn is_idle(&self, now: SimTime) -> bool {
+        self.expect_current(now);
         self.free_at <= now
     }
 
@@ -400,6 +411,7 @@ impl Link {
     /// Returns it and the next arrival to schedule, if any.
     pub fn deliver(&mut self, pipes: &mut PipeStore) -> (Packet, Option<SimTime>) {
         assert!(!self.pipe.is_empty(), "arrival without a packet");
+        debug_assert!(self.arrival_ready(), "link {}: an arrival before its end of transmission was replayed", self.name);
         // The next arrival, read before the packet leaves (which then goes straight to the
         // caller): the next packet in the pipe, else the first scheduled transmission that
         // will not be lost on the wire.
@@ -412,6 +424,7 @@ impl Link {
     /// being serialized, those propagating and those queued are lost; `lost` sees each of
     /// them.
     pub fn go_down(&mut self, pipes: &mut PipeStore, now: SimTime, mut lost: impl FnMut(&Packet)) {
+        self.expect_current(now);
         if !self.up {
             return;
         }

@@ -18,18 +18,17 @@
 //! Link arrivals and ends of serialization, most of the events, fall within the ring (tens
 //! of microseconds to tens of milliseconds ahead); retransmission and delayed-ACK timers of
 //! hundreds of milliseconds fall in the second wheel (up to 34 s ahead). Against the binary
-//! heap each replaced, the order of events is the same: only the cost changes (see
-//! `benchmarks/README.md`: with 100,000 flows, each with a retransmission timer, popping the
-//! heap had one event in six wait on a miss at each of its levels).
+//! heap each replaced, the order of events is the same: only the cost changes (with a timer
+//! per flow, popping a heap of every flow's timer waits on a miss at each of its levels;
+//! `benchmarks/README.md`, "The event queue's second wheel").
 
 use super::time::SimTime;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-/// log2 of a bucket's width in ns: 65.5 us. (16.4 us buckets, four times as many, execute
-/// 0.1% fewer instructions on DUMBBELL-100 but take 1.6% longer, with 10% more first-level
-/// cache misses: the ring's buckets, each its own small allocation, are spread over more
-/// memory; `benchmarks/README.md`.)
+/// log2 of a bucket's width in ns: 65.5 us. (Narrower buckets, more of them, were measured
+/// slower: the ring's buckets, each its own small allocation, spread over more memory;
+/// `benchmarks/README.md`, "The third speed pass".)
 const SHIFT: u32 = 16;
 /// Buckets in the ring (a power of two): with `SHIFT`, 67 ms.
 const BUCKETS: usize = 1 << 10;
@@ -204,8 +203,8 @@ impl<E> EventQueue<E> {
         }
     }
 
-    // Inlined: out of line it held a tenth of the samples at DUMBBELL-10000, all on reading
-    // back the event its caller had just stored on the stack (`benchmarks/README.md`).
+    // Inlined: out of line, its time went to reading back the event its caller had just
+    // stored on the stack (`benchmarks/README.md`, "Warming ahead").
     #[inline(always)]
     fn push_ring(&mut self, b: u64, key: u128, event: E) {
         let i = b as usize % BUCKETS;
@@ -251,8 +250,8 @@ impl<E> EventQueue<E> {
                 let i = block as usize % SLOTS;
                 self.far_occupied[i / 64] &= !(1 << (i % 64));
                 // The list is freed, not kept: a block's worth of timers (one per flow of a
-                // large network) kept by each of the blocks the run passes through took 44 MB
-                // at DUMBBELL-100000.
+                // large network) kept by each of the blocks the run passes through adds up to
+                // tens of megabytes on a large network.
                 for (key, event) in std::mem::take(&mut self.far[i]) {
                     self.push_ring(bucket_of(key), key, event);
                 }
