@@ -3,7 +3,14 @@
 use std::path::Path;
 use std::process::Command;
 
-/// Whether tshark is installed; says why the calling test is skipped when it is not.
+/// Fails the calling test, saying why, when tshark is not installed (the tests that need it
+/// are `#[ignore]`d and run on request).
+pub fn require() {
+    assert!(Command::new("tshark").arg("-v").output().is_ok(), "tshark is not installed (apt-get install tshark)");
+}
+
+/// Whether tshark is installed; says why the calling test skips its tshark checks when it is
+/// not.
 pub fn available() -> bool {
     if Command::new("tshark").arg("-v").output().is_ok() {
         return true;
