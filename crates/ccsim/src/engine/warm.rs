@@ -26,7 +26,8 @@
 //! the caches: it is on when the links and flows take more than [`threshold_bytes`], unless
 //! [`Simulation::set_warm_ahead`] says otherwise.
 
-use super::{Event, Flow, FlowIdx, Simulation, Transport};
+use super::transport::End;
+use super::{Event, Flow, FlowIdx, Simulation};
 use crate::net::{Link, NodeId};
 use crate::sim::prefetch;
 
@@ -79,7 +80,7 @@ fn parse_cache_size(s: &str) -> Option<u64> {
 /// hold): what [`threshold_bytes`] is compared with.
 pub fn state_bytes(links: &[Link], flows: &[Flow]) -> u64 {
     let links: u64 = links.iter().map(|l| Link::footprint(l.name.len(), l.queue.limit)).sum();
-    let flows: u64 = flows.iter().map(|f| Flow::footprint(matches!(f.transport, Transport::Tcp { .. }), f.group.len())).sum();
+    let flows: u64 = flows.iter().map(|f| Flow::footprint(f.transport.is_tcp(), f.group.len())).sum();
     links + flows
 }
 
@@ -95,8 +96,8 @@ impl Simulation {
             let Some(ev) = ahead.nth(SPACING - 1) else { break };
             match *ev {
                 Event::Arrive { link, .. } => self.warm_arrival(&self.net.links[link as usize], step),
-                Event::Rto(f) | Event::Emit(f) => self.warm_timer(f, true, step),
-                Event::DelAck(f) => self.warm_timer(f, false, step),
+                Event::Rto(f) | Event::Emit(f) => self.warm_timer(f, End::Sender, step),
+                Event::DelAck(f) => self.warm_timer(f, End::Receiver, step),
                 _ => {}
             }
         }
@@ -120,7 +121,7 @@ impl Simulation {
         match step {
             2 => flow.prefetch(),
             3 => {
-                warm_end(flow, !pkt.is_reverse());
+                flow.transport.prefetch_end(if pkt.is_reverse() { End::Sender } else { End::Receiver });
                 flow.in_network.prefetch_front();
             }
             _ => {}
@@ -128,14 +129,14 @@ impl Simulation {
         self.warm_hop(node, pkt.src, step - 2);
     }
 
-    /// Step `step` of a timer of flow `f`: its sender's (`sender`) or its receiver's.
-    fn warm_timer(&self, f: FlowIdx, sender: bool, step: usize) {
+    /// Step `step` of a timer of flow `f` at `end`.
+    fn warm_timer(&self, f: FlowIdx, end: End, step: usize) {
         let Some(flow) = self.flows.get(f as usize) else { return };
         match step {
             0 => flow.prefetch(),
-            1 => warm_end(flow, !sender),
+            1 => flow.transport.prefetch_end(end),
             _ => {
-                let (from, to) = if sender { (flow.src, flow.dst) } else { (flow.dst, flow.src) };
+                let (from, to) = if end == End::Sender { (flow.src, flow.dst) } else { (flow.dst, flow.src) };
                 self.warm_hop(from, to, step - 2);
             }
         }
@@ -153,17 +154,6 @@ impl Simulation {
             }
             _ => self.net.pipes.prefetch_next(),
         }
-    }
-}
-
-/// Prefetches the end of `flow` that takes a packet: its receiver (`receiver`) or its sender.
-fn warm_end(flow: &Flow, receiver: bool) {
-    match &flow.transport {
-        Transport::Tcp { rx, .. } if receiver => prefetch::value(rx),
-        Transport::Tcp { tx, .. } => prefetch::value(tx),
-        Transport::Rdp { rx, .. } if receiver => prefetch::value(&**rx),
-        Transport::Rdp { tx, .. } => prefetch::value(&**tx),
-        Transport::Udp(src) => prefetch::value(&**src),
     }
 }
 
