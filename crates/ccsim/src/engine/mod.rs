@@ -33,6 +33,8 @@ mod hosts;
 mod in_network;
 mod measure;
 pub mod memory;
+#[cfg(test)]
+mod tests;
 mod transport;
 mod warm;
 pub use flow::{Flow, FlowNetStats, Origins};
@@ -272,13 +274,13 @@ impl Simulation {
 
     /// Schedules `ev` at `at`, as tests of the run loop need.
     #[cfg(test)]
-    pub(crate) fn schedule_for_test(&mut self, at: SimTime, ev: Event) {
+    fn schedule_for_test(&mut self, at: SimTime, ev: Event) {
         self.events.schedule(at, ev);
     }
 
     /// Sets the watchdog's limit of events at one instant, as tests of it need.
     #[cfg(test)]
-    pub(crate) fn set_watchdog_limit(&mut self, events: u64) {
+    fn set_watchdog_limit(&mut self, events: u64) {
         self.watchdog.limit = events;
     }
 

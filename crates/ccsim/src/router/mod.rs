@@ -38,7 +38,7 @@ pub mod flow_table;
 pub mod frr;
 pub mod hooks;
 #[cfg(test)]
-mod probe;
+pub(crate) mod probe;
 
 pub use ack_spoof::{AckSpoofer, AckSpoofing, Burst, SpoofConfig, SpoofStats};
 pub use flow_table::{FlowKey, FlowTable};

@@ -282,20 +282,6 @@ mod tests {
     }
 
     #[test]
-    fn the_watchdog_names_the_flow_whose_events_stall() {
-        let mut sim = crate::scenario::load(NET, "net", &[], None).expect("valid scenario");
-        // A flow stopped at one instant, over and over: its events stall the run.
-        sim.set_watchdog_limit(1000);
-        for _ in 0..2000 {
-            sim.schedule_for_test(SimTime::ZERO + Dur::from_millis(5), crate::engine::Event::FlowStop(0));
-        }
-        sim.run();
-        let stall = sim.stalled.clone().expect("stopped by the watchdog");
-        assert_eq!(stall.path, "flows[0]");
-        assert!(stall.message().contains("the last the stop of flow f[0]"), "{}", stall.message());
-    }
-
-    #[test]
     fn mechanisms_are_called_in_the_order_they_were_added() {
         let mut sim = sim_with(Probe { hooks: Hooks::ARRIVAL, ..Probe::default() });
         let r2 = node(&sim, "R2");
