@@ -22,9 +22,9 @@
 //! Warming reads and never writes, and a prefetch is a hint: a run computes the same with it
 //! on or off, bit for bit (a test runs both). An event scheduled meanwhile shifts the ones
 //! behind it, which makes a prefetch useless, never a result wrong. It costs instructions
-//! (about 175 an event, +23% on DUMBBELL-100), which only pay when the state is larger than
-//! the caches: it is on when the links and flows take more than [`threshold_bytes`], unless
-//! [`Simulation::set_warm_ahead`] says otherwise.
+//! (`benchmarks/README.md`, "Warming ahead" and "The engine split"), which only pay when
+//! the state is larger than the caches: it is on when the links and flows take more than
+//! [`threshold_bytes`], unless [`Simulation::set_warm_ahead`] says otherwise.
 
 use super::transport::End;
 use super::{Event, Flow, FlowIdx, Simulation};
@@ -44,9 +44,9 @@ const DEFAULT_CACHE_BYTES: u64 = 32 << 20;
 /// Bytes of link and flow state above which warming ahead is on by default: three quarters of
 /// the largest cache of the machine (its last level, read once from Linux's sysfs;
 /// [`DEFAULT_CACHE_BYTES`] elsewhere). Below it the state stays cached and warming costs more
-/// than it saves. Measured with a 32 MB cache (24 MiB): DUMBBELL-1000, 5.7 MB of state, +9%
-/// wall; DUMBBELL-3000, 17.0 MB, +3%; DUMBBELL-5000, 28.4 MB, -16% (`benchmarks/README.md`).
-/// The choice changes how fast a run goes, never what it computes.
+/// than it saves; above it, warming pays (measured around the threshold of a 32 MB cache:
+/// `benchmarks/README.md`, "Warming ahead"). The choice changes how fast a run goes, never
+/// what it computes.
 pub fn threshold_bytes() -> u64 {
     static THRESHOLD: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
     *THRESHOLD.get_or_init(|| largest_cache_bytes().unwrap_or(DEFAULT_CACHE_BYTES) / 4 * 3)
