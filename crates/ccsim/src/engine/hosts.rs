@@ -4,7 +4,8 @@
 //!
 //! Timers of the ends are polled, not cancelled: an end exposes its deadline and the engine
 //! keeps at most one pending event per deadline it has already scheduled (`Event::Rto` for
-//! the sender's, `Event::DelAck` for the receiver's), so restarting the timer on every ACK
+//! the sender's, which for a paced TCP sender is also its next departure, `Event::DelAck` for
+//! the receiver's), so restarting the timer on every ACK
 //! costs no heap operation. An event that finds the deadline moved later does nothing but
 //! rearm it.
 

@@ -293,3 +293,49 @@ fn the_warmup_snapshot_is_the_state_at_its_end_and_changes_nothing() {
     assert_eq!(with.events_processed, without.events_processed + 1, "the warm-up's end is one event more");
     assert_eq!(format!("{:?}", with.flows[0].transport.stats()), format!("{:?}", without.flows[0].transport.stats()));
 }
+
+/// A paced sender leaves at its pacing rate whatever its window: the bottleneck (100 Mb/s)
+/// carries what the pacing rate allows (1.04 MB/s of 1040-byte packets: 8 Mb/s of payload)
+/// and its queue stays empty; unpaced, the same window fills the bottleneck's buffer.
+#[test]
+fn a_paced_sender_is_held_to_its_rate_by_the_run_loop() {
+    let text = |pacing: &str| {
+        format!(
+            r#"
+duration = "5s"
+warmup = "1s"
+hosts = ["S", "D"]
+routers = ["R1", "R2"]
+[[links]]
+between = ["S", "R1"]
+rate = "1Gbps"
+delay = "1ms"
+[[links]]
+between = ["R1", "R2"]
+rate = "100Mbps"
+delay = "10ms"
+queue = {{ limit = 1000 }}
+[[links]]
+between = ["R2", "D"]
+rate = "1Gbps"
+delay = "1ms"
+[[flows]]
+from = "S"
+to = "D"
+tcp = {{ variant = "probe", rwnd = 1000000 {pacing} }}
+"#
+        )
+    };
+    let run = |t: String| {
+        let mut sim = load(&t);
+        sim.run();
+        crate::report::Report::new(&mut sim)
+    };
+    let paced = run(text(", probe = { pacing = 1040000.0 }"));
+    let goodput = paced.flows[0].goodput_bps;
+    assert!((goodput / 8e6 - 1.0).abs() < 0.01, "paced at 8 Mb/s of payload: {goodput}");
+    let queue = |r: &crate::report::Report| r.queues.iter().find(|q| q.link == "R1->R2").unwrap().mean_len_packets;
+    assert!(queue(&paced) < 0.05, "paced below the bottleneck's rate, nothing waits: {}", queue(&paced));
+    let unpaced = run(text(""));
+    assert!(unpaced.flows[0].goodput_bps > 5.0 * goodput, "unpaced, the window fills the link: {}", unpaced.flows[0].goodput_bps);
+}

@@ -128,12 +128,13 @@ impl Transport {
     }
 
     /// When `end`'s timer is due, if it is running: the sender's (TCP's retransmission
-    /// timeout; RDP's SYN, retransmission or CLOSE-WAIT timer) or the receiver's (TCP's
-    /// delayed ACK, RDP's CLOSE-WAIT).
+    /// timeout, or a paced sender's next departure if that is sooner; RDP's SYN,
+    /// retransmission or CLOSE-WAIT timer) or the receiver's (TCP's delayed ACK, RDP's
+    /// CLOSE-WAIT).
     #[inline]
     pub(super) fn deadline(&self, end: End) -> Option<SimTime> {
         match (self, end) {
-            (Transport::Tcp { tx, .. }, End::Sender) => tx.rto_deadline(),
+            (Transport::Tcp { tx, .. }, End::Sender) => tx.deadline(),
             (Transport::Tcp { rx, .. }, End::Receiver) => rx.delack_deadline(),
             (Transport::Rdp { tx, .. }, End::Sender) => tx.deadline(),
             (Transport::Rdp { rx, .. }, End::Receiver) => rx.deadline(),
@@ -145,7 +146,7 @@ impl Transport {
     #[inline]
     pub(super) fn on_timer(&mut self, end: End, now: SimTime, out: &mut Vec<Packet>) {
         match (self, end) {
-            (Transport::Tcp { tx, .. }, End::Sender) => tx.on_timeout(now, out),
+            (Transport::Tcp { tx, .. }, End::Sender) => tx.on_deadline(now, out),
             (Transport::Tcp { rx, .. }, End::Receiver) => rx.on_delack_timeout(now, out),
             (Transport::Rdp { tx, .. }, End::Sender) => tx.on_timer(now, out),
             (Transport::Rdp { rx, .. }, End::Receiver) => rx.on_timer(now),

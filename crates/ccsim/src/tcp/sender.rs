@@ -247,6 +247,16 @@ impl TcpSender {
     pub fn pacing_deadline(&self) -> Option<SimTime> {
         self.extras.as_ref().and_then(|e| e.pacing_deadline)
     }
+    /// The sender's one timer for the run loop: the retransmission timeout, or for a paced
+    /// sender whichever of it and the pacing deadline comes first (call
+    /// [`on_deadline`](Self::on_deadline) then).
+    #[inline]
+    pub fn deadline(&self) -> Option<SimTime> {
+        match self.pacing_deadline() {
+            None => self.rto_deadline,
+            Some(p) => Some(self.rto_deadline.map_or(p, |r| r.min(p))),
+        }
+    }
     /// The delivery-rate sampler, for a controller that asked for samples.
     pub fn rate_sampler(&self) -> Option<&RateSampler> {
         self.extras.as_ref().and_then(|e| e.rate.as_ref())
@@ -326,6 +336,16 @@ impl TcpSender {
         }
         if !(self.cfg.sack && self.in_recovery) {
             self.send_available(now, out);
+        }
+    }
+
+    /// The sender's timer ([`deadline`](Self::deadline)) fired at `now`: the retransmission
+    /// timeout if it is due, then the pacing deadline if it is (each checks its own time, so
+    /// an event for a deadline since moved does nothing).
+    pub fn on_deadline(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.on_timeout(now, out);
+        if self.pacing_deadline().is_some_and(|p| p <= now) {
+            self.on_pacing_timer(now, out);
         }
     }
 

@@ -444,7 +444,7 @@ controllers! {
     #[cfg(test)]
     Aimd(aimd::AimdConfig) -> aimd::Aimd = [aimd::REGISTRATION],
     #[cfg(test)]
-    Probe(probe::ProbeConfig) -> probe::Probe = [],
+    Probe(probe::ProbeConfig) -> probe::Probe = [probe::REGISTRATION],
 }
 
 /// Every algorithm a scenario can name (`tcp.variant`), in the order messages list them.

@@ -1,8 +1,11 @@
 //! A test-only controller that exercises the sender's capabilities: Reno's window, every
 //! delivery-rate sample recorded, and pacing at a fixed rate when given one.
 
-use super::{Ack, Controller, Event, NewRenoConfig, Signal, Window};
+use super::spec::{CcContext, EcnUse, Recovery, Registration};
+use super::{Ack, CcConfig, Controller, Event, NewRenoConfig, Signal, Window};
+use crate::settings::table::{keys_of, read, SettingError, Table};
 use crate::tcp::rate::RateSample;
+use serde::Deserialize;
 
 /// The probe's parameters: the rate to pace at (bytes per second), if any.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -49,4 +52,18 @@ impl Controller for Probe {
     fn pacing_rate(&self) -> Option<f64> {
         self.pacing
     }
+}
+
+/// The probe's key, `tcp.probe.pacing`: bytes per second.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProbeSpec {
+    pub pacing: Option<f64>,
+}
+
+/// `tcp.variant = "probe"`, for the tests that run it from a scenario.
+pub const REGISTRATION: Registration = Registration { name: "probe", recovery: Recovery::NewReno, ecn: EcnUse::Optional, keys: keys_of::<ProbeSpec>, build };
+
+fn build(table: &Table, _: &CcContext) -> Result<CcConfig, SettingError> {
+    Ok(CcConfig::Probe(ProbeConfig { pacing: read::<ProbeSpec>(table)?.pacing }))
 }
