@@ -25,6 +25,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -34,9 +35,22 @@ ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "target" / "pgo"
 
 
+_STARTED = time.monotonic()
+
+
 def _note(message: str) -> None:
-    sys.stderr.write(f"ccsim build: {message}\n")
+    """A line of the build's progress on stderr, with the time since the build began
+    (`pip install -v` shows them)."""
+    seconds = int(time.monotonic() - _STARTED)
+    sys.stderr.write(f"ccsim build: [{seconds // 60}:{seconds % 60:02d}] {message}\n")
     sys.stderr.flush()
+
+
+def _timed(hook, directory, config_settings, metadata_directory, what: str):
+    _note(f"{what} (cargo's progress follows)")
+    name = hook(directory, config_settings, metadata_directory)
+    _note(f"built {name}")
+    return name
 
 
 def _llvm_major(text: str) -> int | None:
@@ -106,12 +120,12 @@ def _train(tool: str, config_settings) -> Path:
     for d in (raw, wheels, site):
         shutil.rmtree(d, ignore_errors=True)
         d.mkdir(parents=True)
-    _note("profile-guided build, step 1 of 3: the instrumented core")
+    _note("profile-guided build, step 1 of 3: the instrumented core (cargo's progress follows)")
     with _rustflags(f"-Cprofile-generate={raw}", target_dir=WORK / "generate"):
         name = maturin.build_wheel(str(wheels), config_settings, None)
     with zipfile.ZipFile(wheels / name) as z:
         z.extractall(site)
-    _note("profile-guided build, step 2 of 3: the training set (packaging/pgo_train.py)")
+    _note("profile-guided build, step 2 of 3: the training set (packaging/pgo_train.py, seconds)")
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(site), env.get("PYTHONPATH", "")) if p)
     env["LLVM_PROFILE_FILE"] = str(raw / "train-%p.profraw")
@@ -131,13 +145,15 @@ def _train(tool: str, config_settings) -> Path:
 def build(hook, directory, config_settings=None, metadata_directory=None):
     """Runs maturin's `hook` (its build_wheel or build_editable) profile-guided when it can;
     the instrumented core is always a wheel."""
+    global _STARTED
+    _STARTED = time.monotonic()
     if os.environ.get("CCSIM_PGO", "1") == "0":
-        return hook(directory, config_settings, metadata_directory)
+        return _timed(hook, directory, config_settings, metadata_directory, "the plain core (CCSIM_PGO=0), in release mode")
     if "--zig" in maturin.get_maturin_pep517_args(config_settings):
         # zig's linker cannot link the profiling runtime; and an instrumented core linked
         # otherwise gave a profile that the zig build's compiled code did not match.
         _note("building without profile-guided optimisation: the build links with zig (--zig)")
-        return hook(directory, config_settings, metadata_directory)
+        return _timed(hook, directory, config_settings, metadata_directory, "the plain core, in release mode")
     tool, why = profdata_tool()
     profile = None
     if tool is not None:
@@ -149,7 +165,8 @@ def build(hook, directory, config_settings=None, metadata_directory=None):
             why = "the instrumented build failed (its output is above)"
     if profile is None:
         _note(f"building without profile-guided optimisation: {why}")
-        return hook(directory, config_settings, metadata_directory)
-    _note("profile-guided build, step 3 of 3: the core, optimised with the counts")
+        return _timed(hook, directory, config_settings, metadata_directory, "the plain core, in release mode")
     with _rustflags(f"-Cprofile-use={profile}"):
-        return hook(directory, config_settings, metadata_directory)
+        return _timed(
+            hook, directory, config_settings, metadata_directory, "profile-guided build, step 3 of 3: the core, optimised with the counts"
+        )

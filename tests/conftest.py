@@ -6,6 +6,31 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+
+#: Tests that compile the Rust core themselves (a release wheel with zig, the tutorial's copy
+#: of the workspace) run only with CCSIM_TEST_RUST_BUILDS=1 (`bash scripts/test.sh --all`):
+#: each is minutes of compiling on two cores, on top of the package's own build.
+RUST_BUILDS = os.environ.get("CCSIM_TEST_RUST_BUILDS") == "1"
+RUST_BUILDS_SKIPPED = "compiles the Rust core again (minutes): `bash scripts/test.sh --all` (CCSIM_TEST_RUST_BUILDS=1) runs it"
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", f"rust_build: {RUST_BUILDS_SKIPPED}")
+    config.addinivalue_line("markers", "slow: takes more than a few seconds; `bash scripts/test.sh --fast` leaves it out")
+    config.addinivalue_line(
+        "markers", "install: checks how the package was installed; `bash scripts/test.sh --fast`, which installs nothing, leaves it out"
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    if RUST_BUILDS:
+        return
+    skip = pytest.mark.skip(reason=RUST_BUILDS_SKIPPED)
+    for item in items:
+        if "rust_build" in item.keywords:
+            item.add_marker(skip)
+
+
 DUMBBELL = ROOT / "scenarios" / "dumbbell.toml"
 #: The example shortened so that a test run takes milliseconds.
 SHORT = ["duration=3s", "warmup=1s"]

@@ -36,6 +36,12 @@ Directives, in an HTML comment on the line before the fence (invisible on GitHub
 
 With CCSIM_DOCS_UPDATE=1 in the environment, `output` blocks that differ are rewritten in
 the document with what the commands print now, and the test passes.
+
+Time allowed: a command `COMMAND_TIMEOUT` seconds, a `cargo` command of a tutorial that
+changes the core `CARGO_TIMEOUT` (it compiles the workspace copy); a whole document
+`time_allowed(doc)`, which tests/test_docs.py gives pytest as the test's timeout. Those
+`cargo` commands run only when asked (`run_document(..., cargo=True)`): without, every other
+block runs and the commands are listed in `Run.cargo_skipped`.
 """
 
 from __future__ import annotations
@@ -53,6 +59,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+#: Seconds one command of a block may take; also pytest's timeout of a document without
+#: cargo commands (pyproject.toml's `timeout`).
+COMMAND_TIMEOUT = 600
+#: Seconds a tutorial's `cargo` command may take: a test build of the workspace copy, cold.
+CARGO_TIMEOUT = 900
 FENCE = re.compile(r"^(\s*)```(\S*)\s*$")
 DIRECTIVE = re.compile(r"^\s*<!--\s*doc-test:\s*(.*?)\s*-->\s*$")
 UPDATE = os.environ.get("CCSIM_DOCS_UPDATE") == "1"
@@ -161,11 +172,16 @@ class Run:
     last_output: str = ""
     crate: Path | None = None
     skipped: list[str] = field(default_factory=list)
+    #: Whether the tutorial's `cargo` commands run; those not run, by where they are.
+    cargo: bool = True
+    cargo_skipped: list[str] = field(default_factory=list)
     updates: list[tuple[Block, str]] = field(default_factory=list)
     timings: list[tuple[float, str]] = field(default_factory=list)
 
-    def sh(self, cmd: str, cwd: Path | None = None, check: bool = True, where: str = "") -> subprocess.CompletedProcess:
-        r = subprocess.run(["bash", "-c", cmd], cwd=cwd or self.work, env=self.env, capture_output=True, text=True, timeout=900)
+    def sh(
+        self, cmd: str, cwd: Path | None = None, check: bool = True, where: str = "", timeout: int = COMMAND_TIMEOUT
+    ) -> subprocess.CompletedProcess:
+        r = subprocess.run(["bash", "-c", cmd], cwd=cwd or self.work, env=self.env, capture_output=True, text=True, timeout=timeout)
         if check and r.returncode != 0:
             raise AssertionError(f"{where}: `{cmd}` exited {r.returncode}\n--- stdout\n{r.stdout[-3000:]}\n--- stderr\n{r.stderr[-3000:]}")
         return r
@@ -255,11 +271,15 @@ def run_block(run: Run, b: Block) -> None:
 
     if b.lang in ("sh", "bash"):
         for cmd in commands(b.text):
-            cwd = run.crate if (run.crate is not None and cmd.lstrip().startswith("cargo ")) else None
-            env_cmd = cmd
+            cwd = run.crate if (run.crate is not None and is_cargo(cmd)) else None
+            if cwd is not None and not run.cargo:
+                run.cargo_skipped.append(f"{b.where}: {cmd.split('#')[0].strip()}")
+                continue
+            env_cmd, timeout = cmd, COMMAND_TIMEOUT
             if cwd is not None:
                 env_cmd = f"CARGO_TARGET_DIR={shlex.quote(str(ROOT / 'target' / 'doc-tests'))} {cmd}"
-            r = run.sh(env_cmd, cwd=cwd, where=b.where)
+                timeout = CARGO_TIMEOUT
+            r = run.sh(env_cmd, cwd=cwd, where=b.where, timeout=timeout)
             run.last_output = r.stdout
     elif b.lang == "python":
         code = compile(b.text, b.where, "exec")
@@ -305,6 +325,21 @@ def run_block(run: Run, b: Block) -> None:
             synopsis(run, b)
     else:
         raise AssertionError(f"{b.where}: no runner for language {b.lang!r}")
+
+
+def is_cargo(cmd: str) -> bool:
+    return cmd.lstrip().startswith("cargo ")
+
+
+def time_allowed(doc: Path) -> int:
+    """Seconds the whole document may take: COMMAND_TIMEOUT, and CARGO_TIMEOUT more for each
+    `cargo` command that runs in a workspace copy (after a `crate-` directive)."""
+    seconds, crate = COMMAND_TIMEOUT, False
+    for b in blocks(doc):
+        crate = crate or b.directive.startswith("crate-")
+        if crate and b.lang in ("sh", "bash") and not b.directive:
+            seconds += CARGO_TIMEOUT * sum(is_cargo(c) for c in commands(b.text))
+    return seconds
 
 
 def transcript(run: Run, b: Block) -> None:
@@ -371,12 +406,12 @@ def apply_updates(run: Run) -> None:
     run.doc.write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
-def run_document(doc: Path, work: Path) -> Run:
+def run_document(doc: Path, work: Path, cargo: bool = True) -> Run:
     shutil.copytree(ROOT / "scenarios", work / "scenarios")
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    run = Run(doc, work, env)
+    run = Run(doc, work, env, cargo=cargo)
     import time
 
     for b in blocks(doc):

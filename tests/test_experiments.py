@@ -78,6 +78,7 @@ def test_ackspoof_sweep_points_give_the_builders_scenarios(args):
         assert a[key] == b[key]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paper", ["rtred", "das", "ackspoof", "acc"])
 def test_quick_reproduction_writes_a_report_with_verdicts(paper, tmp_path):
     rep, _ = reproduce(paper, Options(out=tmp_path, quick=True, workers=2, progress=False))
@@ -139,6 +140,7 @@ def test_reports_cite_a_section_of_docs_scenarios(paper):
     assert paper.CITATION and paper.SIMULATOR
 
 
+@pytest.mark.slow
 def test_cli_reproduce_prints_the_verdict_table(tmp_path):
     from conftest import ccsim_cli
 

@@ -170,6 +170,7 @@ def test_ctrl_c_stops_a_sweep_at_once_and_keeps_its_finished_runs(tmp_path):
     assert not list(store.glob("**/*.tmp"))
 
 
+@pytest.mark.slow
 def test_ctrl_c_stops_reproduce_at_once_without_a_report(tmp_path):
     out = tmp_path / "rep"
     code, took, err = _interrupt(["reproduce", "das", "--out", out, "--workers", "2"], tmp_path, 5.0)

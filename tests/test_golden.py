@@ -31,6 +31,7 @@ def test_example_scenario_report_is_as_recorded(path):
         )
 
 
+@pytest.mark.slow
 def test_reproduce_quick_runs_are_as_recorded():
     fixture = json.loads((golden.GOLDEN / "reproduce.json").read_text())
     assert len(fixture["runs"]) > 100

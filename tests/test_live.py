@@ -129,6 +129,7 @@ def test_the_simulator_ignores_the_live_table(tmp_path):
 ACC_LIVE = ROOT / "scenarios" / "acc_live.toml"
 
 
+@pytest.mark.slow
 def test_acc_live_runs_with_acc_on_and_off_and_the_shaper_holds_its_rate():
     on = ccsim("live", "run", str(ACC_LIVE), "--set", "duration=4s", "--json")
     assert on.returncode == 0, on.stderr
@@ -173,6 +174,7 @@ def test_a_capture_shows_rdp_and_acc_fields_in_tshark(tmp_path):
     assert "4096" in syn, "the receiver's SYN-ACK carries its max. outstanding segments"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("ip") is None, reason="network namespaces need root and iproute2")
 def test_one_node_per_network_namespace():
     r = subprocess.run(

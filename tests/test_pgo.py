@@ -25,6 +25,7 @@ def test_llvm_versions_are_read_from_both_tools():
     assert pgo._llvm_major("nothing here") is None
 
 
+@pytest.mark.slow
 def test_the_training_set_runs_on_the_installed_package(tmp_path):
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
@@ -39,6 +40,7 @@ def test_the_training_set_runs_on_the_installed_package(tmp_path):
     assert r.returncode == 0, r.stderr[-3000:]
 
 
+@pytest.mark.install
 def test_the_installed_core_is_profile_guided_where_it_can_be():
     if os.environ.get("CCSIM_PGO") == "0":
         pytest.skip("CCSIM_PGO=0: built without a profile on purpose")

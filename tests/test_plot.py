@@ -154,6 +154,7 @@ def test_stacked_time_series_label_every_x_axis():
         assert all(t.get_visible() for t in ax.get_xticklabels())
 
 
+@pytest.mark.slow
 def test_cli_plot_sweep_png_and_svg(sweep_dir, tmp_path):
     png, svg = tmp_path / "a.png", tmp_path / "b.svg"
     p = ccsim_cli("plot", sweep_dir, "--x", "links.1.queue.limit", "--y", "totals.goodput_bps", "--by", "links.1.rate", "--out", png)

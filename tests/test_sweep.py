@@ -484,6 +484,7 @@ def sweep_dir(tmp_path):
     return tmp_path
 
 
+@pytest.mark.slow
 def test_cli_sweep_end_to_end(sweep_dir):
     p = ccsim_cli("sweep", sweep_dir / "sweep.toml", "--workers", "2", cwd=sweep_dir.parent)
     assert p.returncode == 0, p.stderr

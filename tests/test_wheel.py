@@ -4,8 +4,11 @@ whose PATH has no cargo or rustc, and runs a scenario there. And `pip install .`
 cargo stops with a message instead of downloading a Rust toolchain.
 
 The wheel build compiles the core in release mode into target/wheel (a few minutes the
-first time on two cores, seconds after). Installing the wheel's dependencies in the fresh
-venv needs the package index (or pip's cache)."""
+first time on two cores, seconds after), so the tests that need the wheel are marked
+`rust_build` and run with `bash scripts/test.sh --all` (the release workflow builds and
+installs the same wheel); the check of `pip install .` without cargo stops before any
+compiling and always runs. Installing the wheel's dependencies in the fresh venv needs the
+package index (or pip's cache)."""
 
 from __future__ import annotations
 
@@ -28,6 +31,11 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+#: The zig build of the wheel, with a cold target folder, on two cores; pytest's timeout
+#: counts the fixture's time.
+WHEEL_BUILD_TIMEOUT = 3000
+
+
 def _path_without_rust() -> str:
     """PATH minus every directory that holds cargo or rustc."""
     keep = [d for d in os.environ.get("PATH", "").split(os.pathsep) if d and not any((Path(d) / t).exists() for t in ("cargo", "rustc"))]
@@ -47,13 +55,15 @@ def wheel(tmp_path_factory) -> Path:
         sys.executable, "-m", "maturin", "build", "--release", "--strip", "--zig", "--compatibility", "manylinux2014",
         "--target-dir", str(ROOT / "target" / "wheel"), "--out", str(out), "--interpreter", sys.executable,
     ]  # fmt: skip
-    r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=3000)
+    r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=WHEEL_BUILD_TIMEOUT)
     assert r.returncode == 0, r.stderr[-4000:]
     wheels = list(out.glob("*.whl"))
     assert len(wheels) == 1, wheels
     return wheels[0]
 
 
+@pytest.mark.rust_build
+@pytest.mark.timeout(WHEEL_BUILD_TIMEOUT + 600)
 def test_the_wheel_is_manylinux_abi3_and_stripped(wheel):
     assert "-cp39-abi3-" in wheel.name and "manylinux_2_17_x86_64" in wheel.name and "manylinux2014_x86_64" in wheel.name, wheel.name
     with zipfile.ZipFile(wheel) as z:
@@ -90,6 +100,8 @@ def elf_sections(data: bytes) -> list[str]:
     return out
 
 
+@pytest.mark.rust_build
+@pytest.mark.timeout(WHEEL_BUILD_TIMEOUT + 2400)
 def test_the_wheel_installs_and_runs_without_rust(wheel, tmp_path):
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
