@@ -116,12 +116,23 @@ def test_metric_labels_name_the_quantity_and_its_unit():
 def test_intervals_past_a_bound_are_not_drawn_and_runs_are():
     from ccsim.plot import FigureSpec, Panel, Series, render
 
-    s = Series("a", [1, 2], [1.0, 5.0], err=[3.0, 1.0], runs=[[0.1, 1.9], [4.0, 6.0]])
+    s = Series("a", [1, 2], [1.0, 5.0], err=[3.0, 1.0], runs=[[0.1, 1.9, 1.0, 0.5, 1.5], [4.0, 6.0, 5.0, 4.5, 5.5]])
     fig = render(FigureSpec([Panel([s], bounds=(0, None))]))
     ax = fig.axes[0]
     bars = [c for c in ax.containers]
     assert len(bars) == 1 and len(bars[0].lines[2][0].get_segments()) == 1  # only x = 2: 1 - 3 < 0
-    assert len(ax.collections[-1].get_offsets()) == 4  # every run as a dot
+    assert len(ax.collections[-1].get_offsets()) == 10  # every run as a dot
+
+
+def test_intervals_from_fewer_than_5_runs_are_not_drawn():
+    from ccsim.plot import FigureSpec, Panel, Series, render
+
+    few = Series("a", [1, 2], [1.0, 5.0], err=[0.1, 0.1], runs=[[0.9, 1.1], [4.9, 5.0, 5.1, 5.0, 5.0]])
+    counted = Series("b", [1, 2], [1.0, 5.0], err=[0.1, 0.1], n=[4, 5])
+    for s in (few, counted):
+        ax = render(FigureSpec([Panel([s])])).axes[0]
+        (bars,) = ax.containers
+        assert len(bars.lines[2][0].get_segments()) == 1  # only x = 2, from 5 runs
 
 
 def test_time_series_figure(run_dir, tmp_path):

@@ -224,7 +224,9 @@ def test_a_sweep_page_in_chromium(browser, sweep_dir):
     assert page.locator("svg.ccsim-topology .node").count() == 22
     spec = page.evaluate("window.ccsimCharts()[0].ccsimSpec")
     assert spec["x"]["label"] == "links.1.queue.limit" and spec["series"][0]["x"] == [20, 50, 100]
-    assert "lo" in spec["series"][0]
+    # Two runs a point: no interval (as in the papers' reports), the runs as dots.
+    assert spec["series"][0]["lo"] == [None] * 3 and [len(r) for r in spec["series"][0]["runs"]] == [2, 2, 2]
+    assert page.locator("p.note", has_text="fewer than 5 runs have no interval").count() == 1
     # The run chooser: the dumbbell records a queue series; choosing another run redraws it.
     select = page.locator("select.ccsim-run-choice")
     assert select.locator("option").count() == 6
@@ -257,4 +259,172 @@ def test_a_page_of_specs_with_paper_values(browser, tmp_path):
     assert legend.count() == 4  # x, RED, RTRED, paper
     legend.nth(3).click()
     assert loaded.page.evaluate("window.ccsimCharts()[0].series[3].show") is False
+    assert not loaded.errors, loaded.errors
+
+
+# ---- the intervals of `ccsim view` are the reports' ------------------------------------------
+
+
+def _store(values: dict[int, list[float]], limits: list[object], metric: str = "totals.goodput_bps"):
+    """A SweepResult of the dumbbell (a 10 Mb/s bottleneck) whose point i sets
+    links.1.queue.limit to limits[i] and whose runs have the given metric values."""
+    import polars as pl
+
+    from ccsim.sweeps import SweepResult
+
+    rows = [
+        {"point": i, "replication": r, "status": "ok", "links.1.queue.limit": limits[i], metric: v}
+        for i, vs in values.items()
+        for r, v in enumerate(vs)
+    ]
+    definition = {
+        "scenario": DUMBBELL.read_text(),
+        "parameters": [{"name": "links.1.queue.limit", "type": "int"}],
+        "point_overrides": [[f"links.1.queue.limit={limit}"] for limit in limits],
+        "metrics": [metric],
+    }
+    sw = SweepResult(Path("."), pl.DataFrame(rows), None, definition)
+    return sw, definition
+
+
+def _specs(parts: list[str]) -> list[dict]:
+    import json
+    import re
+
+    return [json.loads(m) for m in re.findall(r'class="ccsim-figure">(.*?)</script>', "".join(parts))]
+
+
+def test_the_view_shows_an_interval_only_where_the_report_would():
+    from ccsim.plot import Panel, Series
+    from ccsim.stats import shown_interval
+
+    values = {
+        0: [9.0e6, 9.1e6, 9.05e6, 9.02e6, 9.08e6],  # five runs, well inside: an interval
+        1: [9.99e6, 9.5e6, 9.98e6, 9.97e6, 9.99e6],  # five runs, up to the 10 Mb/s link: past it
+        2: [9.2e6, 9.4e6],  # two runs: too few
+    }
+    sw, definition = _store(values, [20, 50, 100])
+    (spec,) = _specs(pages.sweep_figures(sw, sw.runs, definition, sw.parameters, ["totals.goodput_bps"]))
+    (s,) = spec["series"]
+    assert s["x"] == [20, 50, 100] and s["lo"][0] is not None and s["lo"][1:] == [None, None] and s["hi"][1:] == [None, None]
+    assert [len(r) for r in s["runs"]] == [5, 5, 2]
+    # The report's figures decide with the same function, from the same numbers.
+    import math
+
+    from ccsim.stats import mean_ci
+
+    for i, vs in values.items():
+        m, h = mean_ci([v / 1e6 for v in vs])
+        report = shown_interval(m, h if len(vs) > 1 else math.nan, len(vs), Panel([Series("x", [0], [m])], bounds=(0, 10.0)).bounds)
+        assert (report is None) == (s["lo"][i] is None), i
+
+
+def test_view_and_report_figures_ask_one_function(monkeypatch):
+    import ccsim.stats
+    from ccsim.plot import FigureSpec, Panel, Series, render
+
+    asked = []
+    real = ccsim.stats.shown_interval
+
+    def spy(mean, half, n, bounds=(None, None)):
+        asked.append(n)
+        return real(mean, half, n, bounds)
+
+    monkeypatch.setattr(ccsim.stats, "shown_interval", spy)
+    sw, definition = _store({0: [1.0e6] * 6, 1: [2.0e6, 2.1e6]}, [20, 50])
+    pages.sweep_figures(sw, sw.runs, definition, sw.parameters, ["totals.goodput_bps"])
+    assert sorted(asked) == [2, 6]
+    asked.clear()
+    render(FigureSpec([Panel([Series("s", [1, 2], [1.0, 2.0], err=[0.1, 0.1], runs=[[1.0] * 3, [2.0] * 7])], bounds=(0, None))]))
+    assert asked == [3, 7]
+
+
+def test_categorical_sweeps_are_categories_and_redundant_parameters_make_no_lines():
+    import polars as pl
+
+    from ccsim.sweeps import SweepResult
+
+    names = ["Tail Drop", "RED", "RED/ECN"]
+    queues = ["{ limit = 50 }", '{ discipline = "red" }', '{ discipline = "red", signal = "ecn" }']
+    rows = [
+        {"point": i, "replication": r, "status": "ok", "name": names[i], "links.1.queue": queues[i], "totals.goodput_bps": 9e6 + r}
+        for i in range(3)
+        for r in range(2)
+    ]
+    sw = SweepResult(Path("."), pl.DataFrame(rows), None, {"parameters": [{"name": "name"}, {"name": "links.1.queue"}]})
+    (spec,) = _specs(pages.sweep_figures(sw, sw.runs, sw.definition, sw.parameters, ["totals.goodput_bps"]))
+    assert spec["x"]["categories"] == names
+    # One series, drawn as points (no line joins unrelated configurations), at 0, 1, 2.
+    (s,) = spec["series"]
+    assert s["style"] == "points" and s["x"] == [0.0, 1.0, 2.0]
+
+
+def test_quantities_with_units_are_placed_by_value():
+    import polars as pl
+
+    from ccsim.sweeps import SweepResult
+
+    rates = ["5Mbps", "20Mbps", "10Mbps"]
+    rows = [{"point": i, "replication": 0, "status": "ok", "links.1.rate": v, "totals.goodput_bps": 1e6} for i, v in enumerate(rates)]
+    sw = SweepResult(Path("."), pl.DataFrame(rows), None, {"parameters": [{"name": "links.1.rate"}]})
+    (spec,) = _specs(pages.sweep_figures(sw, sw.runs, sw.definition, sw.parameters, ["totals.goodput_bps"]))
+    assert spec["x"]["unit"] == "Mb/s" and spec["series"][0]["x"] == [5.0, 10.0, 20.0] and spec["series"][0]["style"] == "line"
+
+
+def test_only_links_where_packets_can_queue_are_bottlenecks():
+    from ccsim.show import bottlenecks, capacity_bps, expand
+
+    root = DUMBBELL.parent
+    assert bottlenecks(expand(DUMBBELL)) == ["R1->R2"]
+    # The #-network: equal links, no two routes meet: no bottleneck (the access links were marked).
+    sharp = expand(root / "das_sharp.toml")
+    assert bottlenecks(sharp) == []
+    assert capacity_bps(sharp) == 400e6
+    # A sender's own link that is slower than the rest is one.
+    slow_access = expand(DUMBBELL, overrides=["links.0.rate=1Mbps"])
+    assert set(bottlenecks(slow_access)) == {f"S{i}->R1" for i in range(1, 11)}
+    assert capacity_bps(expand(DUMBBELL)) == 10e6
+
+
+@needs_browser
+def test_categories_single_points_and_the_sharp_network_in_chromium(browser, tmp_path):
+    import json
+
+    spec = viewer.figure(
+        "one point each",
+        viewer.categories("configuration", ["Tail Drop", "RED"]),
+        viewer.axis("goodput", "Mb/s"),
+        [viewer.series("mean", [0, 1], [9.1, 9.3], lo=[None, None], hi=[None, None], runs=[[9.0, 9.2], [9.3]], style="points")],
+    )
+    single = viewer.figure("a single x", viewer.axis("flows"), viewer.axis("goodput", "Mb/s"), [viewer.series("n=10", [10], [9.1])])
+    (tmp_path / "a.figure.json").write_text(json.dumps(spec))
+    (tmp_path / "b.figure.json").write_text(json.dumps(single))
+    from ccsim.show import expand
+
+    topo = viewer.topology(expand(DUMBBELL.parent / "das_sharp.toml"))
+    (tmp_path / "c.figure.json").write_text(json.dumps(topo))
+    dumbbell = viewer.topology(expand(DUMBBELL))
+    (tmp_path / "d.figure.json").write_text(json.dumps(dumbbell))
+    path = tmp_path / "page.html"
+    assert ccsim_cli("view", tmp_path, "--no-open", "--out", path).returncode == 0
+    loaded = load(browser, path)
+    check_every_figure_renders(loaded)
+    page = loaded.page
+    # Categories: ticks at 0 and 1 only, labelled with the names, half a step to spare.
+    cat = page.evaluate(
+        "(() => { const u = window.ccsimCharts()[0]; return [u.scales.x.min, u.scales.x.max, u.axes[0]._splits, u.axes[0]._values]; })()"
+    )
+    assert cat[0] == -0.5 and cat[1] == 1.5 and cat[2] == [0, 1] and cat[3] == ["Tail Drop", "RED"], cat
+    # A single x value sits inside the chart, not on its edge.
+    lo, hi = page.evaluate("[window.ccsimCharts()[1].scales.x.min, window.ccsimCharts()[1].scales.x.max]")
+    assert lo < 10 < hi
+    # The #-network marks no link; the dumbbell's queue is listed below the drawing, clear of every node.
+    svgs = page.locator("svg.ccsim-topology")
+    assert svgs.nth(0).locator(".link.bottleneck").count() == 0
+    label = svgs.nth(1).locator(".queue-label")
+    assert label.count() == 1 and "R1->R2" in label.text_content()
+    box = label.bounding_box()
+    for i in range(svgs.nth(1).locator(".node").count()):
+        node = svgs.nth(1).locator(".node").nth(i).bounding_box()
+        assert box["y"] > node["y"] + node["height"] or node["x"] > box["x"] + box["width"], (box, node)
     assert not loaded.errors, loaded.errors

@@ -80,9 +80,11 @@ class Series:
 
     `kind`: "line" (markers joined by a line), "points" (markers only), "plain" (a line
     without markers: time series) or "bar". `err`: half-widths of an interval around each
-    `y`; an interval that would cross a bound of the panel (`Panel.bounds`) is not drawn,
-    nor one that is not finite. `runs`: for each x, the individual values (replications) of
-    which `y` is the mean, drawn as small dots."""
+    `y`, drawn where `stats.shown_interval` says so: not one from fewer than MIN_RUNS runs,
+    one that crosses a bound of the panel (`Panel.bounds`), or one that is not finite.
+    `runs`: for each x, the individual values (replications) of which `y` is the mean,
+    drawn as small dots; `n`: for each x, how many runs `y` is the mean of, when `runs`
+    does not say (None: not known)."""
 
     label: str | None
     x: Sequence[Any]
@@ -93,6 +95,15 @@ class Series:
     color: str | None = None
     width: float | None = None  # line width, or bar width for "bar"
     offset: float = 0.0  # bars: shift along x
+    n: Sequence[int] | None = None
+
+    def counts(self) -> list[int | None]:
+        """How many runs each y is the mean of (None where not known)."""
+        if self.n is not None:
+            return [int(k) for k in self.n]
+        if self.runs is not None:
+            return [sum(1 for v in vals if v is not None and v == v) for vals in self.runs]
+        return [None] * len(self.y)
 
 
 @dataclass
@@ -173,7 +184,8 @@ def render(spec: FigureSpec, ax: Axes | None = None) -> Figure:
 
 
 def _draw_panel(ax: Axes, p: Panel) -> None:
-    lo_b, hi_b = p.bounds
+    from .stats import shown_interval
+
     for s in p.series:
         xs = list(s.x)
         ys = [_nan(v) for v in s.y]
@@ -190,12 +202,9 @@ def _draw_panel(ax: Axes, p: Panel) -> None:
         color = line.get_color()
         if s.err is not None:
             ex, ey, ee = [], [], []
-            for x, y, e in zip(xs, ys, s.err):
-                e = _nan(e)
-                if math.isnan(y) or not math.isfinite(e):
-                    continue
-                if (lo_b is not None and y - e < lo_b) or (hi_b is not None and y + e > hi_b):
-                    continue  # an interval past a physical bound says nothing: the runs show the spread
+            for x, y, e, n in zip(xs, ys, s.err, s.counts()):
+                if shown_interval(y, e, n, p.bounds) is None:
+                    continue  # too few runs, or past a physical bound: the runs show the spread
                 ex.append(x)
                 ey.append(y)
                 ee.append(e)
@@ -422,9 +431,16 @@ def metric_vs_param(
             pos = [float(categories.index(v)) for v in xv]
         mean = [_nan(v) / div for v in part[f"{y}.mean"].to_list()]
         err = [_nan(v) / div for v in part[ci].to_list()]
+        n = part[f"{y}.n"].to_list()
         order = sorted(range(len(pos)), key=lambda i: pos[i])
         series.append(
-            Series(None if by is None else f"{label}", [pos[i] for i in order], [mean[i] for i in order], err=[err[i] for i in order])
+            Series(
+                None if by is None else f"{label}",
+                [pos[i] for i in order],
+                [mean[i] for i in order],
+                err=[err[i] for i in order],
+                n=[n[i] for i in order],
+            )
         )
     xlabel = x if units is None else f"{x} ({units[1]})"
     panel = Panel(

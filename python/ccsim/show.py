@@ -11,7 +11,8 @@ and the profile whose defaults are in force. `text` formats it as `ccsim show` p
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+import math
+from collections import defaultdict, deque
 from typing import Any
 
 from ._format import rate, table
@@ -30,28 +31,87 @@ def expand(scenario: Any, overrides: Any = None, seed: int | None = None) -> dic
     return json.loads(describe(text, origin, normalize_overrides(overrides, origin), check_seed(seed, origin)))
 
 
-def bottlenecks(d: dict[str, Any]) -> list[str]:
-    """The links that limit some flow, in link order: on each flow's route, the link of the
-    lowest rate; among equally slow links, the one that the most flows cross, then one
-    whose queue is not Tail Drop (an AQM marks the queue the scenario studies), then the
-    first."""
+def _routes(d: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """Each flow's route as its one-way links (empty for a flow without a route)."""
     by_hop = {(lk["from"], lk["to"]): lk for lk in d["links"]}
-    routes = []
-    load: dict[str, int] = defaultdict(int)
+    out = []
     for f in d["flows"]:
         route = f.get("route") or []
-        hops = [by_hop[(a, b)] for a, b in zip(route, route[1:]) if (a, b) in by_hop]
-        routes.append(hops)
-        for h in hops:
+        out.append([by_hop[(a, b)] for a, b in zip(route, route[1:]) if (a, b) in by_hop])
+    return out
+
+
+def bottlenecks(d: dict[str, Any]) -> list[str]:
+    """The links where some flow's packets can queue for want of rate, in link order. On
+    each flow's route, the links of the lowest rate are candidates; a candidate out of a
+    router is one only when packets can reach it faster than it sends them (the links that
+    feed it, on the routes that cross it, are faster together), and one out of the sending
+    host only when it is slower than every other link of the route. Among the candidates of
+    a route, the one that the most flows cross, then one whose queue is not Tail Drop (an
+    AQM marks the queue the scenario studies), then the first. A network of equal links
+    where no two routes meet has none."""
+    routes = _routes(d)
+    load: dict[str, int] = defaultdict(int)
+    feeds: dict[str, dict[str, float]] = defaultdict(dict)
+    for hops in routes:
+        for prev, h in zip([None, *hops], hops):
             load[h["name"]] += 1
+            if prev is not None:
+                feeds[h["name"]][prev["name"]] = prev["rate_bps"]
     found: set[str] = set()
     for hops in routes:
-        if hops:
-            low = min(h["rate_bps"] for h in hops)
-            slowest = [h for h in hops if h["rate_bps"] == low]
-            best = max(slowest, key=lambda h: (load[h["name"]], h["queue"]["discipline"] != "droptail", -hops.index(h)))
+        if not hops:
+            continue
+        low = min(h["rate_bps"] for h in hops)
+        slowest = [h for h in hops if h["rate_bps"] == low]
+        if slowest == [hops[0]]:
+            found.add(hops[0]["name"])  # the sender's own link, slower than the rest (or alone)
+            continue
+        real = [h for h in slowest if h is not hops[0] and sum(feeds[h["name"]].values()) > h["rate_bps"]]
+        if real:
+            best = max(real, key=lambda h: (load[h["name"]], h["queue"]["discipline"] != "droptail", -hops.index(h)))
             found.add(best["name"])
     return [lk["name"] for lk in d["links"] if lk["name"] in found]
+
+
+def capacity_bps(d: dict[str, Any]) -> float | None:
+    """The most the scenario's flows can deliver together, bit/s: the maximum flow over the
+    links' rates from their senders to their receivers (a bound on the total goodput).
+    None for a network too large to compute it quickly (more than 20,000 links)."""
+    if len(d["links"]) > 20_000 or not d["flows"]:
+        return None
+    source, sink = ("", "source"), ("", "sink")
+    cap: dict[Any, dict[Any, float]] = defaultdict(lambda: defaultdict(float))
+    for lk in d["links"]:
+        cap[lk["from"]][lk["to"]] += float(lk["rate_bps"])
+    for f in d["flows"]:
+        cap[source][f["from"]] = math.inf
+        cap[f["to"]][sink] = math.inf
+    total = 0.0
+    while True:
+        # Edmonds-Karp: a shortest path with room left, breadth first.
+        parent: dict[Any, Any] = {source: None}
+        queue = deque([source])
+        while queue and sink not in parent:
+            a = queue.popleft()
+            for b, c in cap[a].items():
+                if c > 0 and b not in parent:
+                    parent[b] = a
+                    queue.append(b)
+        if sink not in parent:
+            break
+        path, b = [], sink
+        while parent[b] is not None:
+            path.append((parent[b], b))
+            b = parent[b]
+        room = min(cap[a][b] for a, b in path)
+        if math.isinf(room):
+            return None  # a flow from a host to itself: no bound
+        for a, b in path:
+            cap[a][b] -= room
+            cap[b][a] += room
+        total += room
+    return total
 
 
 def _ms(s: float) -> str:

@@ -7,6 +7,12 @@ The interval is the usual Student t interval for the mean of independent replica
 `mean +- t_{(1+c)/2, n-1} * s / sqrt(n)`, `s` the sample standard deviation (n - 1 in the
 denominator). The t quantile is scipy's (`scipy.stats.t.ppf`); `df = inf` gives the normal
 quantile. `SweepResult.aggregate` computes its intervals with `half_width` from here.
+
+`shown_interval` decides whether an interval is worth showing at all: the paper reports'
+tables and figures and `ccsim view`'s pages all ask it. Below `MIN_RUNS` runs a t interval
+is either very wide or, when a few counts happen to agree, falsely narrow; and an interval
+that crosses a physical bound (a throughput below zero or above the link's rate) says
+nothing true. Both are shown as the individual runs instead.
 """
 
 from __future__ import annotations
@@ -14,9 +20,16 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any
+from typing import Any, Optional
 
-__all__ = ["mean_ci", "t_quantile", "half_width", "sample_std", "clean"]
+__all__ = ["mean_ci", "t_quantile", "half_width", "sample_std", "clean", "MIN_RUNS", "FEW", "shown_interval", "within_bounds"]
+
+#: Below this many runs no interval is shown and no claim decided (`shown_interval`).
+MIN_RUNS = 5
+#: The mark of a number from fewer than MIN_RUNS runs.
+FEW = "†"
+
+Bounds = tuple[Optional[float], Optional[float]]
 
 
 @lru_cache(maxsize=4096)
@@ -83,3 +96,26 @@ def half_width(std: float, n: int, confidence: float = 0.95) -> float:
     if n < 2 or std is None or math.isnan(std):
         return math.nan
     return t_quantile((1.0 + confidence) / 2.0, n - 1) * std / math.sqrt(n)
+
+
+def within_bounds(lo: float, hi: float, bounds: Bounds) -> bool:
+    """Whether [lo, hi] stays within the physical `bounds` (None: no bound on that side),
+    allowing for rounding (a relative 1e-9)."""
+    low, high = bounds
+    eps = 1e-9
+    return not ((low is not None and lo < low - eps * max(1.0, abs(low))) or (high is not None and hi > high + eps * max(1.0, abs(high))))
+
+
+def shown_interval(mean: Any, half: Any, n: int | None, bounds: Bounds = (None, None)) -> tuple[float, float] | None:
+    """The interval `mean ± half` as tables and figures show it, or None where it is not
+    shown (the runs are, instead): from fewer than MIN_RUNS runs (`n` None: not known, not
+    checked), not finite, or crossing the physical `bounds`."""
+    if mean is None or half is None:
+        return None
+    mean, half = float(mean), float(half)
+    if not (math.isfinite(mean) and math.isfinite(half)):
+        return None
+    if n is not None and n < MIN_RUNS:
+        return None
+    lo, hi = mean - half, mean + half
+    return (lo, hi) if within_bounds(lo, hi, bounds) else None

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..plot import Series
-from ..stats import mean_ci
+from ..stats import mean_ci, shown_interval
 from .verdicts import FEW, MIN_RUNS
 
 #: The profiles a reproduction runs under: the papers' simulator's defaults first.
@@ -158,7 +158,7 @@ def show(
     if len(xs) < MIN_RUNS:
         return f"{num(m, digits)} (runs {', '.join(num(x, 2) for x in xs)}) {FEW}"
     lo, hi = bounds
-    if (lo is not None and m - h < lo / scale) or (hi is not None and m + h > hi / scale):
+    if shown_interval(m, h, len(xs), (None if lo is None else lo / scale, None if hi is None else hi / scale)) is None:
         return f"{num(m, digits)} (runs {num(min(xs), 2)} to {num(max(xs), 2)})"
     return f"{num(m, digits)} ± {num(h, 2)}"
 
@@ -178,13 +178,14 @@ def curve(
     scale: float = 1.0,
 ) -> Series:
     """A figure series of means against `xs` with 95% intervals and the individual runs
-    (the renderer leaves out intervals that cross the panel's bounds)."""
+    (the renderer shows only the intervals `stats.shown_interval` lets through: from enough
+    runs, within the panel's bounds)."""
     means, errs, dots = [], [], []
     for r in runs:
         vs = [v / scale for v in values(r)]
         m, h = mean_ci(vs) if vs else (math.nan, math.nan)
         means.append(m)
-        errs.append(h if len(vs) >= MIN_RUNS else math.nan)
+        errs.append(h)
         dots.append(vs)
     return Series(label, list(xs), means, err=errs, runs=dots, color=color)
 

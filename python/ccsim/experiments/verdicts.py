@@ -29,6 +29,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from .. import stats as _stats
+
 HOLDS = "holds"
 FAILS = "does not hold"
 PARTLY = "partly holds"
@@ -39,10 +41,10 @@ OUTCOMES = (HOLDS, PARTLY, FAILS, INCONCLUSIVE)
 CONFIDENCE = 0.95
 #: Below this many runs an estimate is marked "too few runs" (†) and decides nothing: a t
 #: interval from 2-4 values is either very wide or, when a few counts happen to agree,
-#: falsely narrow.
-MIN_RUNS = 5
+#: falsely narrow. The same rule hides such intervals in figures (`stats.shown_interval`).
+MIN_RUNS = _stats.MIN_RUNS
 #: The mark of an estimate from too few runs.
-FEW = "†"
+FEW = _stats.FEW
 
 
 @dataclass(frozen=True)
@@ -65,9 +67,7 @@ class Estimate:
 
     @property
     def crosses_bounds(self) -> bool:
-        lo, hi = self.bounds
-        eps = 1e-9
-        return (lo is not None and self.lo < lo - eps * max(1.0, abs(lo))) or (hi is not None and self.hi > hi + eps * max(1.0, abs(hi)))
+        return not _stats.within_bounds(self.lo, self.hi, self.bounds)
 
     def _runs_text(self, digits: int) -> str:
         xs = sorted(self.values)

@@ -18,8 +18,11 @@ A **figure spec** is a plain dict (JSON-able):
 - `figure(title, x, y, series, group=None)`: an x-y chart. Charts with the same `group`
   share their cursor and their x zoom (linked time series).
 - `axis(label, unit=None, log=False)`: the axis title is "label (unit)".
-- `series(name, x, y, lo=None, hi=None, style="line")`: `lo`/`hi` draw error bars;
-  `style` is `line` (with points when there are few) or `points`.
+- `categories(label, names)`: a categorical axis; the values are 0, 1, ... for `names`.
+- `series(name, x, y, lo=None, hi=None, style="line", runs=None)`: `lo`/`hi` draw error
+  bars (None where there is none: `stats.shown_interval` decides which intervals `ccsim
+  view` shows); `runs`, the individual values at each x, small dots; `style` is `line`
+  (with points when there are few) or `points` (not joined: for categories).
 - `paper(name, x, y)`: the paper's published values, drawn as hollow black markers.
 - `topology(...)`: a network drawing (nodes, links labelled with rate and delay, the
   bottleneck queue marked), from `ccsim.show.expand(...)` or from a run's summary.
@@ -48,6 +51,7 @@ from typing import Any
 
 __all__ = [
     "axis",
+    "categories",
     "series",
     "paper",
     "figure",
@@ -68,6 +72,11 @@ def axis(label: str, unit: str | None = None, log: bool = False) -> dict[str, An
     return {"label": label, "unit": unit, "log": bool(log)}
 
 
+def categories(label: str, names: Sequence[str]) -> dict[str, Any]:
+    """A categorical axis: value i is `names[i]` (ticks at whole numbers only)."""
+    return {"label": label, "unit": None, "log": False, "categories": [str(n) for n in names]}
+
+
 def _numbers(values: Sequence[Any] | None) -> list[float | None] | None:
     if values is None:
         return None
@@ -82,17 +91,25 @@ def _numbers(values: Sequence[Any] | None) -> list[float | None] | None:
 
 
 def series(
-    name: str, x: Sequence[Any], y: Sequence[Any], lo: Sequence[Any] | None = None, hi: Sequence[Any] | None = None, style: str = "line"
+    name: str,
+    x: Sequence[Any],
+    y: Sequence[Any],
+    lo: Sequence[Any] | None = None,
+    hi: Sequence[Any] | None = None,
+    style: str = "line",
+    runs: Sequence[Sequence[Any]] | None = None,
 ) -> dict[str, Any]:
     if style not in STYLES:
         raise ValueError(f"style must be one of {STYLES}, not {style!r}")
-    if len(x) != len(y) or (lo is not None and len(lo) != len(x)) or (hi is not None and len(hi) != len(x)):
-        raise ValueError(f"series {name!r}: x, y, lo and hi must have the same length")
+    if any(v is not None and len(v) != len(x) for v in (y, lo, hi, runs)):
+        raise ValueError(f"series {name!r}: x, y, lo, hi and runs must have the same length")
     if (lo is None) != (hi is None):
         raise ValueError(f"series {name!r}: give both lo and hi, or neither")
     s: dict[str, Any] = {"name": name, "x": _numbers(x), "y": _numbers(y), "style": style}
     if lo is not None:
         s["lo"], s["hi"] = _numbers(lo), _numbers(hi)
+    if runs is not None:
+        s["runs"] = [[v for v in _numbers(r) or [] if v is not None] for r in runs]
     return s
 
 
@@ -220,7 +237,7 @@ h1 { font-size: 1.5em; } h2 { font-size: 1.25em; margin-top: 1.6em; border-botto
 .ccsim-topology .node rect { fill: #ff7f0e; }
 .ccsim-topology text { font-size: 11px; text-anchor: middle; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
 .ccsim-topology .node-label { font-weight: 600; }
-.ccsim-topology .queue-label { fill: #d62728; font-weight: 600; }
+.ccsim-topology .queue-label { fill: #d62728; font-weight: 600; text-anchor: start; }
 .ccsim-run-choice { margin: 0.3em 0 0.6em; font-size: 1em; }
 table.ccsim { border-collapse: collapse; margin: 0.6em 0; font-size: 0.9em; }
 table.ccsim td, table.ccsim th { border: 1px solid #ddd; padding: 0.2em 0.6em; text-align: right; }
@@ -299,9 +316,16 @@ def to_matplotlib(spec: dict[str, Any], ax: Any = None) -> Any:
         if "lo" in s:
             lo, hi = nan(s["lo"]), nan(s["hi"])
             err = [[max(0.0, a - b) for a, b in zip(y, lo)], [max(0.0, b - a) for a, b in zip(y, hi)]]
-            ax.errorbar(x, y, yerr=err, linestyle=ls, marker=marker, markersize=4, capsize=3, label=s["name"])
+            (line, *_) = ax.errorbar(x, y, yerr=err, linestyle=ls, marker=marker, markersize=4, capsize=3, label=s["name"]).lines
         else:
-            ax.plot(x, y, linestyle=ls, marker=marker, markersize=4, label=s["name"])
+            (line,) = ax.plot(x, y, linestyle=ls, marker=marker, markersize=4, label=s["name"])
+        if s.get("runs"):
+            rx = [xi for xi, r in zip(x, s["runs"]) for _ in r]
+            ax.scatter(rx, [v for r in s["runs"] for v in r], s=10, color=line.get_color(), alpha=0.35, linewidths=0, zorder=1)
+    if spec["x"].get("categories"):
+        names = spec["x"]["categories"]
+        ax.set_xticks(range(len(names)), names)
+        ax.set_xlim(-0.5, len(names) - 0.5)
     ax.set_xlabel(label(spec["x"]))
     ax.set_ylabel(label(spec["y"]))
     if spec["x"].get("log"):

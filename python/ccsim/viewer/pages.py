@@ -18,13 +18,18 @@ import os
 from pathlib import Path
 from typing import Any
 
-from . import axis, embed, figure, heading, page, runs, series, topology
+from ..stats import FEW, MIN_RUNS
+from . import axis, categories, embed, figure, heading, page, runs, series, topology
 
 #: Runs of a sweep offered in the chooser at most (their series are embedded in the page).
 MAX_CHOICES = 24
 
 #: Lines of one sweep figure at most; more, and the figure has one point per sweep point.
 MAX_LINES = 10
+
+#: Sweep points whose network capacity bounds their goodput's interval, at most (each is
+#: expanded once).
+MAX_BOUND_POINTS = 64
 
 #: Deepest folder searched below RESULT_DIR.
 MAX_DEPTH = 3
@@ -137,6 +142,139 @@ def _short(text: str, n: int = 70) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
+def metric_bounds(column: str, capacity: float | None = None) -> tuple[float | None, float | None]:
+    """The physical range of a results column: every total is a count, a rate or a time,
+    never below zero; Jain's index is at most 1; the total goodput at most `capacity`
+    (bit/s, `show.capacity_bps`). Other columns (a sweep's own metrics): no bounds."""
+    if not column.startswith("totals."):
+        return (None, None)
+    name = column[len("totals.") :]
+    if name == "jain_fairness":
+        return (0.0, 1.0)
+    if name == "goodput_bps":
+        return (0.0, capacity)
+    return (0.0, None)
+
+
+class _Capacities:
+    """The capacity (`show.capacity_bps`) of each sweep point's network, computed once a
+    point, for at most MAX_BOUND_POINTS points (None beyond, and where it cannot be)."""
+
+    def __init__(self, definition: dict[str, Any]):
+        self.definition = definition
+        self.known: dict[int, float | None] = {}
+
+    def __call__(self, point: int) -> float | None:
+        if point not in self.known:
+            from ..show import capacity_bps, expand
+
+            value = None
+            overrides = self.definition.get("point_overrides") or []
+            if point < min(len(overrides), MAX_BOUND_POINTS):
+                try:
+                    value = capacity_bps(expand(self.definition["scenario"], overrides=overrides[point]))
+                except Exception:  # a store of another build, or a point that does not build
+                    value = None
+            self.known[point] = value
+        return self.known[point]
+
+
+def _x_axis(agg, varying: list[str]) -> tuple[str, dict[str, Any], Any]:
+    """(column, axis, position of a value) of a sweep figure's x: the first numeric
+    parameter; else the first whose values are quantities of one kind ("5Mbps", "20ms"),
+    placed by value; else the first parameter as categories, in order of appearance."""
+    from ..plot import quantity_axis
+
+    for q in varying:
+        if agg.schema[q].is_numeric():
+            return q, axis(q), float
+    for q in varying:
+        values = [v for v in agg[q].unique(maintain_order=True).to_list() if v is not None]
+        scaled = quantity_axis(values)
+        if scaled is not None:
+            where = dict(zip(values, scaled[0]))
+            return q, axis(q, scaled[1]), where.get
+    q = varying[0]
+    labels = [_value_label(v) for v in agg[q].unique(maintain_order=True).to_list()]
+    return q, categories(q, labels), lambda v: float(labels.index(_value_label(v)))
+
+
+def sweep_figures(sw, ok, definition: dict[str, Any], params: list[str], metrics: list[str]) -> list[str]:
+    """Each metric against the sweep's x (`_x_axis`): the mean, with the 95% interval where
+    `stats.shown_interval` allows it (as in the papers' reports: at least MIN_RUNS runs,
+    within the metric's physical bounds), and the individual runs as dots. A categorical x
+    is drawn as points, not joined."""
+    import polars as pl
+
+    from ..stats import shown_interval
+
+    parts = []
+    agg = sw.aggregate(metrics)
+    varying = [q for q in params if agg[q].n_unique() > 1] or params[:1]
+    x, x_axis, position = _x_axis(agg, varying)
+    # A parameter that x and the others determine (a point's name, the overrides that a
+    # name stands for) makes no lines of its own: each would hold one point.
+    others = [q for q in varying if q != x]
+    for q in list(others):
+        rest = [x, *(o for o in others if o != q)]
+        if agg.group_by(rest).agg(pl.col(q).n_unique()).get_column(q).max() <= 1:
+            others.remove(q)
+    n_lines = agg.select(others).n_unique() if others else 1
+    if n_lines > MAX_LINES:
+        # Too many lines: one point per sweep point, listed in a table below.
+        x, others = "point", []
+        labels = [str(p) for p in agg["point"].to_list()]
+        x_axis, position = categories("point", labels), lambda v: float(labels.index(str(v)))
+    categorical = "categories" in x_axis
+    capacity = _Capacities(definition)
+    few = False
+    for m in metrics:
+        ax, scale = metric_axis(m)
+        ss = []
+        groups = agg.group_by(others, maintain_order=True) if others else [((), agg)]
+        for key, part in groups:
+            key = key if isinstance(key, tuple) else (key,)
+            name = _short(", ".join(f"{o}={_value_label(k)}" for o, k in zip(others, key))) or "mean"
+            rows = []
+            for r in part.iter_rows(named=True):
+                mean, half, n = r[f"{m}.mean"], r[f"{m}.ci95"], r[f"{m}.n"]
+                lo_b, hi_b = metric_bounds(m, capacity(r["point"]) if m == "totals.goodput_bps" else None)
+                shown = shown_interval(mean, half, n, (lo_b, hi_b))
+                few = few or (n is not None and 1 < n < MIN_RUNS)
+                runs = ok.filter(pl.col("point") == r["point"])[m].to_list() if m in ok.columns else []
+                rows.append(
+                    (
+                        position(r[x]),
+                        None if mean is None else mean * scale,
+                        None if shown is None else shown[0] * scale,
+                        None if shown is None else shown[1] * scale,
+                        [v * scale for v in runs if v is not None],
+                    )
+                )
+            rows = sorted((row for row in rows if row[0] is not None), key=lambda row: row[0])
+            ss.append(
+                series(
+                    name,
+                    [c[0] for c in rows],
+                    [c[1] for c in rows],
+                    lo=[c[2] for c in rows],
+                    hi=[c[3] for c in rows],
+                    runs=[c[4] for c in rows],
+                    style="points" if categorical else "line",
+                )
+            )
+        parts.append(embed(figure(f"{ax['label']} against {x} (mean, 95% CI; dots: the runs)", x_axis, ax, ss)))
+    if few:
+        parts.append(
+            f'<p class="note">{FEW} Points of fewer than {MIN_RUNS} runs have no interval (too few for one that means anything), '
+            "as in the papers' reports; nor has an interval that would cross a physical bound (a goodput above the network's capacity).</p>"
+        )
+    if x == "point":
+        rows = [(str(r["point"]), "; ".join(f"{q}={_value_label(r[q])}" for q in varying)) for r in agg.iter_rows(named=True)]
+        parts.append(_table([("point", "parameters"), *rows]))
+    return parts
+
+
 def sweep_section(d: Path, label: str) -> list[str]:
     import polars as pl
 
@@ -162,34 +300,7 @@ def sweep_section(d: Path, label: str) -> list[str]:
         f'<p class="note">{sw.runs.height} runs, {len(definition.get("runs", []))} planned; parameters: {html.escape(", ".join(params) or "none")}.</p>'
     )
     if params and ok.height:
-        agg = sw.aggregate(metrics)
-        varying = [q for q in params if agg[q].n_unique() > 1]
-        numeric = [q for q in varying if agg.schema[q].is_numeric()]
-        x = numeric[0] if numeric else None
-        others = [q for q in varying if q != x]
-        n_lines = agg.select(others).n_unique() if others else 1
-        if x is None or n_lines > MAX_LINES:
-            # No numeric parameter to put on the x axis (or too many lines): one point per
-            # sweep point, listed in a table below.
-            x, others = "point", []
-        for m in metrics:
-            ax, scale = metric_axis(m)
-            ss = []
-            groups = agg.group_by(others, maintain_order=True) if others else [((), agg)]
-            for key, part in groups:
-                key = key if isinstance(key, tuple) else (key,)
-                name = _short(", ".join(f"{o}={_value_label(k)}" for o, k in zip(others, key))) or "mean ± 95% CI"
-                px = part[x].to_list()
-                mean = [None if v is None else v * scale for v in part[f"{m}.mean"].to_list()]
-                ci = [0.0 if (v is None or v != v) else v * scale for v in part[f"{m}.ci95"].to_list()]
-                lo = [None if y is None else y - c for y, c in zip(mean, ci)]
-                hi = [None if y is None else y + c for y, c in zip(mean, ci)]
-                cols = sorted(zip(px, mean, lo, hi), key=lambda row: row[0])
-                ss.append(series(name, [c[0] for c in cols], [c[1] for c in cols], lo=[c[2] for c in cols], hi=[c[3] for c in cols]))
-            parts.append(embed(figure(f"{ax['label']} against {x} (mean, 95% CI)", axis(x), ax, ss)))
-        if x == "point":
-            rows = [(str(r["point"]), "; ".join(f"{q}={_value_label(r[q])}" for q in varying)) for r in agg.iter_rows(named=True)]
-            parts.append(_table([("point", "parameters"), *rows]))
+        parts += sweep_figures(sw, ok, definition, params, metrics)
     choices = []
     if ok.height and "summary_json" in ok.columns:
         for row in ok.head(400).iter_rows(named=True):

@@ -46,6 +46,29 @@
     };
   }
 
+  // The individual runs of each point: small dots in the series' colour.
+  function runDots(spec) {
+    return function (u) {
+      var ctx = u.ctx;
+      ctx.save();
+      spec.series.forEach(function (s, i) {
+        if (!s.runs || !u.series[i + 1].show) return;
+        ctx.fillStyle = u.series[i + 1]._stroke || COLORS[i % COLORS.length];
+        ctx.globalAlpha = 0.4;
+        var r = 2.5 * devicePixelRatio;
+        s.runs.forEach(function (vals, j) {
+          var cx = u.valToPos(s.x[j], "x", true);
+          vals.forEach(function (v) {
+            ctx.beginPath();
+            ctx.arc(cx, u.valToPos(v, "y", true), r, 0, 2 * Math.PI);
+            ctx.fill();
+          });
+        });
+      });
+      ctx.restore();
+    };
+  }
+
   function errorBars(aligned) {
     return function (u) {
       var ctx = u.ctx;
@@ -71,6 +94,26 @@
     };
   }
 
+  // The x range: every category with half a step to spare, and for a chart with marked
+  // points, room so that the first and last are not cut in half at the edges (a single
+  // x value gets a range of its own around it). Only the whole data range is widened: a
+  // zoom, or a linked chart's range, is kept as it is.
+  function xRange(spec, names, xs) {
+    var marked = spec.series.some(function (s) { return s.style !== "line" || s.x.length <= 60; });
+    var first = xs.length ? xs[0] : null, last = xs.length ? xs[xs.length - 1] : null;
+    return function (u, min, max) {
+      if (names) return min === first && max === last ? [-0.5, Math.max(names.length, 1) - 0.5] : [min, max];
+      if (min !== first || max !== last || min == null || (spec.x && spec.x.log)) return [min, max];
+      if (min === max) {
+        var d = Math.abs(min) > 0 ? Math.abs(min) * 0.1 : 1;
+        return [min - d, max + d];
+      }
+      if (!marked) return [min, max];
+      var pad = (max - min) * 0.04;
+      return [min - pad, max + pad];
+    };
+  }
+
   function linkZoom(group, chart) {
     if (!group) return;
     (groups[group] = groups[group] || []).push(chart);
@@ -92,7 +135,8 @@
   function xyChart(spec, el) {
     var aligned = align(spec.series);
     var hasBars = aligned.lo.some(function (c) { return c; });
-    var series = [{ label: axisLabel(spec.x), value: function (u, v) { return fmt(v); } }];
+    var names = spec.x && spec.x.categories;
+    var series = [{ label: axisLabel(spec.x), value: function (u, v) { return names && v != null ? (names[v] != null ? names[v] : "–") : fmt(v); } }];
     spec.series.forEach(function (s, i) {
       var color = s.color || COLORS[i % COLORS.length];
       var paper = s.style === "paper", points = paper || s.style === "points";
@@ -110,27 +154,37 @@
       series.push(one);
     });
     var width = Math.max(320, (el.clientWidth || 800) - 8);
+    var xAxis = { label: axisLabel(spec.x) };
+    if (names) {
+      // Categories: a tick at each whole number, labelled with its name.
+      xAxis.splits = function () { return names.map(function (_, i) { return i; }); };
+      xAxis.values = function (u, splits) { return splits.map(function (i) { return names[i] != null ? names[i] : ""; }); };
+    }
     var opts = {
       title: spec.title || "",
       width: width,
       height: spec.height || 300,
       scales: {
-        x: { time: false, distr: spec.x && spec.x.log ? 3 : 1 },
+        x: { time: false, distr: spec.x && spec.x.log ? 3 : 1, range: xRange(spec, names, aligned.x) },
         y: { distr: spec.y && spec.y.log ? 3 : 1 },
       },
-      axes: [{ label: axisLabel(spec.x) }, { label: axisLabel(spec.y), size: 70 }],
+      axes: [xAxis, { label: axisLabel(spec.y), size: 70 }],
       series: series,
       cursor: spec.group ? { sync: { key: spec.group, setSeries: false } } : {},
       legend: { show: true, live: true },
-      hooks: { setScale: [onScale(spec.group)] },
+      hooks: { setScale: [onScale(spec.group)], draw: [] },
     };
-    if (hasBars) {
-      opts.hooks.draw = [errorBars(aligned)];
-      // Room for the bars in the y range.
+    var hasRuns = spec.series.some(function (s) { return s.runs; });
+    if (hasRuns) opts.hooks.draw.push(runDots(spec));
+    if (hasBars) opts.hooks.draw.push(errorBars(aligned));
+    if (hasBars || hasRuns) {
+      // Room for the bars and the runs in the y range.
       opts.scales.y.range = function (u, min, max) {
         var lo = min, hi = max;
-        aligned.lo.forEach(function (c) { if (c) c.forEach(function (v) { if (v != null && v < lo) lo = v; }); });
-        aligned.hi.forEach(function (c) { if (c) c.forEach(function (v) { if (v != null && v > hi) hi = v; }); });
+        function widen(v) { if (v != null) { if (v < lo) lo = v; if (v > hi) hi = v; } }
+        aligned.lo.forEach(function (c) { if (c) c.forEach(widen); });
+        aligned.hi.forEach(function (c) { if (c) c.forEach(widen); });
+        spec.series.forEach(function (s) { if (s.runs) s.runs.forEach(function (vals) { vals.forEach(widen); }); });
         return uPlot.rangeNum(lo, hi, 0.1, true);
       };
     }
@@ -176,8 +230,13 @@
     spec.nodes.forEach(function (n) { (cols[depth[n.name]] = cols[depth[n.name]] || []).push(n); });
     var keys = Object.keys(cols).map(Number).sort(function (a, b) { return a - b; });
     var rows = Math.max.apply(null, keys.map(function (k) { return cols[k].length; }));
-    var colW = 230, rowH = 34, padX = 60, padY = 40;
-    var W = padX * 2 + colW * Math.max(1, keys.length - 1), H = padY * 2 + rowH * Math.max(1, rows - 1) + 30;
+    var colW = 230, rowH = 34, padX = 60, padY = 40, lineH = 16;
+    // The bottleneck queues are listed under the drawing, one line each, rather than beside
+    // their links, where they would cross the nodes of a dense network.
+    var necks = spec.links.filter(function (l) { return l.bottleneck && l.queue; });
+    var netH = padY * 2 + rowH * Math.max(1, rows - 1);
+    var longest = Math.max.apply(null, [0].concat(necks.map(function (l) { return l.queue.length; })));
+    var W = Math.max(padX * 2 + colW * Math.max(1, keys.length - 1), padX + 7 * (longest + 20)), H = netH + 14 + lineH * necks.length;
     var pos = {};
     keys.forEach(function (k, ci) {
       var list = cols[k], offset = (rows - list.length) * rowH / 2;
@@ -191,15 +250,18 @@
       var g = svgEl("g", { "class": "link" + (l.bottleneck ? " bottleneck" : ""), "data-link": l.a + "--" + l.b });
       g.appendChild(svgEl("line", { x1: p.x, y1: p.y, x2: q.x, y2: q.y }));
       g.appendChild(svgEl("title", {}, l.a + " – " + l.b + ": " + l.label + (l.queue ? "\n" + l.queue : "")));
-      // One label per bundle of parallel links with the same rate and delay.
+      // One label per bundle of parallel links with the same rate and delay; none on a
+      // link within a column, whose middle may be another node (its title still tells).
       var key = depth[l.a] + ":" + depth[l.b] + ":" + l.label;
-      if (l.bottleneck || !labelled[key]) {
+      if (depth[l.a] !== depth[l.b] && (l.bottleneck || !labelled[key])) {
         labelled[key] = true;
         var mx = (p.x + q.x) / 2, my = (p.y + q.y) / 2 - 6;
         g.appendChild(svgEl("text", { x: mx, y: my, "class": "link-label" }, l.label));
-        if (l.bottleneck && l.queue) g.appendChild(svgEl("text", { x: mx, y: my + 22, "class": "queue-label" }, "bottleneck queue: " + l.queue));
       }
       svg.appendChild(g);
+    });
+    necks.forEach(function (l, i) {
+      svg.appendChild(svgEl("text", { x: padX - 20, y: netH + lineH * (i + 1), "class": "queue-label", "text-anchor": "start" }, "bottleneck queue " + l.queue));
     });
     spec.nodes.forEach(function (n) {
       var p = pos[n.name];
