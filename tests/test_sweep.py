@@ -581,3 +581,26 @@ def test_example_sweep_file_is_valid():
     spec = load_sweep_file(DUMBBELL.parent / "sweep_dumbbell.toml")
     assert spec.scenario == DUMBBELL.parent / "dumbbell.toml"
     assert spec.replications == 5 and spec.grid == {"links.1.queue.limit": [25, 50, 100, 200]} and len(spec.points) == 1
+
+
+def test_a_misspelt_override_key_stops_the_sweep_before_any_run(tmp_path):
+    with pytest.raises(ccsim.ScenarioError, match=r"links\[1\]\.queue\.limt: unknown field `limt`.*no run was started"):
+        ccsim.sweep(SHORT_TEXT, grid={"links.1.queue.limt": [1, 2]}, workers=1, out=tmp_path / "s", progress=False)
+    assert not (tmp_path / "s").exists()
+    # A key that exists only with another override of its point (RED's thresholds) is fine.
+    red = {"links.0.queue.discipline": "red", "links.0.queue.min_th": 5, "links.0.queue.max_th": 15}
+    res = ccsim.sweep(SHORT_TEXT, points=[red], workers=1, progress=False)
+    assert res.runs["status"].to_list() == ["ok"]
+
+
+def test_failed_runs_are_warned_about_and_aggregate_says_why(tmp_path):
+    from ccsim.sweeps import RunsFailedWarning
+
+    with pytest.warns(RunsFailedWarning, match=r"every run of the sweep failed .*point 0: .*unknown discipline"):
+        res = ccsim.sweep(SHORT_TEXT, grid={"links.1.queue.discipline": ["nope", "nada"]}, workers=1, progress=False)
+    with pytest.raises(
+        ValueError, match=r"no column 'totals.goodput_bps': every run of the sweep failed \(2 runs; the first: .*unknown discipline"
+    ):
+        res.aggregate("totals.goodput_bps")
+    with pytest.warns(RunsFailedWarning, match=r"^1 of 2 runs of the sweep failed"):
+        ccsim.sweep(SHORT_TEXT, grid={"links.1.queue.discipline": ["droptail", "nope"]}, workers=1, progress=False)

@@ -280,6 +280,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
 
 def main(args: argparse.Namespace) -> int:
     from ..sweeps import StoreFormatError, sweep
+    from ..sweeps.run import RunsFailedWarning
 
     spec = load_sweep_file(Path(args.file))
     out = Path(args.out) if args.out else spec.out or Path("results") / spec.path.stem
@@ -289,6 +290,8 @@ def main(args: argparse.Namespace) -> int:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("default")
+            # The failed runs are listed below, with more than the warning says.
+            warnings.simplefilter("ignore", RunsFailedWarning)
             warnings.showwarning = _show_warning
             result = sweep(
                 spec.scenario,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from .plan import HEAD_COLUMNS, RESERVED_COLUMNS, TAIL_COLUMNS, Plan, Task, check_key, derive_seed, expand_points, override_string, run_key
 from .result import SweepResult
-from .run import sweep
+from .run import RunsFailedWarning, sweep
 from .statistics import aggregate
 from .store import FORMAT, Store, StoreFormatError, collect_flows, collect_runs
 from .worker import ERROR, MACHINE_FIELDS, OK, build_fingerprint, run_one
@@ -27,6 +27,7 @@ from .worker import ERROR, MACHINE_FIELDS, OK, build_fingerprint, run_one
 __all__ = [
     "sweep",
     "SweepResult",
+    "RunsFailedWarning",
     "derive_seed",
     "expand_points",
     "override_string",

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Callable, NamedTuple
 
 from .._scenario import resolve
-from ..runner import _stderr_is_terminal
+from ..runner import StatusLine, _stderr_is_terminal
 from .plan import Metrics, Plan, Task
 from .result import SweepResult
 from .store import Store
@@ -24,6 +24,37 @@ from .worker import ERROR, OK, RETRIED, build_fingerprint, message, run_one
 
 #: Times a run whose worker died (killed by the OS, a lost Dask worker) is run again.
 RETRIES = 1
+
+#: Messages of the core that mean an override's key names nothing in the scenario (not a
+#: value out of range): a misspelt key fails every run alike, so it stops the sweep.
+_KEY_ERRORS = ("unknown field", "no element named", "out of range for")
+
+
+class RunsFailedWarning(UserWarning):
+    """Some runs of a sweep failed (they are in `SweepResult.failed`)."""
+
+
+def check_keys(plan: Plan) -> None:
+    """Raises `ccsim.ScenarioError` before anything runs when an override key names nothing
+    in the scenario (`links.1.queue.limt`): each key is checked with the overrides of the
+    first point that sets it. Other problems of a point (a value out of range) are left to
+    its runs, which fail alone."""
+    from .._core import ScenarioError, describe
+    from .._scenario import scenario_error
+
+    checked: set[int] = set()
+    for key in plan.parameters:
+        i = next(i for i, p in enumerate(plan.points) if key in p)
+        if i in checked:
+            continue
+        checked.add(i)
+        try:
+            describe(plan.text, plan.origin, list(plan.overrides[i]), None)
+        except ScenarioError as e:
+            if e.message.startswith(_KEY_ERRORS):
+                raise scenario_error(
+                    plan.origin, e.path, f"{e.message} (an override of the sweep's point {i}; no run was started)"
+                ) from None
 
 
 class Failure(NamedTuple):
@@ -228,6 +259,8 @@ class _Progress:
         self.done, self.total, self.errors = initial, total, 0
         self.bar = None
         show = progress is True or (progress is None and _stderr_is_terminal())
+        # Without a terminal (a log): a plain line now and then instead of the bar.
+        self.status = StatusLine("sweep") if progress is None and not show and total > initial else None
         if self.callback is None and show and total > initial:
             from tqdm import tqdm
 
@@ -243,6 +276,9 @@ class _Progress:
             self.bar.update(1)
         if self.callback is not None:
             self.callback(self.done, self.total)
+        if self.status is not None:
+            failed = f" ({self.errors} failed)" if self.errors else ""
+            self.status.tick(lambda: (f"{self.done} of {self.total} runs done{failed}", self.done / self.total))
 
     def close(self) -> None:
         if self.bar is not None:
@@ -290,10 +326,12 @@ def sweep(
       events_per_second). Module-level functions, so that they can be pickled.
     - `retry_errors`: run again the runs stored with status "error" (default True).
 
-    A run that fails (a bad override, an invalid scenario at one point, an exception) is
-    stored with status "error" and its message; the others go on. Problems with the sweep
-    itself (no such scenario file, a malformed grid, a store of another format:
-    `StoreFormatError`) raise `ValueError` or `ccsim.ScenarioError` before anything runs.
+    A run that fails (a value out of range at one point, an exception) is stored with
+    status "error" and its message; the others go on, and the sweep ends with a
+    `RunsFailedWarning` that counts the failures and gives the first. Problems with the
+    sweep itself (no such scenario file, a malformed grid, an override key that names
+    nothing in the scenario, a store of another format: `StoreFormatError`) raise
+    `ValueError` or `ccsim.ScenarioError` before anything runs.
     """
     text, origin = resolve(base)
     plan = Plan(text, origin, grid, points, replications, base_seed, metrics, keep_flows, common_random_numbers)
@@ -306,6 +344,7 @@ def sweep(
         except Exception as e:
             raise ValueError(f"metrics must be picklable (module-level functions, not lambdas) to run in worker processes: {e}") from None
 
+    check_keys(plan)
     store = Store(out if out is not None else tempfile.mkdtemp(prefix="ccsim-sweep-"))
     started = store.begin(plan)
     todo, reused = store.pending(plan, retry_errors)
@@ -343,6 +382,15 @@ def sweep(
     runs, flows = store.finish(plan, started)
     result = SweepResult(store.out, runs, flows, store.read_definition(), ran=len(tasks), reused=reused)
     result.failures = [(describe_run(plan, f.task), f.error, f.retried) for f in failures]
+    failed = result.failed
+    if failed.height:
+        first = failed.row(0, named=True)
+        every = "every run" if failed.height == runs.height else f"{failed.height} of {runs.height} runs"
+        warnings.warn(
+            f"{every} of the sweep failed (`result.failed` lists them); the first, point {first['point']}: {first['error']}",
+            RunsFailedWarning,
+            stacklevel=2,
+        )
     return result
 
 

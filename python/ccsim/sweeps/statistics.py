@@ -36,6 +36,9 @@ def aggregate(
     by = [by] if isinstance(by, str) else list(by)
     for c in [*metrics, *by]:
         if c not in runs.columns:
+            if c in metrics and runs.height and "status" in runs.columns and (runs["status"] != OK).all():
+                first = runs["error"][0] if "error" in runs.columns else "no message"
+                raise ValueError(f"no column {c!r}: every run of the sweep failed ({runs.height} runs; the first: {first})")
             raise KeyError(f"no column {c!r} in the runs (columns: {', '.join(c for c in runs.columns if c != 'summary_json')})")
     ci = f"ci{confidence * 100:g}"
     ok = pl.col("status") == OK
