@@ -238,6 +238,40 @@ def test_progress_line_on_a_terminal_after_two_seconds():
     assert "s simulated" in text and "events/s" in text and "ETA" in text, text
 
 
+def test_a_plain_status_line_when_stderr_is_not_a_terminal(tmp_path):
+    """In a log (stderr a file), a run prints `ccsim: simulating: ...` lines every
+    CCSIM_STATUS_INTERVAL seconds (30 by default) instead of a bar; a sweep `ccsim: sweep:
+    N of M runs done`; --quiet prints none."""
+    import re
+
+    env = dict(os.environ, CCSIM_STATUS_INTERVAL="0")
+    env.pop("PYTHONPATH", None)
+    log = tmp_path / "log"
+    with open(log, "w") as err:
+        r = subprocess.run(
+            [sys.executable, "-m", "ccsim", "run", str(DUMBBELL), *SHORT_ARGS], stdout=subprocess.PIPE, stderr=err, env=env, timeout=300
+        )
+    assert r.returncode == 0
+    lines = log.read_text().splitlines()
+    assert lines and all(
+        re.fullmatch(
+            r"ccsim: simulating: [\d.]+ of 3 s simulated, [\d.]+ [kMG]? ?events/s \(\d+%\), 0:\d\d elapsed(, about 0:\d\d left)?", ln
+        )
+        for ln in lines
+    ), lines[:3]
+    assert "\r" not in log.read_text() and "\x1b" not in log.read_text()
+    quiet = subprocess.run(
+        [sys.executable, "-m", "ccsim", "run", str(DUMBBELL), *SHORT_ARGS, "--quiet"], capture_output=True, text=True, env=env
+    )
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    (tmp_path / "s.toml").write_text(f'scenario = "{DUMBBELL}"\nreplications = 2\n[grid]\n"duration" = ["2s"]\n')
+    sweep = subprocess.run(
+        [sys.executable, "-m", "ccsim", "sweep", "s.toml", "--workers", "1"], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert sweep.returncode == 0, sweep.stderr
+    assert re.search(r"^ccsim: sweep: 1 of 2 runs done \(50%\), 0:\d\d elapsed, about 0:\d\d left$", sweep.stderr, re.M), sweep.stderr
+
+
 def test_commands_name_their_shared_options_alike():
     """--out DIR, --workers N, --scheduler ADDRESS, --seed N, --set KEY.PATH=VALUE: one
     placeholder per option across every command's --help."""

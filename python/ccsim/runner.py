@@ -21,6 +21,11 @@ STEPS = 200
 #: The progress bar appears only once a run has taken this long (wall-clock seconds).
 PROGRESS_DELAY_S = 2.0
 
+#: Where stderr is not a terminal (a log file, a pipe), a run or a sweep prints a plain
+#: status line this often instead of a bar (wall-clock seconds; the environment variable
+#: CCSIM_STATUS_INTERVAL sets another), as OMNeT++'s command-line environment does.
+STATUS_INTERVAL_S = 30.0
+
 Progress = Union[None, bool, Callable[[float, float], Any]]
 
 
@@ -40,7 +45,8 @@ def run(
     same structure as the file. `overrides`: `key.path=value` strings (as `ccsim run --set`)
     or a dict `{"key.path": value}`. `seed`: replaces the scenario's seed.
     `progress`: None shows a progress bar on stderr when stderr is a terminal and the run
-    takes longer than 2 s; True always shows one; False never; a callable is called as
+    takes longer than 2 s, and otherwise a plain status line every 30 s (`STATUS_INTERVAL_S`);
+    True always shows a bar; False shows nothing; a callable is called as
     `progress(now_s, stop_s)` after each step instead.
     `pcap`: packet captures added to the scenario's `[[pcap]]` tables: link and node names
     (`"R1->R2,R2->R1"` or a list; written to `trace.pcapng`), or a dict (or a list of dicts)
@@ -101,6 +107,7 @@ def advance(sim: Simulation, progress: Progress = None) -> None:
     stop = sim.stop_time
     callback = progress if callable(progress) and not isinstance(progress, bool) else None
     show = progress is True or (progress is None and _stderr_is_terminal())
+    status = StatusLine("simulating") if progress is None and not show else None
     started = time.perf_counter()
     bar = None
     try:
@@ -108,6 +115,13 @@ def advance(sim: Simulation, progress: Progress = None) -> None:
             sim.run_until(math.inf if i == STEPS else stop * i / STEPS)
             if callback is not None:
                 callback(sim.now, stop)
+            elif status is not None:
+                status.tick(
+                    lambda: (
+                        f"{sim.now:.4g} of {stop:.4g} s simulated, {_rate(sim.events_processed / max(status.elapsed(), 1e-9))} events/s",
+                        sim.now / stop if stop > 0 else 1.0,
+                    )
+                )
             elif show:
                 elapsed = time.perf_counter() - started
                 if bar is None and (progress is True or elapsed >= PROGRESS_DELAY_S):
@@ -118,6 +132,42 @@ def advance(sim: Simulation, progress: Progress = None) -> None:
     finally:
         if bar is not None:
             bar.close()
+
+
+class StatusLine:
+    """A plain line on stderr every `interval` seconds of wall-clock time (default: the
+    environment's CCSIM_STATUS_INTERVAL, else STATUS_INTERVAL_S), for logs: `ccsim:
+    WHAT: DONE (PERCENT), ELAPSED elapsed, about LEFT left`."""
+
+    def __init__(self, what: str, interval: float | None = None):
+        if interval is None:
+            try:
+                interval = float(os.environ.get("CCSIM_STATUS_INTERVAL", STATUS_INTERVAL_S))
+            except ValueError:
+                interval = STATUS_INTERVAL_S
+        self.what, self.interval = what, max(interval, 0.0)
+        self.started = time.perf_counter()
+        self.due = self.started + self.interval
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started
+
+    def tick(self, state: Callable[[], tuple[str, float]]) -> None:
+        """Prints `state()` = (what is done, fraction done) when a line is due."""
+        now = time.perf_counter()
+        if now < self.due:
+            return
+        self.due = now + self.interval
+        done, fraction = state()
+        elapsed = now - self.started
+        left = f", about {_clock(elapsed * (1 - fraction) / fraction)} left" if 0 < fraction < 1 else ""
+        sys.stderr.write(f"ccsim: {self.what}: {done} ({100 * fraction:.0f}%), {_clock(elapsed)} elapsed{left}\n")
+        sys.stderr.flush()
+
+
+def _clock(seconds: float) -> str:
+    s = int(round(seconds))
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
 
 
 def _stderr_is_terminal() -> bool:
