@@ -44,9 +44,43 @@ def test_cli_text_and_json():
     r = ccsim_cli("show", DUMBBELL)
     assert r.returncode == 0, r.stderr
     assert "R1->R2 *" in r.stdout and "S1 -> R1 -> R2 -> D1" in r.stdout
-    assert "SenderConfig" in r.stdout and "profile rfc" in r.stdout
-    assert "cost:" in r.stdout
+    assert "profile rfc" in r.stdout
+    assert "cost: about" in r.stdout and "not estimated" not in r.stdout
     r = ccsim_cli("show", DUMBBELL, "--json")
     assert json.loads(r.stdout)["scenario"] == "dumbbell"
     r = ccsim_cli("show", DUMBBELL, "--set", "warmup=40s")
     assert r.returncode == 2 and "warmup: must be shorter" in r.stderr
+
+
+def test_settings_are_shown_as_the_scenarios_keys():
+    """No Rust structure in the text: each value under the key that sets it, as TOML."""
+    r = ccsim_cli("show", ROOT / "scenarios" / "rtred_s1.toml")
+    assert r.returncode == 0, r.stderr
+    text = r.stdout
+    for debug in ("Config", "RedParams", "{", "2147483647", "0.200000000s", "exact_increase"):
+        assert debug not in text, debug
+    assert "  queue rtred at G->K (links.1.queue):" in text and "risk_th = 28" in text and 'overload = "early"' in text
+    assert "  flows tcp[0] .. tcp[5] (6) (flows.tcp.tcp):" in text
+    for kv in (
+        'variant = "reno"',
+        'ca_increase = "exact"',
+        'min_rto = "200ms"',
+        'rtt_arithmetic = "ns2"',
+        'ecn_answered = "next-reduction"',
+    ):
+        assert kv in text, kv
+    assert "set by no key" in text and "init_ssthresh = unlimited" in text
+    # The keys it names are keys: each value set back through --set gives the same settings.
+    d = show.expand(ROOT / "scenarios" / "rtred_s1.toml")
+    keyed, _ = show.settings_keys(d["flows"][0]["settings"]["sender"], show._TCP_KEYS)
+    again = show.expand(ROOT / "scenarios" / "rtred_s1.toml", overrides=[f"flows.0.tcp.{k}={v}" for k, v in keyed if "." not in k])
+    assert again["flows"][0]["settings"] == d["flows"][0]["settings"]
+
+
+def test_links_name_their_table_and_the_cost_is_estimated():
+    d = show.expand(DUMBBELL)
+    assert [lk["name"] for lk in d["links"] if lk["table"] == 1] == ["R1->R2", "R2->R1"]
+    assert {lk["table"] for lk in d["links"]} == {0, 1, 2}
+    assert d["cost"]["memory_bytes"] > 0 and d["cost"]["events"] > 1000
+    r = ccsim_cli("show", DUMBBELL)
+    assert any(line.split()[:2] == ["R1->R2", "*"] and "links.1" in line for line in r.stdout.splitlines())

@@ -2,23 +2,24 @@
 `ccsim.show.expand(...)`.
 
 `expand` returns the core's description (`ccsim::scenario::describe`) as a dict: every node
-(name, kind, address), every link (rate, delay, loss, cost, and its queue: discipline,
-limit, signal, resolved settings), every flow (end points, start, route both ways, the
-transport's resolved settings), the router mechanisms, series, captures and packet log,
-and the profile whose defaults are in force. `text` formats it as `ccsim show` prints it.
+(name, kind, address), every one-way link (rate, delay, loss, cost, `table`: the index of
+the `[[links]]` table it comes from, as `--set links.N` counts them, and its queue:
+discipline, limit, signal, resolved settings), every flow (end points, start, route both
+ways, the transport's resolved settings), the router mechanisms, series, captures and
+packet log, the profile whose defaults are in force, and the `cost` a run's checks estimate
+(`memory_bytes`, `events`). `text` formats it as `ccsim show` prints it, the settings named
+by the scenario's keys (`settings_keys`).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections import defaultdict, deque
 from typing import Any
 
 from ._format import rate, table
-
-#: What the cost section says until the scenario builder estimates memory and events.
-COST_PLACEHOLDER = "not estimated yet: the scenario builder gives no estimate of memory and events in this version"
 
 
 def expand(scenario: Any, overrides: Any = None, seed: int | None = None) -> dict[str, Any]:
@@ -114,6 +115,245 @@ def capacity_bps(d: dict[str, Any]) -> float | None:
     return total
 
 
+# ---- the builder's settings as scenario keys ------------------------------------------------
+#
+# The core describes each queue's and flow's resolved settings with Rust's `{:#?}` form of
+# its own structures. `settings_keys` reads that text and names each value by the key of the
+# scenario that sets it (`tcp.ca_increase = "exact"`, not `exact_increase: true`), written as
+# TOML; the values no key sets (fixed by the variant or the profile) are listed apart.
+
+_TOKEN = re.compile(
+    r'\s*(?:(?P<str>"(?:[^"\\]|\\.)*")|(?P<num>-?\d+(?:\.\d+)?(?:e[-+]?\d+)?)(?P<secs>s\b)?|(?P<id>[A-Za-z_]\w*)|(?P<p>[{}()\[\],:]))'
+)
+
+
+class _Seconds(float):
+    pass
+
+
+class _Variant(str):
+    """An enum's variant without data (`Impatient`), or the name of one with data."""
+
+
+def _parse_debug(text: str) -> Any:
+    """Rust's `{:#?}` text as Python values: a struct as a dict (its type under "__type__"),
+    a tuple variant `Some(x)` as {"__type__": "Some", "__args__": [...]}, a bare variant
+    or `None` as a `_Variant`, a `0.2s` duration as `_Seconds`."""
+    tokens = []
+    pos = 0
+    text = text.strip()
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m or m.end() == pos:
+            raise ValueError(f"unreadable settings at {text[pos : pos + 20]!r}")
+        pos = m.end()
+        kind = m.lastgroup if m.lastgroup != "secs" else "num"
+        tokens.append((kind, m.group(kind), m.group("secs")))
+    at = 0
+
+    def value() -> Any:
+        nonlocal at
+        kind, tok, secs = tokens[at]
+        at += 1
+        if kind == "str":
+            return json.loads(tok)
+        if kind == "num":
+            if secs:
+                return _Seconds(float(tok))
+            return float(tok) if any(c in tok for c in ".e") else int(tok)
+        if kind == "p" and tok == "[":
+            return items("]")
+        if kind == "id":
+            if tok in ("true", "false"):
+                return tok == "true"
+            if at < len(tokens) and tokens[at][1] == "{":
+                at += 1
+                out: dict[str, Any] = {"__type__": tok}
+                while tokens[at][1] != "}":
+                    name = tokens[at][1]
+                    at += 2  # the name and ':'
+                    out[name] = value()
+                    if tokens[at][1] == ",":
+                        at += 1
+                at += 1
+                return out
+            if at < len(tokens) and tokens[at][1] == "(":
+                at += 1
+                return {"__type__": tok, "__args__": items(")")}
+            return _Variant(tok)
+        raise ValueError(f"unexpected {tok!r} in the settings")
+
+    def items(close: str) -> list[Any]:
+        nonlocal at
+        out = []
+        while tokens[at][1] != close:
+            out.append(value())
+            if tokens[at][1] == ",":
+                at += 1
+        at += 1
+        return out
+
+    first = value()
+    rest = []
+    while at < len(tokens):  # "risk_th: 28" after a struct: more fields
+        name = tokens[at][1]
+        at += 2
+        rest.append((name, value()))
+    if rest:
+        first = dict(first) if isinstance(first, dict) else {"__type__": "", "__args__": [first]}
+        first.update(rest)
+    return first
+
+
+#: Fields of the core's structures whose scenario key has another name, and how their
+#: values read there: (key, {value: what the key says}) or (key, None).
+_RENAMED: dict[str, tuple[str, dict[Any, Any] | None]] = {
+    "exact_increase": ("ca_increase", {True: "exact", False: "floor"}),
+    "sack_clear_on_timeout": ("sack_after_timeout", {True: "clear", False: "keep"}),
+    "ecn_answered_until": ("ecn_answered", None),
+    "overload_early": ("overload", {True: "early", False: "forced"}),
+    "ns2_idle": ("idle", {True: "ns2", False: "linear"}),
+    "data_bytes": ("bytes", None),
+}
+#: The variant names that a key's values are spelt otherwise.
+_SPELLING = {"Ns2Ticks": "ns2", "Rfc6298": "rfc6298", "FloydGummadiShenker": "fgs", "Feng": "feng", "NewReno": "newreno", "Dctcp": "dctcp"}
+#: Keys of the scenario's `tcp`, `rdp` tables and of queues (docs/scenario-format.md).
+_TCP_KEYS = {
+    "variant", "mss", "init_cwnd", "min_rto", "initial_rto", "clock_granularity", "rtt_arithmetic", "ssthresh_from", "ca_increase",
+    "full_ack", "reno_recover_check", "limited_transmit", "fast_retransmit_resets_timer", "rwnd", "delayed_ack", "ecn",
+    "ecn_answered", "cwr_on_retransmit", "ect_on_retransmit", "partial_ack_timer", "acc", "das", "sack", "sack_after_timeout", "isn",
+}  # fmt: skip
+_RDP_KEYS = {"segment_size", "max_outstanding", "init_cwnd", "min_rto", "initial_rto", "acc", "isn", "close_wait"}
+_QUEUE_KEYS = {
+    "min_th", "max_th", "max_p", "w_q", "gentle", "wait", "byte_mode", "mean_packet_size", "overload", "mark_p", "entry_grace",
+    "idle", "adapt", "interval", "update", "risk_th", "k", "target", "tupdate", "flows", "quantum",
+}  # fmt: skip
+#: Keys of a flow itself (`flows.N.ttl`), not of its transport's table; `settings_keys`
+#: names them with this prefix.
+_FLOW_KEYS = {"ttl", "bytes"}
+_FLOW_PREFIX = "flow."
+#: Running state, not settings.
+_STATE = {"state"}
+
+
+def _kebab(name: str) -> str:
+    if name in _SPELLING:
+        return _SPELLING[name]
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name).lower()
+
+
+def _toml(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, _Seconds):
+        for scale, unit in ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")):
+            if v >= scale or unit == "ns":
+                return f'"{float(v) / scale:.9g}{unit}"' if v else '"0s"'
+    if isinstance(v, int) and v >= 2**31 - 1:
+        return "unlimited"
+    if isinstance(v, float):
+        return f"{v:.9g}"
+    if isinstance(v, str):
+        return json.dumps(v)
+    return str(v)
+
+
+def _leaves(v: Any, name: str, out: list[tuple[str, Any]]) -> None:
+    """The named values of a parsed structure, flattened: a nested structure gives its
+    fields, an enum's variant its spelling, `Some(x)` x, `None` none."""
+    if name in _STATE:
+        return
+    if isinstance(v, dict) and "__args__" in v:
+        kind, args = v["__type__"], v["__args__"]
+        if kind == "Some" and len(args) == 1:
+            _leaves(args[0], name, out)
+            return
+        if name in ("cc", "variant"):  # the congestion controller: the variant, then its settings
+            out.append(("variant", _kebab(kind)))
+        for a in args:
+            _leaves(a, name, out)
+        return
+    if isinstance(v, dict):
+        if name and name in _TCP_KEYS | _RDP_KEYS | _QUEUE_KEYS | set(_RENAMED):  # an enum variant with data
+            out.append((name, _kebab(v["__type__"])))
+            return
+        if v["__type__"] in _SPELLING and not name:  # ARED's adaptation: a variant with settings
+            out.append(("adapt", _SPELLING[v["__type__"]]))
+        for k, x in v.items():
+            if k != "__type__":
+                _leaves(x, k, out)
+        return
+    if isinstance(v, _Variant):
+        value: Any = False if (str(v) == "None" and name == "delayed_ack") else None if str(v) == "None" else _kebab(str(v))
+        out.append((name, value))
+        return
+    out.append((name, v))
+
+
+def settings_keys(text: str, keys: set[str]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(scenario keys, values no key sets) of a settings text of the core, each as (name,
+    TOML value), in the core's order. `keys`: the keys of the table the text is of."""
+    if not text.strip():
+        return [], []
+    try:
+        parsed = _parse_debug(text)
+    except (ValueError, IndexError):
+        return [], [("settings", text)]
+    leaves: list[tuple[str, Any]] = []
+    _leaves(parsed, "", leaves)
+    keyed: dict[str, str] = {}
+    fixed: dict[str, str] = {}
+    for name, v in leaves:
+        if name in _RENAMED:
+            name, spelling = _RENAMED[name]
+            if spelling is not None:
+                v = spelling.get(v, v)
+        if v is None and name not in keys:
+            continue  # an option that is off and has no key (RDP's data_bytes of a bulk flow)
+        if name in keys or name in _FLOW_KEYS:
+            if v is not None:
+                keyed.setdefault(name if name in keys else f"{_FLOW_PREFIX}{name}", _toml(v))
+        else:
+            fixed.setdefault(name, "none" if v is None else _toml(v))
+    if keyed.get("sack") == "false":
+        keyed.pop("sack_after_timeout", None)  # a key only with `sack = true`
+    return list(keyed.items()), list(fixed.items())
+
+
+def _pairs(items: list[tuple[str, str]], indent: str, width: int = 100) -> list[str]:
+    """`key = value` pairs, several to a line."""
+    lines, line = [], ""
+    for k, v in items:
+        part = f"{k} = {v}"
+        if line and len(indent) + len(line) + 2 + len(part) > width:
+            lines.append(indent + line)
+            line = part
+        else:
+            line = f"{line}, {part}" if line else part
+    if line:
+        lines.append(indent + line)
+    return lines
+
+
+def _block(texts: dict[str, str], keys: set[str], indent: str) -> list[str]:
+    """The lines of one queue's or flow's settings (`texts`: by part, as the sender's and
+    the receiver's): its keys, then the values no key sets. A key's value that differs
+    between the parts is the first part's; the other's is listed as set by no key."""
+    keyed: list[tuple[str, str]] = []
+    fixed: list[tuple[str, str]] = []
+    for part, t in texts.items():
+        k, f = settings_keys(t, keys)
+        known = dict(keyed)
+        keyed += [x for x in k if x[0] not in known]
+        fixed += [(f"{part}'s {n}", v) for n, v in k if n in known and known[n] != v]
+        fixed += [x for x in f if x[0] not in dict(fixed)]
+    out = _pairs(keyed, indent)
+    if fixed:
+        out.append(f"{indent}set by no key (the variant's or the profile's values):")
+        out += _pairs(fixed, indent + "  ")
+    return out
+
+
 def _ms(s: float) -> str:
     return f"{s * 1e3:g} ms"
 
@@ -130,10 +370,6 @@ def _span(names: list[str]) -> str:
     return names[0] if len(names) == 1 else f"{names[0]} .. {names[-1]} ({len(names)})"
 
 
-def _indent(block: str, by: str = "    ") -> list[str]:
-    return [by + line for line in block.splitlines()]
-
-
 def text(d: dict[str, Any]) -> str:
     """The description as `ccsim show` prints it."""
     out: list[str] = []
@@ -143,10 +379,11 @@ def text(d: dict[str, Any]) -> str:
     out += ["", f"nodes: {len(d['nodes'])} ({len(hosts)} hosts, {len(routers)} routers)"]
     out += table(["node", "kind", "address"], [[n["name"], n["kind"], n["address"]] for n in d["nodes"]], left=3)
     neck = set(bottlenecks(d))
-    out += ["", f"links: {len(d['links'])} (* the bottleneck of some flow)"]
+    out += ["", f"links: {len(d['links'])} (* the bottleneck of some flow; table: the [[links]] table, `--set links.N...`)"]
     rows = [
         [
             lk["name"] + (" *" if lk["name"] in neck else ""),
+            "-" if lk.get("table") is None else f"links.{lk['table']}",
             _queue(lk["queue"]),
             rate(lk["rate_bps"]),
             _ms(lk["delay_s"]),
@@ -155,7 +392,7 @@ def text(d: dict[str, Any]) -> str:
         ]
         for lk in d["links"]
     ]
-    out += table(["link", "queue", "rate", "delay", "loss", "cost"], rows, left=2)
+    out += table(["link", "table", "queue", "rate", "delay", "loss", "cost"], rows, left=3)
     out += ["", f"flows: {len(d['flows'])} (routes: forward; back for TCP)"]
     rows = []
     for f in d["flows"]:
@@ -163,24 +400,28 @@ def text(d: dict[str, Any]) -> str:
         back = " -> ".join(f["reverse_route"]) if f.get("reverse_route") else ""
         rows.append([f["flow"], f["transport"], f"{f['start_s']:.6g} s", route + (f"  (back {back})" if back else "")])
     out += table(["flow", "transport", "start", "route"], rows, left=4)
-    out += ["", "settings in force (the builder's resolved values)"]
-    by_queue: dict[str, list[str]] = defaultdict(list)
+    out += ["", "settings in force (the builder's resolved values, as the scenario's keys)"]
+    by_queue: dict[tuple[str, ...], list[str]] = defaultdict(list)
     for lk in d["links"]:
         if lk["queue"]["settings"]:
-            by_queue[f"{lk['queue']['discipline']}\n{lk['queue']['settings']}"].append(lk["name"])
-    for key, names in by_queue.items():
-        kind, settings = key.split("\n", 1)
-        out.append(f"  queue {kind} at {', '.join(names)}:")
-        out += _indent(settings)
-    by_flow: dict[str, list[str]] = defaultdict(list)
+            where = "" if lk.get("table") is None else f"links.{lk['table']}.queue"
+            by_queue[(lk["queue"]["discipline"], where, *_block({"queue": lk["queue"]["settings"]}, _QUEUE_KEYS, "    "))].append(
+                lk["name"]
+            )
+    for (kind, where, *lines), names in by_queue.items():
+        out.append(f"  queue {kind} at {', '.join(names)}" + (f" ({where})" if where else "") + ":")
+        out += lines
+    by_flow: dict[tuple[str, ...], list[str]] = defaultdict(list)
     for f in d["flows"]:
-        by_flow[json.dumps(f["settings"], sort_keys=True)].append(f["flow"])
-    for key, names in by_flow.items():
-        settings = json.loads(key)
-        out.append(f"  flows {_span(names)}:")
-        for part, block in settings.items():
-            out.append(f"    {part}:")
-            out += _indent(block, "      ")
+        keys = {"tcp": _TCP_KEYS, "rdp": _RDP_KEYS}.get(f["transport"], set())
+        where = f"flows.{f['group']}.{f['transport']}" if keys else f"flows.{f['group']}"
+        # RDP's `max_outstanding` is the receiver's: its settings come first.
+        parts = dict(sorted(f["settings"].items(), key=lambda kv: kv[0] != "receiver")) if f["transport"] == "rdp" else f["settings"]
+        by_flow[(where, *_block(parts, keys, "    "))].append(f["flow"])
+    for (where, *lines), names in by_flow.items():
+        out.append(f"  flows {_span(names)} ({where}):")
+        group = where.split(".")[1]
+        out += [ln.replace(_FLOW_PREFIX, f"flows.{group}.") for ln in lines]
     if d["router_mechanisms"]:
         out.append(f"  router mechanisms: {', '.join(d['router_mechanisms'])}")
     extras = []
@@ -191,5 +432,24 @@ def text(d: dict[str, Any]) -> str:
     if d["packet_log"]:
         extras.append("a packet log")
     out += ["", "records: " + (", ".join(extras) if extras else "the report only")]
-    out += ["", f"cost: {COST_PLACEHOLDER}"]
+    cost = d.get("cost")
+    if cost:
+        out += [
+            "",
+            f"cost: about {_bytes(cost['memory_bytes'])} of memory and {_count(cost['events'])} events (the estimates `ccsim run` checks)",
+        ]
     return "\n".join(out)
+
+
+def _bytes(b: float) -> str:
+    for scale, unit in ((2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+        if b >= scale:
+            return f"{b / scale:.3g} {unit}"
+    return f"{b:.0f} bytes"
+
+
+def _count(n: float) -> str:
+    for scale, unit in ((1e9, " G"), (1e6, " M"), (1e3, " k")):
+        if n >= scale:
+            return f"{n / scale:.3g}{unit}"
+    return f"{n:.0f}"

@@ -277,7 +277,7 @@ class _Progress:
         if self.callback is not None:
             self.callback(self.done, self.total)
         if self.status is not None:
-            failed = f" ({self.errors} failed)" if self.errors else ""
+            failed = f", {self.errors} failed" if self.errors else ""
             self.status.tick(lambda: (f"{self.done} of {self.total} runs done{failed}", self.done / self.total))
 
     def close(self) -> None:

@@ -24,7 +24,20 @@ pub fn describe(text: &str, origin: &str, overrides: &[String], seed: Option<u64
         scenario.pcap.iter().map(|p| json!({ "file": p.file, "links": p.links, "nodes": p.nodes, "format": p.format, "snaplen": p.snaplen })).collect();
     scenario.pcap.clear();
     let sim = build::build(&scenario, seed, None).map_err(err)?;
-    Ok(of(&sim, scenario.profile.name(), pcap))
+    let mut d = of(&sim, scenario.profile.name(), pcap);
+    d["cost"] = cost(&scenario, &sim).map_err(err)?;
+    Ok(d)
+}
+
+/// What the run will cost, as the resource checks of a run estimate it: memory (bytes) and
+/// events (`budget`).
+fn cost(sc: &super::schema::Scenario, sim: &Simulation) -> Result<Value, (String, String)> {
+    let ids = sim.net.nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i as crate::net::NodeId)).collect();
+    let memory = super::budget::memory(sc, &ids)?;
+    let starts: Vec<usize> = sim.origins.flow_groups.iter().map(|&(first, _)| first as usize).collect();
+    let groups: Vec<(usize, usize)> = starts.iter().enumerate().map(|(i, &a)| (a, starts.get(i + 1).copied().unwrap_or(sim.flows.len()))).collect();
+    let events: f64 = super::budget::events(sc, &sim.net, &sim.flows, &groups).iter().map(|s| s.1).sum();
+    Ok(json!({ "memory_bytes": memory.total(), "events": events }))
 }
 
 fn of(sim: &Simulation, profile: &str, pcap: Vec<Value>) -> Value {
@@ -46,7 +59,8 @@ fn of(sim: &Simulation, profile: &str, pcap: Vec<Value>) -> Value {
     let links: Vec<Value> = net
         .links
         .iter()
-        .map(|l| {
+        .enumerate()
+        .map(|(i, l)| {
             let q = &l.queue;
             let (limit, unit) = match q.limit {
                 Limit::Packets(n) => (n as u64, "packets"),
@@ -54,6 +68,8 @@ fn of(sim: &Simulation, profile: &str, pcap: Vec<Value>) -> Value {
             };
             json!({
                 "name": l.name,
+                // The [[links]] table it comes from: `--set links.N...` counts these.
+                "table": sim.origins.links.get(i).and_then(|o| o.trim_start_matches("links[").trim_end_matches(']').parse::<u64>().ok()),
                 "from": node(l.from),
                 "to": node(l.to),
                 "rate_bps": l.rate_bps,
@@ -191,6 +207,10 @@ links = ["R->D"]
         assert_eq!(flows[3]["reverse_route"], json!(["D", "R", "S2"]));
         assert!(flows[0]["settings"]["sender"].as_str().unwrap().contains("mss: 1000"));
         assert_eq!(d["pcap"][0]["file"], "never-created.pcapng");
+        // Each direction names its [[links]] table; the cost is the run's estimate.
+        assert_eq!(bottleneck["table"], 1);
+        assert_eq!(d["links"][0]["table"], 0);
+        assert!(d["cost"]["memory_bytes"].as_f64().unwrap() > 0.0 && d["cost"]["events"].as_f64().unwrap() > 0.0);
     }
 
     #[test]
