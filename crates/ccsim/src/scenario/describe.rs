@@ -25,19 +25,15 @@ pub fn describe(text: &str, origin: &str, overrides: &[String], seed: Option<u64
     scenario.pcap.clear();
     let sim = build::build(&scenario, seed, None).map_err(err)?;
     let mut d = of(&sim, scenario.profile.name(), pcap);
-    d["cost"] = cost(&scenario, &sim).map_err(err)?;
-    Ok(d)
-}
-
-/// What the run will cost, as the resource checks of a run estimate it: memory (bytes) and
-/// events (`budget`).
-fn cost(sc: &super::schema::Scenario, sim: &Simulation) -> Result<Value, (String, String)> {
+    // What the run will cost, as a run's resource checks estimate it (`budget`): memory
+    // (bytes) and events.
     let ids = sim.net.nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i as crate::net::NodeId)).collect();
-    let memory = super::budget::memory(sc, &ids)?;
+    let memory = super::budget::memory(&scenario, &ids).map_err(err)?;
     let starts: Vec<usize> = sim.origins.flow_groups.iter().map(|&(first, _)| first as usize).collect();
     let groups: Vec<(usize, usize)> = starts.iter().enumerate().map(|(i, &a)| (a, starts.get(i + 1).copied().unwrap_or(sim.flows.len()))).collect();
-    let events: f64 = super::budget::events(sc, &sim.net, &sim.flows, &groups).iter().map(|s| s.1).sum();
-    Ok(json!({ "memory_bytes": memory.total(), "events": events }))
+    let events: f64 = super::budget::events(&scenario, &sim.net, &sim.flows, &groups).iter().map(|s| s.1).sum();
+    d["cost"] = json!({ "memory_bytes": memory.total(), "events": events });
+    Ok(d)
 }
 
 fn of(sim: &Simulation, profile: &str, pcap: Vec<Value>) -> Value {
