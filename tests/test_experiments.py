@@ -268,3 +268,40 @@ def test_ackspoof_claims_can_hold_and_fail():
     assert outcome(good, "optimal max_p area") == v.HOLDS
     assert outcome(good, "more stably") == v.HOLDS
     assert outcome(good, "converge to the fair share") == v.HOLDS
+
+
+def test_one_colour_per_system_in_every_figure_of_a_paper():
+    """ACC's "TCP, RED" is the same orange in Figs. 4 and 5 and in today.png ("Reno, RED")."""
+    per = {(d, c): {0: {"kbps": 1.0, "rtt_ms": 50.0 + d}} for d in (10, 100) for c in acc.CURVES}
+    for curves in (["red", "acc", "acc+floor"], ["droptail", "red", "red+ecn", "acc"], ["red", "acc"]):
+        panel = acc.curve_panel(per, [10, 100], curves, "kbps", "y")
+        assert [s.color for s in panel.series] == [acc.COLOURS[c] for c in curves]
+    today = {c.name: c.color for c in acc.TODAY}
+    assert today["Reno, RED"] == acc.COLOURS["red"] and today["ACC (Reno, RED)"] == acc.COLOURS["acc"]
+    assert {c.name: c.color for c in rtred.TODAY}["RED"] == rtred.COLOURS["RED"]
+    assert {c.name: c.color for c in das.today_contenders()} == {k: das.COLOURS[k] for k in das.COLOURS}
+    for paper in (acc, rtred, das, ackspoof):
+        assert len(set(paper.COLOURS.values())) == len(paper.COLOURS), paper.__name__  # distinct systems, distinct colours
+
+
+def test_too_few_runs_is_told_apart_from_an_interval_that_straddles():
+    from ccsim.experiments.report import INCONCLUSIVE, LEGEND, Claim, verdict_rows
+
+    few = Claim("a", INCONCLUSIVE, "3.0 [1.0, 5.0] †", profile="ns2")
+    straddles = Claim("b", INCONCLUSIVE, "3.0 [-1.0, 5.0]", profile="ns2")
+    held = Claim("c", v.HOLDS, "3.0 [2.0, 4.0]", profile="ns2", other=Claim("c", INCONCLUSIVE, "1 [0, 2] †", profile="rfc"))
+    rows = verdict_rows([few, straddles, held])
+    assert [r[1] for r in rows] == ["inconclusive (too few runs)", "inconclusive", "holds (ns2)", "inconclusive (too few runs; rfc)"]
+    assert "inconclusive (too few runs)" in LEGEND
+
+
+def test_the_quick_start_folder_is_ignored_by_git():
+    import shutil
+    import subprocess
+
+    from conftest import ROOT
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    r = subprocess.run(["git", "check-ignore", "-q", "ccsim-results/report.html"], cwd=ROOT)
+    assert r.returncode == 0, "ccsim-results/ (the README's quick start) is not in .gitignore"

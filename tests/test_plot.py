@@ -213,3 +213,16 @@ def test_cli_plot_errors_on_a_run(run_dir, tmp_path):
     assert p.returncode == 2 and "not a sweep directory" in p.stderr
     p = ccsim_cli("plot", tmp_path / "missing", "--series", "queue")
     assert p.returncode == 2 and "no such directory" in p.stderr
+
+
+def test_a_panel_note_stays_off_the_curves():
+    from ccsim.plot import FigureSpec, Panel, Series, render
+
+    for title in ("", "a title"):
+        s = Series("a", [0, 1, 2, 3], [0.0, 10.0, 0.0, 10.0], runs=[[0.0]] * 4)
+        fig = render(FigureSpec([Panel([s], title=title, note="† too few runs (n=2): dots are the runs, no intervals")]))
+        fig.canvas.draw()
+        ax = fig.axes[0]
+        note = next(t for t in (ax.title, ax._left_title, ax._right_title) if "too few" in t.get_text())
+        box, frame = note.get_window_extent(), ax.get_window_extent()
+        assert box.y0 >= frame.y1 - 1, (title, box, frame)  # above the plotting area

@@ -122,7 +122,7 @@ class Mark:
 class Panel:
     """One set of axes. `bounds`: the physical range of y (e.g. `(0, None)` for a
     throughput, `(0, buffer)` for a queue). `xticks`: (position, label) pairs for
-    categorical axes. `note`: a short text in the panel's corner."""
+    categorical axes. `note`: a short text above the panel (never over its curves)."""
 
     series: list[Series] = field(default_factory=list)
     xlabel: str = ""
@@ -241,12 +241,15 @@ def _draw_panel(ax: Axes, p: Panel) -> None:
         ax.set_yscale("log")
     ax.set_xlabel(p.xlabel)
     ax.set_ylabel(p.ylabel)
-    if p.title:
+    if p.title and p.note:
+        # Above the axes, where no curve goes: the note under the title.
+        ax.set_title(f"{p.title}\n{p.note}", fontsize=9)
+    elif p.title:
         ax.set_title(p.title, fontsize=9)
+    elif p.note:
+        ax.set_title(p.note, loc="right", fontsize=7, color="#a00")
     if p.grid:
         ax.grid(True, alpha=0.3)
-    if p.note:
-        ax.text(0.99, 0.02, p.note, transform=ax.transAxes, ha="right", va="bottom", fontsize=7, color="#a00")
     if p.legend and any(h.get_label() and not h.get_label().startswith("_") for h in ax.get_legend_handles_labels()[0]):
         ax.legend(fontsize=7, title=p.legend_title, title_fontsize=7)
 

@@ -53,6 +53,17 @@ LABEL = {
     "acc+floor": f"ACC/TCP, RTT floor {RTT_FLOOR_MS:g} ms",
 }
 BOTTLENECK = "R1->R2"
+#: One colour per system in every figure of the report (the curves above and today's
+#: configurations, whose "Reno, RED" is the curves' "TCP, RED").
+COLOURS = {
+    "droptail": "tab:blue",
+    "red": "tab:orange",
+    "red+ecn": "tab:cyan",
+    "acc": "tab:green",
+    "acc+floor": "tab:olive",
+    "cubic": "tab:brown",
+    "dctcp": "tab:purple",
+}
 
 RED = {"discipline": "red", "limit": 50, "min_th": 5, "max_th": 15, "max_p": 0.1}
 ENDPOINT_LINK = {"rate": "10Mbps", "delay": "10ms"}
@@ -232,10 +243,10 @@ def reproduce(opt: Options) -> Report:
 DCTCP_K = RED["max_th"]
 
 TODAY = [
-    today.Contender("ACC (Reno, RED)", {"links.2.queue": queue_spec("acc"), "flows.0.tcp": tcp_spec("acc")}, "tab:green"),
-    today.Contender("Reno, RED", {"links.2.queue": queue_spec("red"), "flows.0.tcp": tcp_spec("red")}, "tab:orange"),
+    today.Contender("ACC (Reno, RED)", {"links.2.queue": queue_spec("acc"), "flows.0.tcp": tcp_spec("acc")}, COLOURS["acc"]),
+    today.Contender("Reno, RED", {"links.2.queue": queue_spec("red"), "flows.0.tcp": tcp_spec("red")}, COLOURS["red"]),
     today.Contender(
-        "CUBIC, Tail Drop", {"links.2.queue": queue_spec("droptail"), "flows.0.tcp": {"variant": "cubic", "mss": 1000}}, "tab:blue"
+        "CUBIC, Tail Drop", {"links.2.queue": queue_spec("droptail"), "flows.0.tcp": {"variant": "cubic", "mss": 1000}}, COLOURS["cubic"]
     ),
     today.Contender(
         f"DCTCP, step K={DCTCP_K}",
@@ -243,7 +254,7 @@ TODAY = [
             "links.2.queue": {"discipline": "step", "k": DCTCP_K, "limit": RED["limit"], "signal": "ecn"},
             "flows.0.tcp": {"variant": "dctcp", "mss": 1000},
         },
-        "tab:purple",
+        COLOURS["dctcp"],
     ),
 ]
 
@@ -299,7 +310,7 @@ def mean(per, d: int, curve: str, key: str) -> float:
 def curve_panel(per, delays: list[int], curves: list[str], key: str, ylabel: str, marks: list | None = None) -> Panel:
     series = []
     for c in curves:
-        s = curve(LABEL[c], [mean(per, d, c, "rtt_ms") for d in delays], [runs_at(per, d, c, key) for d in delays])
+        s = curve(LABEL[c], [mean(per, d, c, "rtt_ms") for d in delays], [runs_at(per, d, c, key) for d in delays], color=COLOURS[c])
         series.append(s)
     n = min((len(r) for r in per.values()), default=0)
     return Panel(

@@ -72,6 +72,8 @@ ASSUMED = [
 
 LINK = {"rate": "100Mbps", "delay": "5ms", "queue": {"limit": 10000}}
 TCP = {"variant": "newreno", "mss": 512, "rwnd": 65536, "das": False}
+#: One colour per configuration in every figure of the report, today's included.
+COLOURS = {"NewReno": "tab:orange", "NewReno + DAS": "tab:red", "SACK": "tab:blue", "SACK + DAS": "tab:green"}
 #: The #-network's flow groups: the observed flows and the three background groups.
 GROUPS = ["observed", "bg1", "bg2", "bg3"]
 
@@ -161,10 +163,10 @@ def today_contenders() -> list[today.Contender]:
         return das_overrides(GROUPS, das) | {f"flows.{g}.tcp.sack": sack for g in GROUPS}
 
     return [
-        today.Contender("NewReno", tcp(False, False), "tab:orange"),
-        today.Contender("NewReno + DAS", tcp(False, True), "tab:red"),
-        today.Contender("SACK", tcp(True, False), "tab:blue"),
-        today.Contender("SACK + DAS", tcp(True, True), "tab:green"),
+        today.Contender("NewReno", tcp(False, False), COLOURS["NewReno"]),
+        today.Contender("NewReno + DAS", tcp(False, True), COLOURS["NewReno + DAS"]),
+        today.Contender("SACK", tcp(True, False), COLOURS["SACK"]),
+        today.Contender("SACK + DAS", tcp(True, True), COLOURS["SACK + DAS"]),
     ]
 
 
@@ -280,8 +282,8 @@ def fig2_part(rep: Report, opt: Options) -> tuple[dict, dict]:
             [
                 Panel(
                     [
-                        Series("without DAS", xs, [at(False, k)["kbps"] for k in offsets]),
-                        Series("with DAS", xs, [at(True, k)["kbps"] for k in offsets]),
+                        Series("without DAS", xs, [at(False, k)["kbps"] for k in offsets], color=COLOURS["NewReno"]),
+                        Series("with DAS", xs, [at(True, k)["kbps"] for k in offsets], color=COLOURS["NewReno + DAS"]),
                     ],
                     xlabel="repair instant after 8 s (ms)",
                     ylabel="goodput (kb/s)",
@@ -309,16 +311,17 @@ def fig2_part(rep: Report, opt: Options) -> tuple[dict, dict]:
     for key, ylabel in (("cwnd", "cwnd (segments)"), ("delivered", "in-order data delivered (MB)")):
         series = []
         for das, label in ((False, "without DAS"), (True, "with DAS")):
+            system = "NewReno + DAS" if das else "NewReno"  # the flow of Fig. 2 is NewReno's
             ser = at(das, worst)["series"]
             if key == "cwnd":
-                series.append(Series(label, ser["cwnd"]["t"], ser["cwnd"]["value"], kind="plain", width=0.8))
+                series.append(Series(label, ser["cwnd"]["t"], ser["cwnd"]["value"], kind="plain", width=0.8, color=COLOURS[system]))
             else:
                 t, val = ser["goodput"]["t"], ser["goodput"]["value"]
                 delivered, total = [], 0.0
                 for i, rate in enumerate(val):
                     total += (rate or 0.0) * (t[i] - t[i - 1] if i else 0.0) / 8e6
                     delivered.append(total)
-                series.append(Series(label, t, delivered, kind="plain", width=0.8))
+                series.append(Series(label, t, delivered, kind="plain", width=0.8, color=COLOURS[system]))
         marks = [
             Mark("vline", "failure" if key == "cwnd" else "", x=3.0),
             Mark("vline", "repair" if key == "cwnd" else "", x=8 + worst / 1000),

@@ -25,7 +25,8 @@ LEGEND = (
     f"**{HOLDS}**: the 95% interval of our number lies wholly on the side the paper states; "
     f"**{FAILS}**: wholly on the other side; **{PARTLY}**: some parts of the claim hold and others do not; "
     f"**{INCONCLUSIVE}**: the interval cannot decide. With/without comparisons pair the runs by replication "
-    f"(the same seed for both). {FEW} marks a number from fewer than {MIN_RUNS} runs, too few for an interval that decides."
+    f"(the same seed for both). {FEW} marks a number from fewer than {MIN_RUNS} runs, too few for an interval that decides: "
+    f'such a claim is "{INCONCLUSIVE} (too few runs)".'
 )
 
 
@@ -140,7 +141,7 @@ class Report:
                 lines += [f"![{caption}]({path.name})", "", f"*{caption}*", ""]
             elif b.kind == "verdicts":
                 claims, note = b.data
-                lines += md_table(["our claim", "verdict", "ours"], [[c.text, c.verdict, c.ours] for c in claims]) + ["", note, ""]
+                lines += md_table(["our claim", "verdict", "ours"], [[c.text, verdict_text(c), c.ours] for c in claims]) + ["", note, ""]
                 lines += [f"- **{c.text}** ({c.verdict}): {c.evidence}" for c in claims] + [""]
         if self.claims:
             lines += [f"{h}# How each verdict was reached", ""]
@@ -178,7 +179,9 @@ class Report:
                 )
             elif b.kind == "verdicts":
                 claims, note = b.data
-                parts.append(html_table(["our claim", "verdict", "ours"], [[c.text, c.verdict, c.ours] for c in claims], verdict_col=1))
+                parts.append(
+                    html_table(["our claim", "verdict", "ours"], [[c.text, verdict_text(c), c.ours] for c in claims], verdict_col=1)
+                )
                 parts.append(f"<p>{_inline(note)}</p><ul>")
                 parts += [
                     f"<li><strong>{html.escape(c.text)}</strong> ({html.escape(c.verdict)}): {html.escape(c.evidence)}</li>" for c in claims
@@ -235,12 +238,25 @@ def verdict_rows(claims: Sequence[Claim], paper: str | None = None) -> list[list
     whose verdict differs under the other profile; with `paper`, that column first."""
     rows = []
     for c in claims:
-        verdict = f"{c.verdict} ({c.profile})" if c.other else c.verdict
-        rows.append(([paper] if paper else []) + [c.text, verdict, c.ours, c.paper])
+        rows.append(([paper] if paper else []) + [c.text, verdict_text(c, bool(c.other)), c.ours, c.paper])
         if c.other:
             o = c.other
-            rows.append(([paper] if paper else []) + ["  (same claim)", f"{o.verdict} ({o.profile})", o.ours, o.paper])
+            rows.append(([paper] if paper else []) + ["  (same claim)", verdict_text(o, True), o.ours, o.paper])
     return rows
+
+
+#: What an undecided verdict adds when a number it rests on is from too few runs (LEGEND).
+TOO_FEW = "too few runs"
+
+
+def verdict_text(c: Claim, profile: bool = False) -> str:
+    """The verdict as the tables show it: an inconclusive one says "too few runs" when one
+    of its numbers is marked so (not an interval that straddles the line), and with
+    `profile` the profile."""
+    notes = [TOO_FEW] if c.verdict == INCONCLUSIVE and FEW in c.ours else []
+    if profile:
+        notes.append(c.profile)
+    return f"{c.verdict} ({'; '.join(notes)})" if notes else c.verdict
 
 
 def md_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:

@@ -31,6 +31,8 @@ BOTTLENECK = "G->K"
 # Table I: (min_th, max_th, max_p, risk_th, buffer)
 SCENARIOS = {"S1": (12, 25, 0.05, 28, 30), "S2": (60, 90, 0.1, 95, 100), "S3": (15, 30, 0.08, 40, 50)}
 STRATEGIES = ["RED", "ARED", "ARED-Feng", "RTRED"]
+#: One colour per queue in every figure of the report, today's baselines included.
+COLOURS = {"RED": "tab:orange", "ARED": "tab:red", "ARED-Feng": "tab:pink", "RTRED": "tab:green", "CoDel": "tab:blue", "PIE": "tab:purple"}
 
 # Table II of the paper: average queue (packets), average delay (ms), packets lost,
 # packets propagated. The paper's "Adaptive" is ns-2's adaptive RED (our "ARED").
@@ -217,7 +219,7 @@ def table_ii(rep: Report, per) -> None:
         series, marks = [], []
         for j, st in enumerate(STRATEGIES):
             xs = [k + 0.18 * (j - 1.5) for k in range(len(SCENARIOS))]
-            series.append(curve(st, xs, [field(runs_of(per, s, st), key) for s in SCENARIOS]))
+            series.append(curve(st, xs, [field(runs_of(per, s, st), key) for s in SCENARIOS], color=COLOURS[st]))
             series[-1].kind = "points"
             for x, s in zip(xs, SCENARIOS):
                 paper = TABLE_II.get((s, st))
@@ -253,7 +255,7 @@ def drop_areas(rep: Report, per) -> None:
             n = sum(totals) or 1
             shares = [100 * t / n for t in totals]
             rows.append([s, st] + [f"{x:.1f}" for x in shares])
-            series.append(Series(st, [float(k) for k in range(4)], shares, kind="bar", width=0.2, offset=0.2 * i - 0.3))
+            series.append(Series(st, [float(k) for k in range(4)], shares, kind="bar", width=0.2, offset=0.2 * i - 0.3, color=COLOURS[st]))
         panels.append(
             Panel(series, title=s, ylabel="% of drops", xticks=list(enumerate(["unfair", "normal", "safe", "timeout"])), legend=s == "S3")
         )
@@ -358,10 +360,10 @@ def claims(per, profile: str) -> list[Claim]:
 
 
 TODAY = [
-    today.Contender("RED", lambda s: {"links.1.queue": queue_spec(s, "RED")}, "tab:orange"),
-    today.Contender("RTRED", lambda s: {"links.1.queue": queue_spec(s, "RTRED")}, "tab:green"),
-    today.Contender("CoDel", lambda s: {"links.1.queue": {"discipline": "codel", "limit": SCENARIOS[s][4]}}, "tab:blue"),
-    today.Contender("PIE", lambda s: {"links.1.queue": {"discipline": "pie", "limit": SCENARIOS[s][4]}}, "tab:purple"),
+    today.Contender("RED", lambda s: {"links.1.queue": queue_spec(s, "RED")}, COLOURS["RED"]),
+    today.Contender("RTRED", lambda s: {"links.1.queue": queue_spec(s, "RTRED")}, COLOURS["RTRED"]),
+    today.Contender("CoDel", lambda s: {"links.1.queue": {"discipline": "codel", "limit": SCENARIOS[s][4]}}, COLOURS["CoDel"]),
+    today.Contender("PIE", lambda s: {"links.1.queue": {"discipline": "pie", "limit": SCENARIOS[s][4]}}, COLOURS["PIE"]),
 ]
 
 
