@@ -238,6 +238,7 @@ def test_progress_line_on_a_terminal_after_two_seconds():
     assert "s simulated" in text and "events/s" in text and "ETA" in text, text
 
 
+@pytest.mark.slow
 def test_a_plain_status_line_when_stderr_is_not_a_terminal(tmp_path):
     """In a log (stderr a file), a run prints `ccsim: simulating: ...` lines every
     CCSIM_STATUS_INTERVAL seconds (30 by default) instead of a bar; a sweep `ccsim: sweep:
@@ -264,7 +265,7 @@ def test_a_plain_status_line_when_stderr_is_not_a_terminal(tmp_path):
         [sys.executable, "-m", "ccsim", "run", str(DUMBBELL), *SHORT_ARGS, "--quiet"], capture_output=True, text=True, env=env
     )
     assert quiet.returncode == 0 and quiet.stderr == ""
-    (tmp_path / "s.toml").write_text(f'scenario = "{DUMBBELL}"\nreplications = 2\n[grid]\n"duration" = ["2s"]\n')
+    (tmp_path / "s.toml").write_text(f'scenario = "{DUMBBELL}"\nreplications = 2\npoints = [{{ duration = "3s", warmup = "1s" }}]\n')
     sweep = subprocess.run(
         [sys.executable, "-m", "ccsim", "sweep", "s.toml", "--workers", "1"], capture_output=True, text=True, env=env, cwd=tmp_path
     )
