@@ -73,8 +73,16 @@ def test_settings_are_shown_as_the_scenarios_keys():
     # The keys it names are keys: each value set back through --set gives the same settings.
     d = show.expand(ROOT / "scenarios" / "rtred_s1.toml")
     keyed, _ = show.settings_keys(d["flows"][0]["settings"]["sender"], show._TCP_KEYS)
-    again = show.expand(ROOT / "scenarios" / "rtred_s1.toml", overrides=[f"flows.0.tcp.{k}={v}" for k, v in keyed if "." not in k])
+    again = show.expand(
+        ROOT / "scenarios" / "rtred_s1.toml", overrides=[f"flows.0.tcp.{k}={v}" for k, v in keyed if not k.startswith(show._FLOW_PREFIX)]
+    )
     assert again["flows"][0]["settings"] == d["flows"][0]["settings"]
+    # A variant's own keys are in its table: CUBIC's beta is `cubic.beta`.
+    cubic = show.expand(DUMBBELL, overrides=["flows.bulk.tcp.variant=cubic", "flows.bulk.tcp.cubic.beta=0.8"])
+    keyed, fixed = show.settings_keys(cubic["flows"][0]["settings"]["sender"], show._TCP_KEYS)
+    assert ("cubic.beta", "0.8") in keyed and ("cubic.c", "0.4") in keyed and "beta" not in dict(fixed)
+    again = show.expand(DUMBBELL, overrides=[f"flows.bulk.tcp.{k}={v}" for k, v in keyed if not k.startswith(show._FLOW_PREFIX)])
+    assert again["flows"][0]["settings"] == cubic["flows"][0]["settings"]
 
 
 def test_links_name_their_table_and_the_cost_is_estimated():

@@ -228,6 +228,10 @@ _QUEUE_KEYS = {
     "min_th", "max_th", "max_p", "w_q", "gentle", "wait", "byte_mode", "mean_packet_size", "overload", "mark_p", "entry_grace",
     "idle", "adapt", "interval", "update", "risk_th", "k", "target", "tupdate", "flows", "quantum",
 }  # fmt: skip
+#: The keys of a congestion-control variant's own table (`tcp.cubic.beta`), and the
+#: window keys a variant refuses (its value is then the variant's, set by no key).
+_VARIANT_KEYS = {"cubic": {"c", "beta", "fast_convergence", "reno_friendly"}, "dctcp": {"g", "init_alpha"}}
+_NOT_FOR = {"reno": {"full_ack"}}
 #: Keys of a flow itself (`flows.N.ttl`), not of its transport's table; `settings_keys`
 #: names them with this prefix.
 _FLOW_KEYS = {"ttl", "bytes"}
@@ -303,7 +307,12 @@ def settings_keys(text: str, keys: set[str]) -> tuple[list[tuple[str, str]], lis
     _leaves(parsed, "", leaves)
     keyed: dict[str, str] = {}
     fixed: dict[str, str] = {}
+    variant = next((v for n, v in leaves if n == "variant"), None)
+    own = {f"{variant}.{k}" for k in _VARIANT_KEYS.get(variant, ())} if "variant" in keys else set()
+    keys = (keys | own) - _NOT_FOR.get(variant, set())
     for name, v in leaves:
+        if f"{variant}.{name}" in own:
+            name = f"{variant}.{name}"
         if name in _RENAMED:
             name, spelling = _RENAMED[name]
             if spelling is not None:
