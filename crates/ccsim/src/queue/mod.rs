@@ -22,6 +22,7 @@
 pub mod adaptive;
 pub mod codel;
 pub mod droptail;
+pub mod dualpi2;
 pub mod fifo;
 pub mod fq_codel;
 pub mod pie;
@@ -252,6 +253,7 @@ disciplines! {
     Pie(Pie) = pie::REGISTRATION,
     Codel(Codel) = codel::REGISTRATION,
     FqCodel(FqCodel) = fq_codel::REGISTRATION,
+    DualPi2(dualpi2::DualPi2) = dualpi2::REGISTRATION,
     #[cfg(test)]
     RandomDrop(random_drop::RandomDrop) = random_drop::REGISTRATION,
 }
