@@ -37,7 +37,7 @@ def test_the_frame_has_the_documented_columns_and_agrees_with_the_queue_table(lo
     at = whole.packets.filter(pl.col("link") == "R1->R2")
     assert at.filter(pl.col("event") == "mark").height == q["marks_early"] + q["marks_forced"] > 0
     assert at.filter(pl.col("reason") == "overflow").height == q["drops_overflow"]
-    # A marked packet carries CE from then on: it is received with ECN 3.
+    # A marked packet carries CE from then on: it is received as `ce`.
     marked = at.filter(pl.col("event") == "mark").row(0, named=True)
     later = whole.packets.filter(
         (pl.col("event") == "receive")
@@ -45,7 +45,7 @@ def test_the_frame_has_the_documented_columns_and_agrees_with_the_queue_table(lo
         & (pl.col("seq") == marked["seq"])
         & (pl.col("link") == "R1->R2")
     )
-    assert later.height >= 1 and later["ecn"][0] == 3
+    assert later.height >= 1 and later["ecn"][0] == "ce"
     assert set(whole.packets["kind"].unique()) <= {"tcp_data", "tcp_ack"}
 
 
@@ -86,3 +86,18 @@ def test_the_documented_columns_are_the_frame_s():
         if line.startswith("| `"):
             names += [n.strip(" `") for n in line.split("|")[1].split(",")]
     assert tuple(names) == packet_log.COLUMNS
+
+
+def test_ecn_codepoints_are_named_as_the_core_names_them():
+    import numpy as np
+
+    from ccsim._core import Simulation
+
+    sim = Simulation(DUMBBELL.read_text(), str(DUMBBELL), [*SHORT, "packet_log.enabled=true"])
+    raw = sim.packet_log()
+    assert raw["ecn_codepoints"] == ["not_ect", "ect1", "ect0", "ce"]
+    # Each value of the IP field (ECT(1) is 0b01) gets its name in the frame.
+    rec = np.zeros(4, dtype=packet_log._dtype())
+    rec["ecn"] = [0b00, 0b01, 0b10, 0b11]
+    raw = dict(raw, records=rec.tobytes())
+    assert packet_log.frame(raw)["ecn"].to_list() == ["not_ect", "ect1", "ect0", "ce"]

@@ -44,7 +44,7 @@ def _dtype():
 def empty() -> pl.DataFrame:
     import polars as pl
 
-    types = {"t": pl.Float64, "t_ns": pl.Int64, "seq": pl.Int64, "ack": pl.Int64, "size": pl.Int64, "ecn": pl.Int64}
+    types = {"t": pl.Float64, "t_ns": pl.Int64, "seq": pl.Int64, "ack": pl.Int64, "size": pl.Int64}
     return pl.DataFrame(schema={c: types.get(c, pl.Utf8) for c in COLUMNS})
 
 
@@ -83,6 +83,6 @@ def frame(raw: dict[str, Any]) -> pl.DataFrame:
             "seq": rec["seq"].astype(np.int64),
             "ack": rec["ack"].astype(np.int64),
             "size": rec["size"].astype(np.int64),
-            "ecn": rec["ecn"].astype(np.int64),
+            "ecn": names(rec["ecn"], raw["ecn_codepoints"]),
         }
     )

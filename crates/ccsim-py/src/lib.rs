@@ -155,7 +155,7 @@ impl Simulation {
     /// with `records` (bytes: `record_bytes`-byte little-endian structs, laid out as
     /// `ccsim::trace::packet_log` documents), `not_kept` (events past `max_events`), and the
     /// names the records' indices refer to: `nodes`, `links`, `flows`, `events`,
-    /// `drop_reasons`, `packet_kinds`.
+    /// `drop_reasons`, `packet_kinds`, `ecn_codepoints`.
     fn packet_log<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, pyo3::types::PyDict>>> {
         use ccsim::trace::packet_log as pl;
         let Some(log) = self.sim.packet_log.as_ref() else { return Ok(None) };
@@ -170,6 +170,7 @@ impl Simulation {
         d.set_item("events", pl::EVENTS.to_vec())?;
         d.set_item("drop_reasons", pl::DROP_REASONS.to_vec())?;
         d.set_item("packet_kinds", pl::PACKET_KINDS.to_vec())?;
+        d.set_item("ecn_codepoints", pl::ECN_CODEPOINTS.to_vec())?;
         Ok(Some(d))
     }
 

@@ -217,6 +217,18 @@ mod tests {
     }
 
     #[test]
+    fn every_ecn_codepoint_goes_on_the_wire_as_it_is() {
+        for ecn in [Ecn::NotEct, Ecn::Ect1, Ecn::Ect0, Ecn::Ce] {
+            let mut p = pkt(Kind::TcpData);
+            p.ecn = ecn;
+            let b = bytes(&p);
+            assert_eq!(b[1], ecn as u8, "DSCP 0, ECN {ecn:?}");
+            assert_eq!(fold(sum(&b[..20])), 0xffff, "IP checksum with {ecn:?}");
+        }
+        assert_eq!(Ecn::Ect1 as u8, 0b01, "ECT(1), RFC 3168 Section 5");
+    }
+
+    #[test]
     fn udp_datagram_and_acc_control() {
         let mut p = pkt(Kind::Udp);
         p.size = 229; // odd length

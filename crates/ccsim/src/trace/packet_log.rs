@@ -52,7 +52,7 @@
 //! | 32 | event ([`Event`] as u8) |
 //! | 33 | drop reason ([`DropReason`] as u8; 0 for none) |
 //! | 34 | packet kind ([`PACKET_KINDS`] index) |
-//! | 35 | ECN codepoint of the IP header (0-3) |
+//! | 35 | ECN codepoint of the IP header (0-3; [`ECN_CODEPOINTS`] names them) |
 //! | 36-39 | zero |
 
 use crate::net::{Kind, LinkId, NodeId, Packet};
@@ -105,6 +105,10 @@ pub const DROP_REASONS: [&str; 10] = ["", "overflow", "early", "forced", "down",
 
 /// Packet kind names, in the order of the kind byte.
 pub const PACKET_KINDS: [&str; 7] = ["tcp_data", "tcp_ack", "spoofed_ack", "acc_control", "udp", "rdp_data", "rdp_ack"];
+
+/// ECN codepoint names, by the value of the IP header's ECN field (RFC 3168 Section 5):
+/// `ect1` is ECT(1), L4S's identifier (RFC 9331).
+pub const ECN_CODEPOINTS: [&str; 4] = ["not_ect", "ect1", "ect0", "ce"];
 
 /// Bytes per record in [`PacketLog::to_bytes`].
 pub const RECORD_BYTES: usize = 40;
@@ -301,6 +305,20 @@ mod tests {
         assert_eq!(&drop[32..36], &[Event::Drop as u8, DropReason::Early as u8, 0, 0]);
         assert_eq!(DROP_REASONS[DropReason::Early as usize], "early");
         assert_eq!(EVENTS[Event::Receive as usize], "receive");
+    }
+
+    #[test]
+    fn each_ecn_codepoint_is_kept_as_on_the_wire_and_named() {
+        use crate::packet::Ecn;
+        let mut log = PacketLog::new(Filter::default(), 10);
+        let codepoints = [Ecn::NotEct, Ecn::Ect1, Ecn::Ect0, Ecn::Ce];
+        for (i, ecn) in codepoints.into_iter().enumerate() {
+            log.log(at(i as u64), Event::Enqueue, DropReason::None, 1, Some(4), &Packet { ecn, ..pkt(2) });
+        }
+        let bytes = log.to_bytes(SimTime::MAX);
+        let names: Vec<&str> = bytes.chunks(RECORD_BYTES).map(|c| ECN_CODEPOINTS[c[35] as usize]).collect();
+        assert_eq!(names, ["not_ect", "ect1", "ect0", "ce"]);
+        assert_eq!(ECN_CODEPOINTS[Ecn::Ect1 as usize], "ect1");
     }
 
     #[test]
