@@ -166,10 +166,7 @@ impl Plan {
         without_pcap.push("pcap=".into());
         let sim = scenario::load(text, origin, &without_pcap, None)?;
         // The [live] table, with the overrides applied (they may set live keys too).
-        let mut root = toml::Value::Table(text.parse::<toml::Table>().map_err(|e| err(origin, "", e.message().to_string()))?);
-        for o in overrides {
-            scenario::overrides::apply(&mut root, o).map_err(|(path, m)| err(origin, &path, m))?;
-        }
+        let root = scenario::tree(text, origin, overrides)?;
         let live: LiveSpec = match root.get("live") {
             None => LiveSpec::default(),
             Some(v) => serde_path_to_error::deserialize(v.clone()).map_err(|e| {

@@ -94,16 +94,31 @@ impl Simulation {
     /// GIL released. `math.inf` runs to the end. Ctrl-C (any Python signal handler that
     /// raises) stops it within a few hundredths of a second. Raises `ScenarioError` naming
     /// the source if simulated time stops advancing (the watchdog; the run cannot go on).
+    ///
+    /// A slice is a number of events, but one event can be long work (PIE catching up on
+    /// updates every nanosecond after an idle hour): a SIGINT handler of the core's, which
+    /// calls Python's, asks the run to stop ([`ccsim::sim::stop`]) so that the slice ends
+    /// at once and Python's handler runs. A run whose event was cut short for it cannot go
+    /// on: if the handler does not raise, `ScenarioError` says so.
     fn run_until(&mut self, py: Python<'_>, seconds: f64) -> PyResult<()> {
         if seconds.is_nan() {
             return Err(PyValueError::new_err("run_until: time is NaN"));
         }
         let t = if seconds >= secs(self.sim.stop_at) { self.sim.stop_at } else { SimTime::from_secs_f64(seconds) };
+        interrupt::install();
         // Links are brought up to now once, when the run stops, not after every slice.
         let result = loop {
             let sim = &mut self.sim;
-            let reached = py.detach(move || sim.run_slice(t, EVENTS_PER_SLICE));
+            let reached = py.detach(move || {
+                ccsim::sim::stop::arm();
+                let reached = sim.run_slice(t, EVENTS_PER_SLICE);
+                ccsim::sim::stop::disarm();
+                reached
+            });
             if let Some(stall) = &self.sim.stalled {
+                if stall.reason == ccsim::engine::StallReason::Interrupted {
+                    py.check_signals()?;
+                }
                 let e = ccsim::scenario::ScenarioError { origin: self.origin.clone(), path: stall.path.clone(), message: stall.message() };
                 break Err(scenario_error(py, e));
             }
@@ -257,6 +272,78 @@ fn describe(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>, se
     ccsim::scenario::describe::describe(text, origin, &overrides, seed).map(|v| v.to_string()).map_err(|e| scenario_error(py, e))
 }
 
+/// The durations of a scenario written as bare numbers other than 0 (read as seconds), as
+/// a list of `(field path, seconds)`, for a warning (`ccsim run`); empty for a scenario that
+/// does not load. See `ccsim::scenario::bare_durations`.
+#[pyfunction]
+#[pyo3(signature = (text, origin = "<string>", overrides = Vec::new()))]
+fn bare_durations(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>) -> Vec<(String, f64)> {
+    let (text, origin) = (text.to_owned(), origin.to_owned());
+    py.detach(move || ccsim::scenario::bare_durations(&text, &origin, &overrides))
+}
+
+/// Ctrl-C during a run: a SIGINT handler that asks the run to stop and then calls the
+/// handler it replaced (Python's, which makes `check_signals` raise `KeyboardInterrupt`).
+#[cfg(unix)]
+mod interrupt {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// The replaced handler (`sa_sigaction`) and its flags.
+    static PREVIOUS: AtomicUsize = AtomicUsize::new(0);
+    static PREVIOUS_FLAGS: AtomicUsize = AtomicUsize::new(0);
+
+    extern "C" fn on_sigint(sig: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
+        ccsim::sim::stop::request();
+        let previous = PREVIOUS.load(Ordering::Relaxed);
+        if previous == libc::SIG_DFL || previous == libc::SIG_IGN {
+            return;
+        }
+        // SAFETY: `previous` is the handler that was installed for SIGINT, of the kind its
+        // flags say, called as the kernel would have called it.
+        unsafe {
+            if PREVIOUS_FLAGS.load(Ordering::Relaxed) as libc::c_int & libc::SA_SIGINFO != 0 {
+                let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) = std::mem::transmute(previous);
+                f(sig, info, context);
+            } else {
+                let f: extern "C" fn(libc::c_int) = std::mem::transmute(previous);
+                f(sig);
+            }
+        }
+    }
+
+    /// Puts the handler in front of SIGINT's, unless it is there already or SIGINT is
+    /// ignored or left to its default (which ends the process anyway). Python replaces it
+    /// when a program sets its own handler (`signal.signal`); the next run puts it back in
+    /// front of that one.
+    pub fn install() {
+        // SAFETY: sigaction with valid pointers; the handler only touches atomics and calls
+        // the handler it replaced.
+        unsafe {
+            let mut current: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(libc::SIGINT, std::ptr::null(), &mut current) != 0 {
+                return;
+            }
+            let ours = on_sigint as *const () as usize;
+            if current.sa_sigaction == ours || current.sa_sigaction == libc::SIG_DFL || current.sa_sigaction == libc::SIG_IGN {
+                return;
+            }
+            PREVIOUS_FLAGS.store(current.sa_flags as usize, Ordering::Relaxed);
+            PREVIOUS.store(current.sa_sigaction, Ordering::Relaxed);
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = ours;
+            action.sa_flags = libc::SA_SIGINFO | (current.sa_flags & libc::SA_RESTART);
+            action.sa_mask = current.sa_mask;
+            libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut());
+        }
+    }
+}
+
+#[cfg(not(unix))]
+mod interrupt {
+    /// No handler of the core's: Ctrl-C is seen between slices only.
+    pub fn install() {}
+}
+
 /// Version of the simulation core.
 #[pyfunction]
 fn version() -> &'static str {
@@ -280,5 +367,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(live_node, m)?)?;
     m.add_function(wrap_pyfunction!(live_plan, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
+    m.add_function(wrap_pyfunction!(bare_durations, m)?)?;
     Ok(())
 }

@@ -161,3 +161,100 @@ fn a_run_whose_packets_outgrow_the_memory_is_stopped_naming_the_link() {
     let forced = load_with(BASE, "flood.toml", &o, None, None, &Limits { force: true, ..limits }).expect("accepted");
     assert!(forced.memory_guard.is_none());
 }
+
+#[test]
+fn pie_updates_every_tupdate_count_in_the_event_estimate() {
+    // PIE's updates run lazily, one by one: with `tupdate = "1ns"` a 1e6 s run is 1e15 of
+    // them, which the estimate once left out ("about 2.5e9 events").
+    let pie = "links.1.queue={ discipline = \"pie\", tupdate = \"1ns\" }";
+    let msg = error_of(BASE, &[pie, "duration=1e6"]);
+    assert!(msg.starts_with("bad.toml: links[1].queue.tupdate: this scenario needs about 2e15 events over its 1000000 s"), "{msg}");
+    // The default 15 ms adds 67 updates a second per direction: a short run stays accepted.
+    let o: Vec<String> = ["links.1.queue={ discipline = \"pie\" }".to_string(), "duration=10s".into()].into();
+    assert!(load_with(BASE, "ok.toml", &o, None, None, &FOUR_GB).is_ok());
+}
+
+/// Requests to stop are seen by every armed thread of the process: one such test at a time.
+static STOP_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+#[test]
+fn a_request_to_stop_ends_a_step_that_would_run_for_days() {
+    use ccsim::sim::stop;
+    let _one = STOP_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+    // The flow starts after 1e5 s of an idle PIE queue updated every nanosecond: its first
+    // packet makes the queue catch up 1e14 updates in one event (days of work), so the run
+    // loop alone, which looks between events, would not see the request for days.
+    let o: Vec<String> =
+        ["links.0.queue={ discipline = \"pie\", tupdate = \"1ns\" }", "flows.f.start=1e5", "duration=2e5"].iter().map(|s| s.to_string()).collect();
+    let limits = Limits { force: true, ..FOUR_GB };
+    let mut sim = load_with(BASE, "long.toml", &o, None, None, &limits).expect("accepted when forced");
+    stop::arm();
+    let requester = std::thread::spawn(|| {
+        std::thread::sleep(Duration::from_millis(300));
+        stop::request();
+        Instant::now()
+    });
+    let reached = sim.run_slice(sim.stop_at, u64::MAX);
+    let stopped = Instant::now();
+    let requested = requester.join().unwrap();
+    stop::disarm();
+    assert!(!reached);
+    assert!(stopped.duration_since(requested) < Duration::from_secs(5), "stopped {:?} after the request", stopped.duration_since(requested));
+    let stall = sim.stalled.clone().expect("a cut step stops the run");
+    assert_eq!(stall.reason, ccsim::engine::StallReason::Interrupted);
+    assert!(stall.message().starts_with("the run was interrupted at 100000."), "{}", stall.message());
+}
+
+#[test]
+fn a_request_to_stop_between_events_ends_the_slice_and_the_run_goes_on() {
+    use ccsim::sim::stop;
+    let _one = STOP_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+    let run = |interrupt: bool| {
+        let o: Vec<String> = vec!["links.1.queue={ discipline = \"pie\" }".into()];
+        let mut sim = load_with(BASE, "ok.toml", &o, None, None, &FOUR_GB).unwrap();
+        stop::arm();
+        if interrupt {
+            stop::request();
+            assert!(!sim.run_slice(sim.stop_at, u64::MAX), "the slice ends at the next look");
+            assert!(sim.stalled.is_none() && sim.events_processed == stop::CHECK_EVENTS, "{}", sim.events_processed);
+            stop::arm();
+        }
+        assert!(sim.run_slice(sim.stop_at, u64::MAX));
+        stop::disarm();
+        ccsim::report::Report::new(&mut sim).to_json()
+    };
+    assert_eq!(run(true), run(false), "stopping between events changes nothing");
+}
+
+#[test]
+fn second_campaign_errors_name_where_they_are() {
+    let deep = format!("{}=1", vec!["a"; 21_700].join("."));
+    let no_duration = BASE.replace("duration = \"1s\"\n", "");
+    let cases: Vec<(String, Vec<&str>, String)> = vec![
+        // A key path deep enough to overflow the stack once.
+        (BASE.into(), vec![&deep], format!("bad.toml: {}...: malformed key path in override", "a.".repeat(60))),
+        // No field path once.
+        (BASE.into(), vec!["nonsense"], "bad.toml: overrides[0]: override \"nonsense\" is not of the form key.path=value".into()),
+        (BASE.into(), vec!["duration=2s", "=1"], "bad.toml: overrides[1]: malformed key path in override \"=1\": the key path is empty".into()),
+        (no_duration, vec![], "bad.toml: duration: missing field `duration`".into()),
+        (BASE.into(), vec!["flows.0.my key=1"], "bad.toml: flows[0].my key: unknown field `my key`".into()),
+        (BASE.into(), vec!["links.0.queue.my key=1"], "bad.toml: links[0].queue.my key: unknown field `my key`".into()),
+        (BASE.into(), vec!["my key=1"], "bad.toml: my key: unknown field `my key`".into()),
+    ];
+    for (text, overrides, expected) in &cases {
+        let got = error_of(text, overrides);
+        assert!(
+            got.starts_with(expected.as_str()),
+            "{:?}\n  expected: {expected}\n  got:      {got}",
+            overrides.iter().map(|o| &o[..o.len().min(40)]).collect::<Vec<_>>()
+        );
+    }
+}
+
+#[test]
+fn a_key_with_a_control_character_is_named_on_one_line() {
+    let msg = error_of(&format!("\"a\\nb\" = 1\n{BASE}"), &[]);
+    assert!(msg.starts_with("bad.toml: a\\nb: unknown field `a; b`"), "{msg}");
+    let msg = error_of(BASE, &["links.0.\"x\ty\"=1"]);
+    assert!(!msg.contains('\t') && !msg.contains('\n'), "{msg}");
+}

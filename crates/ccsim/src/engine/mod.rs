@@ -22,7 +22,7 @@
 
 use crate::net::{LinkId, Network, Packet};
 use crate::router::{Effects, Mechanism, Timer};
-use crate::sim::{EventQueue, SimTime};
+use crate::sim::{stop, EventQueue, SimTime};
 use crate::stats::{Series, SeriesSpec};
 use crate::trace::packet_log::PacketLog;
 
@@ -110,6 +110,9 @@ pub enum StallReason {
     /// The process grew by `grown` bytes since the scenario was built, more than `limit`
     /// (`why` says what set it: see [`MemoryGuard`]).
     Memory { grown: u64, limit: u64, why: &'static str },
+    /// A request to stop ([`stop`]) came in the middle of an event's work, which was left
+    /// undone.
+    Interrupted,
 }
 
 impl Stall {
@@ -128,6 +131,10 @@ impl Stall {
                 crate::settings::units::bytes_text(*limit as f64),
                 self.at.as_secs_f64(),
                 self.what
+            ),
+            StallReason::Interrupted => format!(
+                "the run was interrupted at {:.6} s simulated, in the middle of an event's work; it cannot go on",
+                self.at.as_secs_f64()
             ),
         }
     }
@@ -347,11 +354,25 @@ impl Simulation {
             if self.events_processed.is_multiple_of(MEMORY_CHECK_EVENTS) {
                 self.check_memory();
             }
+            if self.events_processed.is_multiple_of(stop::CHECK_EVENTS) && stop::requested() {
+                self.stop_requested();
+                break;
+            }
         }
         if reached {
             self.now = self.now.max(limit);
         }
         reached
+    }
+
+    /// A request to stop came ([`stop`]): the slice ends; if a loop left work undone for it,
+    /// the run cannot go on and is marked stopped.
+    #[cold]
+    fn stop_requested(&mut self) {
+        if stop::was_cut() {
+            self.stalled =
+                Some(Stall { at: self.now, events: self.events_processed, path: String::new(), what: String::new(), reason: StallReason::Interrupted });
+        }
     }
 
     /// Stops the run if the memory guard says the process has grown too much, naming the

@@ -43,7 +43,9 @@
 //! The updates every `T_UPDATE` need no timer: they run lazily, on the next arrival or
 //! departure at or after each due time (the first at `T_UPDATE`), with the queue as it was
 //! since the previous one. Nothing else changes the queue, so the result is as if they ran
-//! on time; only a sampled series of `drop_prob` may lag until the next packet.
+//! on time; only a sampled series of `drop_prob` may lag until the next packet. They are
+//! still work, one update each: the scenario's event estimate counts `duration / tupdate`
+//! of them per PIE queue, and the catch-up looks for a request to stop the run.
 //!
 //! Where ns-3's `PieQueueDisc` (3.37) differs: by default it takes the latency from packet
 //! timestamps (`UseDequeueRateEstimator` false); its rate EWMA weighs the new sample 1/2;
@@ -55,7 +57,7 @@ use super::spec::{boxed, keys_of, read, Registration, SettingError, Table};
 use super::{Aqm, Discipline, Occupancy, Probe, QueueContext, Verdict};
 use crate::packet::Packet;
 use crate::settings::units::Duration;
-use crate::sim::{Dur, Rng, SimTime};
+use crate::sim::{stop, Dur, Rng, SimTime};
 use serde::Deserialize;
 
 /// RFC 8033 Section 4: the target queueing delay, 15 ms.
@@ -138,10 +140,19 @@ impl Pie {
     }
 
     /// Runs the updates due by `now`, the queue having held `bytes` since the last event.
+    /// They are many after a long idle spell with a short `tupdate` (the event estimate
+    /// counts them): a request to stop the run ([`stop`](crate::sim::stop)) leaves the rest
+    /// undone.
     fn catch_up(&mut self, bytes: u64, now: SimTime) {
+        let mut steps = 0u64;
         while self.state.next_update <= now {
             self.update(bytes);
             self.state.next_update += self.params.t_update;
+            steps += 1;
+            if steps.is_multiple_of(stop::CHECK_STEPS) && stop::requested() {
+                stop::cut();
+                return;
+            }
         }
     }
 

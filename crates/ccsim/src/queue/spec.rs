@@ -126,7 +126,9 @@ pub fn find(name: &str) -> Option<&'static Registration> {
 pub fn build(name: &str, table: &Table, ctx: &QueueContext, common: &[&str]) -> Result<Discipline, SettingError> {
     let Some(reg) = find(name) else {
         let names: Vec<String> = super::REGISTRY.iter().map(|r| format!("{:?}", r.name)).collect();
-        return Err(SettingError::new("discipline", format!("unknown discipline {name:?} (expected {})", one_of(&names, "or"))));
+        let all = super::REGISTRY.iter().flat_map(|r| std::iter::once(r.name).chain(r.aliases.iter().copied()));
+        let hint = crate::settings::error::did_you_mean(name, all).map_or_else(String::new, |m| format!(": did you mean {m:?}?"));
+        return Err(SettingError::new("discipline", format!("unknown discipline {name:?}{hint} (expected {})", one_of(&names, "or"))));
     };
     let own = (reg.keys)();
     if let Some(key) = table.keys().find(|k| !own.contains(&k.as_str())) {
@@ -232,5 +234,13 @@ mod tests {
             "{e}"
         );
         assert!(e.message.ends_with(&format!(" or \"{last}\")")), "{e}");
+    }
+
+    #[test]
+    fn a_misspelt_discipline_gets_the_one_probably_meant() {
+        let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default() };
+        let e = build("fq-codel", &Table::new(), &ctx, &[]).unwrap_err();
+        assert!(e.message.starts_with("unknown discipline \"fq-codel\": did you mean \"fq_codel\"? (expected \"droptail\""), "{e}");
+        assert!(build("blue", &Table::new(), &ctx, &[]).unwrap_err().message.starts_with("unknown discipline \"blue\" (expected"));
     }
 }

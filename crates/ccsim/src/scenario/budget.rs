@@ -354,12 +354,20 @@ fn expanded_pairs(a: &str, b: &str) -> Vec<(String, String)> {
 }
 
 /// Refuses a scenario whose run needs more events than the limit. `flows` are those of the
-/// scenario, built (`groups[i]` the range `sc.flows[i]` made), and `net` has its routes.
-pub fn check_events(sc: &Scenario, net: &Network, flows: &[Flow], groups: &[(usize, usize)], limits: &Limits) -> Result<(), BuildError> {
+/// scenario, built (`groups[i]` the range `sc.flows[i]` made), `net` has its routes, and
+/// `queues[l]` holds the field path of link `l`'s queue table (`links[1].queue`).
+pub fn check_events(
+    sc: &Scenario,
+    net: &Network,
+    flows: &[Flow],
+    groups: &[(usize, usize)],
+    queues: &[(String, Option<QueueSpec>)],
+    limits: &Limits,
+) -> Result<(), BuildError> {
     if limits.force {
         return Ok(());
     }
-    let shares = events(sc, net, flows, groups);
+    let shares = events(sc, net, flows, groups, queues);
     let (need, top) = total(&shares);
     let limit = limits.max_events.unwrap_or(DEFAULT_MAX_EVENTS);
     if need > limit as f64 {
@@ -386,8 +394,12 @@ fn count_text(x: f64) -> String {
 }
 
 /// The events a run will handle, by the field they come from. `groups[i]` is the range of
-/// `flows` that `sc.flows[i]` made.
-pub fn events(sc: &Scenario, net: &Network, flows: &[Flow], groups: &[(usize, usize)]) -> Vec<Share> {
+/// `flows` that `sc.flows[i]` made; `queues[l]` holds the field path of link `l`'s queue table.
+///
+/// Periodic work counts as events whether or not it is scheduled as one: the samples of
+/// the series, and the updates of PIE every `tupdate`, which run lazily on the next packet
+/// but one by one (`queue::pie`), `duration / tupdate` of them per PIE queue.
+pub fn events(sc: &Scenario, net: &Network, flows: &[Flow], groups: &[(usize, usize)], queues: &[(String, Option<QueueSpec>)]) -> Vec<Share> {
     let duration = sc.duration.0;
     let stop = duration;
     let links = &net.links;
@@ -480,6 +492,12 @@ pub fn events(sc: &Scenario, net: &Network, flows: &[Flow], groups: &[(usize, us
     }
     for (i, s) in sc.series.iter().enumerate() {
         shares.push((format!("series[{i}].interval"), series_count(sc, s) * series_points(s, duration)));
+    }
+    for (l, (queue, _)) in links.iter().zip(queues) {
+        if let crate::queue::Discipline::Pie(p) = &l.queue.discipline {
+            let period = p.params().t_update.as_secs_f64().max(1e-9);
+            shares.push((format!("{queue}.tupdate"), duration / period));
+        }
     }
     shares.push(("failures".into(), 2.0 * sc.failures.len() as f64 * (1.0 + net.nodes.len() as f64)));
     shares

@@ -163,7 +163,7 @@ pub fn build_with(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>, limi
         add_series(&mut series, s, &format!("series[{i}]"), &groups, &flows, &link_ids)?;
         series_paths.resize(series.len(), format!("series[{i}]"));
     }
-    budget::check_events(sc, &net, &flows, &group_ranges, limits)?;
+    budget::check_events(sc, &net, &flows, &group_ranges, &link_queues, limits)?;
     let origins = Origins {
         flow_groups: group_ranges.iter().enumerate().map(|(i, &(a, _))| (a as u32, format!("flows[{i}]"))).collect(),
         links: link_queues.iter().map(|(qpath, _)| qpath.split('.').next().unwrap_or_default().to_string()).collect(),

@@ -70,16 +70,70 @@ pub fn load_with(
 /// Parses `text` (from `origin`) and applies `overrides`, without checking more than the
 /// file's structure and types.
 pub fn parse(text: &str, origin: &str, overrides: &[String]) -> Result<schema::Scenario, ScenarioError> {
-    let err = |path: &str, message: String| ScenarioError { origin: origin.to_string(), path: path.to_string(), message };
+    typed(tree(text, origin, overrides)?, origin)
+}
+
+/// The TOML tree of `text` (from `origin`) with `overrides` applied, not checked further.
+pub fn tree(text: &str, origin: &str, overrides: &[String]) -> Result<toml::Value, ScenarioError> {
     let table: toml::Table = text.parse().map_err(|e: toml::de::Error| syntax_error(origin, text, &e))?;
     let mut root = toml::Value::Table(table);
-    for o in overrides {
-        overrides::apply(&mut root, o).map_err(|(path, m)| err(&path, m))?;
+    for (i, o) in overrides.iter().enumerate() {
+        overrides::apply_nth(&mut root, o, i).map_err(|(path, message)| ScenarioError { origin: origin.to_string(), path, message })?;
     }
+    Ok(root)
+}
+
+/// The scenario in `root` (a tree from [`tree`]), its structure and types checked. A field
+/// missing at the top is named by its own path (`duration: missing field `duration``), as
+/// an unknown one is.
+fn typed(root: toml::Value, origin: &str) -> Result<schema::Scenario, ScenarioError> {
     serde_path_to_error::deserialize(root).map_err(|e| {
         let path = e.path().to_string();
-        let path = if path == "." { String::new() } else { path };
-        err(&path, error::plain_words(e.into_inner().message()))
+        let message = error::plain_words(e.into_inner().message());
+        let path = match path.as_str() {
+            "." => message.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`')).unwrap_or_default().to_string(),
+            // A key with a control character (a quoted TOML key may hold one) on one line.
+            _ if path.chars().any(char::is_control) => path.escape_debug().to_string(),
+            _ => path,
+        };
+        ScenarioError { origin: origin.to_string(), path, message }
+    })
+}
+
+/// The most bare-number durations [`bare_durations`] reports.
+pub const MAX_BARE_DURATIONS: usize = 16;
+
+/// The durations of the scenario in `text` with `overrides` that are written as bare
+/// numbers other than 0, which are read as seconds (`delay = 20` is twenty seconds), with
+/// their field paths, in the order of the scenario's fields: for a warning that a unit
+/// would make them plain. At most [`MAX_BARE_DURATIONS`]; none for a scenario that does not
+/// load (its error says why), and none among a queue discipline's own keys.
+pub fn bare_durations(text: &str, origin: &str, overrides: &[String]) -> Vec<(String, f64)> {
+    let Ok(mut root) = tree(text, origin, overrides) else { return Vec::new() };
+    let mut found = Vec::new();
+    units::refuse_bare(true);
+    // Each pass finds the next one, which is then set to 0 (allowed) for the next pass.
+    while found.len() < MAX_BARE_DURATIONS {
+        let Err(e) = serde_path_to_error::deserialize::<_, schema::Scenario>(root.clone()) else { break };
+        if e.inner().message() != units::BARE_SECONDS {
+            break;
+        }
+        let Some(value) = value_at(&mut root, e.path()) else { break };
+        let Some(seconds) = value.as_float().or(value.as_integer().map(|i| i as f64)) else { break };
+        *value = toml::Value::Integer(0);
+        found.push((e.path().to_string(), seconds));
+    }
+    units::refuse_bare(false);
+    found
+}
+
+/// The value at a serde path in a TOML tree.
+fn value_at<'a>(root: &'a mut toml::Value, path: &serde_path_to_error::Path) -> Option<&'a mut toml::Value> {
+    use serde_path_to_error::Segment;
+    path.iter().try_fold(root, |at, segment| match segment {
+        Segment::Seq { index } => at.get_mut(*index),
+        Segment::Map { key } => at.get_mut(key.as_str()),
+        Segment::Enum { .. } | Segment::Unknown => None,
     })
 }
 
@@ -87,12 +141,7 @@ pub fn parse(text: &str, origin: &str, overrides: &[String]) -> Result<schema::S
 /// resource guard computes it before building (see [`budget`]).
 pub fn estimate_memory(text: &str, origin: &str, overrides: &[String]) -> Result<f64, ScenarioError> {
     let err = |path: &str, message: String| ScenarioError { origin: origin.to_string(), path: path.to_string(), message };
-    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| syntax_error(origin, text, &e))?;
-    let mut root = toml::Value::Table(table);
-    for o in overrides {
-        overrides::apply(&mut root, o).map_err(|(path, m)| err(&path, m))?;
-    }
-    let sc: schema::Scenario = serde_path_to_error::deserialize(root).map_err(|e| err(&e.path().to_string(), error::plain_words(e.into_inner().message())))?;
+    let sc = parse(text, origin, overrides)?;
     let mut ids = std::collections::HashMap::new();
     for name in sc.hosts.iter().chain(&sc.routers).flat_map(|p| expand_names(p).unwrap_or_default()) {
         let n = ids.len() as u32;
@@ -214,6 +263,18 @@ mod tests {
         for name in ["S{1..3}", "R0", "S{1..", "S{3..1}", "x{0..999999}"] {
             assert_eq!(count_names(name), expand_names(name).map_or(0, |v| v.len() as u64), "{name}");
         }
+    }
+
+    #[test]
+    fn bare_durations_are_found_with_their_paths() {
+        let text = "duration = 30\nwarmup = \"1s\"\nhosts = [\"A\", \"B\"]\n[[links]]\nbetween = [\"A\", \"B\"]\nrate = \"1Mbps\"\ndelay = 0\n\
+                    [[flows]]\nfrom = \"A\"\nto = \"B\"\nstart = { uniform = [0, 0.5] }\n";
+        let found = bare_durations(text, "t.toml", &["links.0.delay=20".into()]);
+        assert_eq!(found, vec![("duration".into(), 30.0), ("flows[0].start.uniform[1]".into(), 0.5), ("links[0].delay".into(), 20.0)]);
+        assert!(bare_durations(text, "t.toml", &["links.0.delay=20ms".into(), "duration=30s".into(), "flows.0.start=0".into()]).is_empty());
+        assert!(bare_durations("not toml", "t.toml", &[]).is_empty());
+        // Durations are read as seconds again afterwards.
+        assert!(parse(text, "t.toml", &[]).is_ok());
     }
 
     #[test]

@@ -10,26 +10,52 @@
 //!
 //! A key path is checked whole before anything changes: every key non-empty, brackets
 //! balanced and holding an index or a name (`flows[0]]].count` and `flows.0..count` are
-//! errors). Errors name the key path as written.
+//! errors), and at most [`MAX_KEYS`] keys. Errors name the key path as written (a long one
+//! cut short); an override that has no key path is named by its place in the list,
+//! `overrides[i]`.
 
 use toml::Value;
+
+/// The most keys a key path may have: no field of a scenario is nested nearly as deep, and
+/// a TOML file allows no deeper nesting either. The path is followed (and the value it
+/// makes nested) one level per key, so the bound keeps that finite.
+pub const MAX_KEYS: usize = 64;
+
+/// The longest key path (characters) an error shows whole; a longer one is cut short.
+const SHOWN_CHARS: usize = 120;
+
+/// `text` as a message shows it: control characters escaped, at most [`SHOWN_CHARS`]
+/// characters (then "...").
+fn shown(text: &str) -> String {
+    let escaped = if text.chars().any(char::is_control) { text.escape_debug().to_string() } else { text.to_string() };
+    match escaped.char_indices().nth(SHOWN_CHARS) {
+        Some((cut, _)) => format!("{}...", &escaped[..cut]),
+        None => escaped,
+    }
+}
 
 /// A problem with an override: (the key path as written, or empty when there is none, and
 /// the message).
 pub type OverrideError = (String, String);
 
+/// Applies the `index`th override of a list, `spec`, to `root`. An error names the key
+/// path, or `overrides[index]` when the override has none.
+pub fn apply_nth(root: &mut Value, spec: &str, index: usize) -> Result<(), OverrideError> {
+    apply(root, spec).map_err(|(path, m)| if path.is_empty() { (format!("overrides[{index}]"), m) } else { (path, m) })
+}
+
 /// Applies one `path=value` override to `root`.
 pub fn apply(root: &mut Value, spec: &str) -> Result<(), OverrideError> {
-    let (path, raw) = spec.split_once('=').ok_or_else(|| (String::new(), format!("override {spec:?} is not of the form key.path=value")))?;
+    let (path, raw) = spec.split_once('=').ok_or_else(|| (String::new(), format!("override {} is not of the form key.path=value", quoted(spec))))?;
     let (path, append) = match path.trim().strip_suffix('+') {
         Some(p) => (p.trim(), true),
         None => (path.trim(), false),
     };
     // The path names the field in the one-line error: a control character in it is shown
-    // escaped (and refused by `parse_path`).
-    let shown = if path.chars().any(char::is_control) { path.escape_debug().to_string() } else { path.to_string() };
+    // escaped (and refused by `parse_path`), a long path cut short.
+    let shown = shown(path);
     let fail = |m: String| (shown.clone(), m);
-    let keys = parse_path(path).map_err(|m| fail(format!("malformed key path in override {spec:?}: {m}")))?;
+    let keys = parse_path(path).map_err(|m| fail(format!("malformed key path in override {}: {m}", quoted(spec))))?;
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
     let value = (!raw.trim().is_empty()).then(|| parse_value(raw.trim()));
     if append {
@@ -45,6 +71,14 @@ pub fn apply(root: &mut Value, spec: &str) -> Result<(), OverrideError> {
     set(root, &keys, 0, value.as_ref()).map_err(fail)
 }
 
+/// `text` quoted as a message shows it, at most [`SHOWN_CHARS`] characters of it.
+fn quoted(text: &str) -> String {
+    match text.char_indices().nth(SHOWN_CHARS) {
+        Some((cut, _)) => format!("{:?}...", &text[..cut]),
+        None => format!("{text:?}"),
+    }
+}
+
 /// The keys of a path: `a.b`, `a[0].b`, `a.0.b`, `a[name]`; `*` selects every element.
 fn parse_path(path: &str) -> Result<Vec<String>, String> {
     if path.is_empty() {
@@ -53,7 +87,7 @@ fn parse_path(path: &str) -> Result<Vec<String>, String> {
     if let Some(c) = path.chars().find(|c| c.is_control()) {
         return Err(format!("a control character ({c:?}) in the key path"));
     }
-    let mut keys = Vec::new();
+    let mut keys: Vec<String> = Vec::new();
     let mut chars = path.chars().peekable();
     // Whether a key must come next (at the start and after a '.').
     let mut need_key = true;
@@ -117,6 +151,9 @@ fn parse_path(path: &str) -> Result<Vec<String>, String> {
     }
     if need_key {
         return Err("the key path ends with a dot".into());
+    }
+    if keys.len() > MAX_KEYS {
+        return Err(format!("{} keys, more than {MAX_KEYS} (no field of a scenario is nested that deep)", keys.len()));
     }
     Ok(keys)
 }
@@ -270,6 +307,35 @@ mod tests {
         let mut d = doc();
         apply(&mut d, "flows[g2].count=4").unwrap();
         assert_eq!(d["flows"][1]["count"].as_integer(), Some(4));
+    }
+
+    #[test]
+    fn a_key_path_deeper_than_any_field_is_refused_without_descending() {
+        // 21,700 parts used to recurse once per part and overflow the stack.
+        for parts in [MAX_KEYS + 1, 21_700, 1_000_000] {
+            let mut d = doc();
+            let spec = format!("{}=1", vec!["a"; parts].join("."));
+            let (path, message) = apply(&mut d, &spec).unwrap_err();
+            assert_eq!(message.split(": ").last().unwrap(), format!("{parts} keys, more than {MAX_KEYS} (no field of a scenario is nested that deep)"));
+            assert!(message.starts_with("malformed key path in override \"a.a.a") && message.len() < 400, "{message}");
+            assert!(path.starts_with("a.a.a") && path.ends_with("...") && path.len() <= SHOWN_CHARS + 3, "{path}");
+            assert_eq!(d, doc(), "{parts} parts changed the document");
+        }
+        let mut d = doc();
+        apply(&mut d, &format!("{}=1", vec!["a"; MAX_KEYS].join("."))).unwrap();
+        let mut at = &d["a"];
+        for _ in 1..MAX_KEYS {
+            at = &at["a"];
+        }
+        assert_eq!(at.as_integer(), Some(1));
+    }
+
+    #[test]
+    fn an_override_without_a_key_path_is_named_by_its_place() {
+        let mut d = doc();
+        assert_eq!(apply_nth(&mut d, "nonsense", 3).unwrap_err().0, "overrides[3]");
+        assert_eq!(apply_nth(&mut d, "=5", 0).unwrap_err().0, "overrides[0]");
+        assert_eq!(apply_nth(&mut d, "flows.9.count=1", 2).unwrap_err().0, "flows.9.count");
     }
 
     #[test]

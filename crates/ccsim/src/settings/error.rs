@@ -34,9 +34,55 @@ pub fn plain_words(message: &str) -> String {
     m
 }
 
+/// The one of `candidates` that `word` was probably meant to be: the same but for case,
+/// `-` or a space for `_` (`fq-codel`), or one or two letters off (`codell`, `fq_codle`).
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let norm = |w: &str| w.trim().to_lowercase().replace(['-', ' '], "_");
+    let w = norm(word);
+    let mut best: Option<(usize, &str)> = None;
+    for c in candidates {
+        let d = edits(&w, &norm(c));
+        if d <= if w.chars().count() > 4 { 2 } else { 1 } && best.is_none_or(|(b, _)| d < b) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// The Levenshtein distance between `a` and `b` (letters inserted, removed or replaced),
+/// or `usize::MAX` for words too long to be names.
+fn edits(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len() > 64 || b.len() > 64 {
+        return usize::MAX;
+    }
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(ca != cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_a_user_probably_meant() {
+        let names = ["droptail", "red", "pie", "codel", "fq_codel"];
+        assert_eq!(did_you_mean("fq-codel", names), Some("fq_codel"));
+        assert_eq!(did_you_mean("FQ_CoDel", names), Some("fq_codel"));
+        assert_eq!(did_you_mean("fq_codle", names), Some("fq_codel"));
+        assert_eq!(did_you_mean("piie", names), Some("pie"));
+        assert_eq!(did_you_mean("blue", names), None);
+        assert_eq!(did_you_mean(&"x".repeat(1000), names), None);
+    }
 
     #[test]
     fn integer_types_become_ranges() {

@@ -1,6 +1,12 @@
-//! Quantities with units in scenario files: rates ("100Mbps", "1.5 Mb/s", or a number of
-//! bit/s), durations ("10ms", "2s", or a number of seconds), and random distributions of
-//! times ("1s", `{ uniform = ["0s", "1s"] }`, `{ exponential = "2.5s" }`).
+//! Quantities with units in scenario files: rates ("100Mbps", "1.5 Mb/s", "1Tbit/s", or a
+//! number of bit/s), durations ("10ms", "2s", or a number of seconds), and random
+//! distributions of times ("1s", `{ uniform = ["0s", "1s"] }`, `{ exponential = "2.5s" }`).
+//!
+//! Unit prefixes are case-sensitive, as SI's are (`M` mega, `m` milli): a rate with a
+//! lower-case `m`, `g` or `t` is refused with the rate probably meant ("did you mean
+//! \"10Mbps\"?"). A bare number of seconds is allowed for a duration; `ccsim run` warns
+//! about each one but 0 ([`bare_durations`](super::bare_durations)), since `delay = 20` is
+//! twenty seconds.
 //!
 //! ## Ranges
 //!
@@ -18,6 +24,7 @@
 use crate::sim::{Dur, Rng};
 use serde::de::{self, Deserializer, IntoDeserializer, Visitor};
 use serde::Deserialize;
+use std::cell::Cell;
 use std::fmt;
 
 /// The lowest rate, bit/s.
@@ -100,17 +107,37 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 }
 
 pub fn parse_rate(s: &str) -> Result<f64, String> {
-    let err = || format!("invalid rate {s:?}: expected a number of bit/s or e.g. \"100Mbps\", \"1.5 Mb/s\", \"64kbps\"");
+    let err = || format!("invalid rate {s:?}: expected a number of bit/s or e.g. \"100Mbps\", \"1.5 Mb/s\", \"64kbps\", \"1Tbit/s\"");
     let (n, unit) = split_number(s).ok_or_else(err)?;
-    let unit = unit.trim_end_matches("ps").trim_end_matches("/s").trim_end_matches("it");
-    let k = match unit {
+    let prefix = unit.trim_end_matches("ps").trim_end_matches("/s").trim_end_matches("it");
+    let k = match prefix {
         "" | "b" => 1.0,
         "k" | "K" | "kb" | "Kb" => 1e3,
         "M" | "Mb" => 1e6,
         "G" | "Gb" => 1e9,
-        _ => return Err(err()),
+        "T" | "Tb" => 1e12,
+        _ => return Err(rate_hint(s, unit, prefix).unwrap_or_else(err)),
     };
     Ok(n * k)
+}
+
+/// A rate's unit that is a common slip, answered with what was probably meant: a lower-case
+/// prefix (`10mbps`, `10 mbit`: SI prefixes are case-sensitive, and `tc` reads `mbps` as
+/// megabytes per second) or bytes (`10MBps`).
+fn rate_hint(s: &str, unit: &str, prefix: &str) -> Option<String> {
+    let number = &s.trim()[..s.trim().len() - unit.len()];
+    let (first, rest) = prefix.split_at(prefix.chars().next()?.len_utf8());
+    match (first, rest) {
+        ("m" | "g" | "t", "" | "b") => {
+            let meant = format!("{number}{}{}", first.to_uppercase(), &unit[1..]);
+            Some(format!("invalid rate {s:?}: did you mean {meant:?}? (unit prefixes are case-sensitive: \"M\" is mega, \"m\" would be milli)"))
+        }
+        ("k" | "K" | "M" | "G" | "T", "B") => {
+            let bits = split_number(s)?.0 * 8.0;
+            Some(format!("invalid rate {s:?}: a rate is in bits; {s:?} in bytes per second is \"{}{first}bps\"", num(bits)))
+        }
+        _ => None,
+    }
 }
 
 pub fn parse_duration(s: &str) -> Result<f64, String> {
@@ -189,8 +216,26 @@ impl<'de> Deserialize<'de> for Rate {
 impl<'de> Deserialize<'de> for Duration {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
         let (v, written) = d.deserialize_any(QuantityVisitor { what: "duration", parse: parse_duration })?;
+        if matches!(written, Written::Number(x) if x != 0.0) && REFUSE_BARE.with(Cell::get) {
+            return Err(de::Error::custom(BARE_SECONDS));
+        }
         check_duration(v, &written).map(Duration).map_err(de::Error::custom)
     }
+}
+
+thread_local! {
+    /// Whether a duration written as a bare number other than 0 is refused with
+    /// [`BARE_SECONDS`] instead of read as seconds: only while
+    /// [`bare_durations`](super::bare_durations) looks for them, to learn their paths.
+    static REFUSE_BARE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The message of a duration refused for being a bare number.
+pub(crate) const BARE_SECONDS: &str = "a bare number of seconds";
+
+/// Sets whether this thread refuses durations written as bare numbers (see [`REFUSE_BARE`]).
+pub(crate) fn refuse_bare(on: bool) {
+    REFUSE_BARE.with(|c| c.set(on));
 }
 
 /// A random (or fixed) time: start times, failure times, on/off periods.
@@ -289,6 +334,27 @@ mod tests {
         assert_eq!(parse_rate("1Gbit/s").unwrap(), 1e9);
         assert_eq!(parse_rate("800").unwrap(), 800.0);
         assert!(parse_rate("10 furlongs").is_err());
+    }
+
+    #[test]
+    fn terabits_are_read_as_the_range_message_says() {
+        for text in ["1Tbps", "1Tbit/s", "1 Tb/s", "1T", "1 Tbit"] {
+            assert_eq!(parse_rate(text), Ok(MAX_RATE_BPS), "{text}");
+        }
+        assert!(RATE_RANGE.ends_with("to 1 Tbit/s"));
+    }
+
+    #[test]
+    fn lower_case_prefixes_and_bytes_get_the_rate_probably_meant() {
+        assert_eq!(
+            parse_rate("10mbps").unwrap_err(),
+            "invalid rate \"10mbps\": did you mean \"10Mbps\"? (unit prefixes are case-sensitive: \"M\" is mega, \"m\" would be milli)"
+        );
+        assert!(parse_rate("10 mbit").unwrap_err().contains("did you mean \"10 Mbit\"?"));
+        assert!(parse_rate("1.5 gb/s").unwrap_err().contains("did you mean \"1.5 Gb/s\"?"));
+        assert!(parse_rate("2tbit/s").unwrap_err().contains("did you mean \"2Tbit/s\"?"));
+        assert_eq!(parse_rate("10MBps").unwrap_err(), "invalid rate \"10MBps\": a rate is in bits; \"10MBps\" in bytes per second is \"80Mbps\"");
+        assert!(parse_rate("10 xbps").unwrap_err().starts_with("invalid rate \"10 xbps\": expected"));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 pub mod event;
 pub mod prefetch;
 pub mod rng;
+pub mod stop;
 pub mod time;
 
 pub use event::EventQueue;
