@@ -204,9 +204,74 @@ def test_dict_with_none_is_an_error():
     assert e.value.origin == "<dict>" and e.value.path == "links[0].rate"
 
 
-def test_bad_scenario_type():
-    with pytest.raises(TypeError):
-        ccsim.run(42)
+@pytest.mark.parametrize("scenario", [42, None, b'duration = "1s"', ["a"], ("a",), 1.5])
+def test_a_value_that_is_no_scenario_is_a_scenario_error(scenario):
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.run(scenario)
+    assert (e.value.origin, e.value.path) == ("<argument>", "scenario")
+    assert e.value.message.startswith(f"must be a path, TOML text or a dict, not {type(scenario).__name__}")
+
+
+@pytest.mark.parametrize(
+    "kwargs, path",
+    [
+        ({"overrides": 5}, "overrides"),
+        ({"overrides": ["duration=1s", 5]}, "overrides[1]"),
+        ({"overrides": {1: 2}}, "overrides"),
+        ({"overrides": ["nonsense"]}, "overrides[0]"),
+        ({"overrides": [" =1"]}, "overrides[0]"),
+        ({"overrides": ["flows.0.name=\ud800"]}, "overrides[0]"),
+        ({"max_events": 0}, "max_events"),
+        ({"max_events": "many"}, "max_events"),
+        ({"seed": [[[[1]]]]}, "seed"),
+    ],
+)
+def test_errors_in_the_arguments_name_the_argument(kwargs, path):
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.run(DUMBBELL, **kwargs)
+    assert e.value.path == path, str(e.value)
+
+
+def test_a_scenario_without_a_duration_names_the_field():
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.run({"hosts": ["A"]})
+    assert (e.value.path, e.value.message) == ("duration", "missing field `duration`")
+
+
+def test_a_deep_key_path_is_refused_without_a_crash():
+    # 21,700 parts once overflowed the stack and killed the interpreter.
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.run(DUMBBELL, overrides=[".".join(["a"] * 21_700) + "=1"])
+    assert e.value.path.startswith("a.a.a") and e.value.path.endswith("...") and "21700 keys, more than 64" in e.value.message
+
+
+def test_a_value_that_contains_itself_is_a_scenario_error():
+    loop = {}
+    loop["x"] = loop
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.run({"duration": "1s", "flows": [{"tcp": loop}]})
+    assert e.value.path.startswith("flows[0].tcp.x.x.x") and "nested more than 64 deep" in e.value.message
+
+
+@pytest.mark.parametrize("rate", ["1Tbps", "1Tbit/s", "1 Tb/s"])
+def test_a_terabit_is_a_rate(rate):
+    res = ccsim.run(DUMBBELL, overrides=[*SHORT, f"links.0.rate={rate}"])
+    assert res.summary["links"][0]["rate_bps"] == 10**12
+
+
+@pytest.mark.parametrize(
+    "override, said",
+    [
+        ("links.1.rate=10mbps", 'did you mean "10Mbps"?'),
+        ('links.1.rate="10 mbit"', 'did you mean "10 Mbit"?'),
+        ("links.1.rate=10MBps", '"10MBps" in bytes per second is "80Mbps"'),
+        ("links.1.queue.discipline=fq-codel", 'did you mean "fq_codel"?'),
+    ],
+)
+def test_common_slips_get_what_was_probably_meant(override, said):
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.run(DUMBBELL, overrides=[override])
+    assert said in e.value.message, str(e.value)
 
 
 def test_low_level_simulation():

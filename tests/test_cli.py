@@ -144,6 +144,13 @@ ERROR_CASES = {
     "seed too large": (["run", str(DUMBBELL), "--seed", str(2**64)], "is not between 0 and"),
     "out is a file": (["run", str(DUMBBELL), *SHORT_ARGS, "--out", "{t}/afile"], "afile: exists and is not a directory"),
     "unknown option": (["run", str(DUMBBELL), "--frobnicate"], "unrecognized arguments"),
+    "rate with a lower-case prefix": (
+        ["run", str(DUMBBELL), "--set", "links.1.rate=10mbps"],
+        'links[1].rate: invalid rate "10mbps": did you mean "10Mbps"?',
+    ),
+    "discipline with a dash": (["run", str(DUMBBELL), "--set", "links.1.queue.discipline=fq-codel"], 'did you mean "fq_codel"?'),
+    "key path too deep": (["run", str(DUMBBELL), "--set", ".".join(["a"] * 21_700) + "=1"], "21700 keys, more than 64"),
+    "override not UTF-8": (["run", str(DUMBBELL), "--set", "flows.0.name=\udcff"], "overrides[0]: not UTF-8 text"),
     "unknown command": (["frobnicate"], "invalid choice"),
 }
 
@@ -157,6 +164,16 @@ def test_user_errors_exit_2_without_traceback(case, bad_files):
     assert p.stdout == ""
     assert any(line.startswith("error: ") for line in p.stderr.splitlines()), p.stderr
     assert expected in p.stderr
+
+
+def test_a_bare_number_for_a_duration_is_run_as_seconds_with_a_warning():
+    p = ccsim_cli("run", DUMBBELL, *SHORT_ARGS, "--set", "links.1.delay=20", "--set", "links.0.delay=0", "--quiet")
+    assert p.returncode == 0, p.stderr
+    assert p.stderr.splitlines() == [
+        'warning: links[1].delay = 20 is read as 20 s (a bare number is seconds); write "20s", or "20ms" if milliseconds are meant'
+    ]
+    p = ccsim_cli("run", DUMBBELL, *SHORT_ARGS, "--set", "links.1.delay=20ms", "--quiet")
+    assert p.returncode == 0 and p.stderr == "", p.stderr
 
 
 def test_no_command_prints_help():

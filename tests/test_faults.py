@@ -156,6 +156,23 @@ def test_ctrl_c_stops_a_run_at_once_and_leaves_no_capture_or_results(tmp_path):
     assert not (out / "summary.json").exists()
 
 
+def test_ctrl_c_stops_a_run_inside_one_long_event_at_once(tmp_path):
+    # PIE updated every nanosecond catches up about a million updates per packet, and after
+    # the 100 s before the flows start, 1e11 in one event: the run loop alone, which looks
+    # between events, would not see Ctrl-C for hours.
+    pie = 'links.1.queue={ discipline = "pie", tupdate = "1ns" }'
+    args = ["run", DUMBBELL, "--set", pie, "--set", "flows.bulk.start=100s", "--set", "duration=1e6s", "--force", "--quiet"]
+    code, took, err = _interrupt(args, tmp_path, 3.0)
+    assert code == 130 and "interrupted" in err, err
+    assert took < 1.0, f"stopped {took:.2f} s after Ctrl-C"
+
+
+def test_a_pie_update_every_nanosecond_for_a_long_run_is_refused_at_once():
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.run(DUMBBELL, overrides={"links.1.queue": {"discipline": "pie", "tupdate": "1ns"}, "duration": "1e6s"})
+    assert e.value.path == "links[1].queue.tupdate" and "needs about 2e15 events" in e.value.message, str(e.value)
+
+
 def test_ctrl_c_stops_a_sweep_at_once_and_keeps_its_finished_runs(tmp_path):
     scenario = tmp_path / "long.toml"
     scenario.write_text(DUMBBELL.read_text().replace('duration = "30s"', 'duration = "100000s"'))

@@ -40,5 +40,8 @@ def build() -> str:
 def describe(text: str, origin: str = "<string>", overrides: list[str] = ..., seed: int | None = None) -> str:
     """The scenario as the builder expands it, as a JSON string."""
 
+def bare_durations(text: str, origin: str = "<string>", overrides: list[str] = ...) -> list[tuple[str, float]]:
+    """The durations written as bare numbers other than 0 (read as seconds): (field path, seconds)."""
+
 def report_schema() -> str:
     """The JSON Schema (draft 2020-12) of the report, as a JSON string."""

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numbers
 import os
-from collections.abc import Mapping
+import reprlib
+import unicodedata
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Union
 
@@ -24,6 +26,50 @@ def scenario_error(origin: str, path: str, message: str) -> ScenarioError:
     return err
 
 
+#: The origin of a `ScenarioError` about an argument that is not a scenario at all.
+ARGUMENT = "<argument>"
+
+#: How deep a value handed in may nest (dicts and lists in each other): no scenario field is
+#: nearly as deep, TOML files allow no deeper nesting either, and Python would run out of
+#: recursion on a value that contains itself.
+MAX_DEPTH = 64
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxstring, _REPR.maxother = 3, 60, 60
+
+
+def shown(v: Any) -> str:
+    """`repr(v)` cut short, for messages: safe for values nested deep or containing
+    themselves."""
+    try:
+        return _REPR.repr(v)
+    except Exception:  # a broken __repr__
+        return f"<{type(v).__name__}>"
+
+
+def printable(text: str) -> str:
+    """`text` on one line, for a message: what UTF-8 cannot hold (lone surrogates, as file
+    names that are not UTF-8 decode to) and control characters written as escapes."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    if not any(unicodedata.category(c) == "Cc" for c in text):
+        return text
+    return "".join(c.encode("unicode_escape").decode("ascii") if unicodedata.category(c) == "Cc" else c for c in text)
+
+
+def check_text(text: str, origin: str, path: str) -> str:
+    """`text` if UTF-8 can hold it; a `ScenarioError` at `path` naming the first lone
+    surrogate (which Python strings may hold and scenario text may not)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        bad = f"not UTF-8 text: a lone surrogate (U+{ord(text[e.start]):04X})"
+        if path:
+            raise scenario_error(origin, path, f"{bad} at character {e.start + 1}") from None
+        line, column = text.count("\n", 0, e.start) + 1, e.start - text.rfind("\n", 0, e.start)
+        raise scenario_error(origin, f"line {line}", f"{bad} at column {column}") from None
+    return text
+
+
 def resolve(scenario: Any) -> tuple[str, str]:
     """Returns (TOML text, origin) for a path, a TOML string or a dict."""
     if isinstance(scenario, os.PathLike):
@@ -33,8 +79,9 @@ def resolve(scenario: Any) -> tuple[str, str]:
     if isinstance(scenario, str):
         if _looks_like_path(scenario):
             return read_file(scenario)
-        return scenario, "<string>"
-    raise TypeError(f"scenario must be a path, TOML text or a dict, not {type(scenario).__name__}")
+        return check_text(scenario, "<string>", ""), "<string>"
+    hint = ": decode it to text first" if isinstance(scenario, (bytes, bytearray)) else ""
+    raise scenario_error(ARGUMENT, "scenario", f"must be a path, TOML text or a dict, not {type(scenario).__name__}{hint}")
 
 
 def _looks_like_path(s: str) -> bool:
@@ -45,7 +92,10 @@ def _looks_like_path(s: str) -> bool:
 
 
 def read_file(path: str | os.PathLike[str]) -> tuple[str, str]:
-    origin = os.fspath(path)
+    try:
+        origin = printable(os.fsdecode(path))
+    except (TypeError, UnicodeDecodeError):
+        raise scenario_error(ARGUMENT, "scenario", f"{shown(path)} is not a usable path") from None
     try:
         data = Path(path).read_bytes()
     except FileNotFoundError:
@@ -58,7 +108,7 @@ def read_file(path: str | os.PathLike[str]) -> tuple[str, str]:
         raise scenario_error(origin, "", f"cannot read: {e.strerror or e}") from None
     try:
         return data.decode("utf-8"), origin
-    except UnicodeDecodeError as e:
+    except UnicodeDecodeError as e:  # (a surrogate's bytes do not decode either)
         line = data[: e.start].count(b"\n") + 1
         raise scenario_error(origin, f"line {line}", "not UTF-8 text") from None
 
@@ -68,7 +118,7 @@ def check_seed(seed: Any, origin: str) -> int | None:
     if seed is None:
         return None
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= int(seed) <= U64_MAX:
-        raise scenario_error(origin, "seed", f"must be an integer from 0 to {U64_MAX}, got {seed!r}")
+        raise scenario_error(origin, "seed", f"must be an integer from 0 to {U64_MAX}, got {shown(seed)}")
     return int(seed)
 
 
@@ -77,7 +127,7 @@ def check_max_events(max_events: Any, origin: str) -> int | None:
     if max_events is None:
         return None
     if isinstance(max_events, bool) or not isinstance(max_events, numbers.Integral) or not 1 <= int(max_events) <= U64_MAX:
-        raise scenario_error(origin, "", f"max_events must be an integer from 1 to {U64_MAX}, got {max_events!r}")
+        raise scenario_error(origin, "max_events", f"must be an integer from 1 to {U64_MAX}, got {shown(max_events)}")
     return int(max_events)
 
 
@@ -87,19 +137,22 @@ def normalize_overrides(overrides: Any, origin: str) -> list[str]:
     if overrides is None:
         return []
     if isinstance(overrides, str):
-        return [overrides]
+        return [check_text(overrides, origin, "overrides[0]")]
     if isinstance(overrides, Mapping):
         out = []
         for key, value in overrides.items():
             if not isinstance(key, str):
-                raise scenario_error(origin, "", f"override key {key!r} is not a string")
-            out.append(f"{key}=" if value is None else f"{key}={toml_value(value, key)}")
+                raise scenario_error(origin, "overrides", f"override key {shown(key)} is not a string")
+            key = check_text(key, origin, printable(key))
+            out.append(f"{key}=" if value is None else f"{key}={toml_value(value, key, origin)}")
         return out
+    if isinstance(overrides, (bytes, bytearray)) or not isinstance(overrides, Iterable):
+        raise scenario_error(origin, "overrides", f"expected key.path=value strings or a dict, got {shown(overrides)}")
     out = []
-    for o in overrides:
+    for i, o in enumerate(overrides):
         if not isinstance(o, str):
-            raise scenario_error(origin, "", f"override {o!r} is not a string of the form key.path=value")
-        out.append(o)
+            raise scenario_error(origin, f"overrides[{i}]", f"override {shown(o)} is not a string of the form key.path=value")
+        out.append(check_text(o, origin, f"overrides[{i}]"))
     return out
 
 
@@ -116,16 +169,16 @@ def pcap_overrides(pcap: Any, origin: str) -> list[str]:
     if pcap is None:
         return []
     if isinstance(pcap, Mapping):
-        return [f"pcap+={toml_value(dict(pcap), 'pcap')}"]
+        return [f"pcap+={toml_value(dict(pcap), 'pcap', origin)}"]
     if isinstance(pcap, str):
         pcap = [p for p in pcap.split(",")]
     if not isinstance(pcap, (list, tuple)) or not pcap:
-        raise scenario_error(origin, "pcap", f"expected link or node names or [[pcap]] tables, got {pcap!r}")
+        raise scenario_error(origin, "pcap", f"expected link or node names or [[pcap]] tables, got {shown(pcap)}")
     if all(isinstance(p, Mapping) for p in pcap):
         return [o for p in pcap for o in pcap_overrides(p, origin)]
     if not all(isinstance(p, str) for p in pcap):
-        raise scenario_error(origin, "pcap", f"expected link or node names or [[pcap]] tables, got {pcap!r}")
-    names = [p.strip() for p in pcap if p.strip()]
+        raise scenario_error(origin, "pcap", f"expected link or node names or [[pcap]] tables, got {shown(pcap)}")
+    names = [check_text(p.strip(), origin, "pcap") for p in pcap if p.strip()]
     if not names:
         raise scenario_error(origin, "pcap", "no link or node to capture")
     table = {"file": DEFAULT_PCAP_FILE, "links": [n for n in names if "->" in n], "nodes": [n for n in names if "->" not in n]}
@@ -135,36 +188,43 @@ def pcap_overrides(pcap: Any, origin: str) -> list[str]:
 # --- TOML out: tomli-w, after a check that names the offending key ---------------------
 
 
-def _plain(v: Any, path: str) -> Any:
+def _plain(v: Any, path: str, origin: str = "<dict>", depth: int = 0) -> Any:
     """`v` as the plain types tomli-w writes (NumPy scalars and arrays, tuples and paths
     turned into int, float, str, list), checked: a value TOML cannot hold raises a
-    `ScenarioError` whose path names the key (`links[1].queue.limit`)."""
+    `ScenarioError` whose path names the key (`links[1].queue.limit`): a value nested more
+    than `MAX_DEPTH` deep (or containing itself), a string with a lone surrogate."""
+    if depth > MAX_DEPTH:
+        raise scenario_error(origin, path, f"nested more than {MAX_DEPTH} deep (does the value contain itself?)")
     if getattr(v, "ndim", None) == 0 and hasattr(v, "item"):  # a NumPy scalar
         v = v.item()
-    if isinstance(v, (bool, str)):
+    if isinstance(v, bool):
         return v
+    if isinstance(v, str):
+        return check_text(v, origin, path or "scenario")
     if isinstance(v, numbers.Integral):
         i = int(v)
         if not I64_MIN <= i <= I64_MAX:
-            raise scenario_error("<dict>", path, f"integer {i} does not fit in 64 bits")
+            raise scenario_error(origin, path, f"integer {i} does not fit in 64 bits")
         return i
     if isinstance(v, numbers.Real):
         return float(v)
     if isinstance(v, os.PathLike):
-        return os.fspath(v)
+        return _plain(os.fspath(v), path, origin, depth)
     if isinstance(v, Mapping):
         out = {}
         for k, x in v.items():
             if not isinstance(k, str):
-                raise scenario_error("<dict>", path, f"key {k!r} is not a string")
-            out[k] = _plain(x, f"{path}.{k}" if path else k)
+                raise scenario_error(origin, path or "scenario", f"key {shown(k)} is not a string")
+            key_path = f"{path}.{printable(k)}" if path else printable(k)
+            check_text(k, origin, key_path)
+            out[k] = _plain(x, key_path, origin, depth + 1)
         return out
     if isinstance(v, (list, tuple)) or (hasattr(v, "tolist") and getattr(v, "ndim", 0) > 0):
         seq = v.tolist() if not isinstance(v, (list, tuple)) else v
-        return [_plain(x, f"{path}[{i}]") for i, x in enumerate(seq)]
+        return [_plain(x, f"{path}[{i}]", origin, depth + 1) for i, x in enumerate(seq)]
     if v is None:
-        raise scenario_error("<dict>", path, "None has no TOML form: leave the key out instead")
-    raise scenario_error("<dict>", path, f"cannot write a {type(v).__name__} as TOML")
+        raise scenario_error(origin, path or "scenario", "None has no TOML form: leave the key out instead")
+    raise scenario_error(origin, path or "scenario", f"cannot write a {type(v).__name__} as TOML")
 
 
 def to_toml(d: Mapping) -> str:
@@ -174,12 +234,12 @@ def to_toml(d: Mapping) -> str:
     return tomli_w.dumps(_plain(d, ""))
 
 
-def toml_value(v: Any, path: str = "") -> str:
+def toml_value(v: Any, path: str = "", origin: str = "<dict>") -> str:
     """One value as TOML on one line, tables inline: the `value` of a `key=value` override.
 
     tomli-w writes every scalar and key; arrays and tables are joined here, because
     tomli-w writes a table as a `[section]` and an array over several lines."""
-    return _inline(_plain(v, path))
+    return _inline(_plain(v, path, origin))
 
 
 def _inline(v: Any) -> str:

@@ -11,7 +11,7 @@ import time
 from typing import Any, Callable, Union
 
 from ._core import Simulation
-from ._scenario import check_max_events, check_seed, normalize_overrides, pcap_overrides, resolve
+from ._scenario import check_max_events, check_seed, normalize_overrides, pcap_overrides, printable, resolve
 from .results import Results
 
 #: A run is advanced in this many steps of simulated time, so that a progress bar can be
@@ -56,8 +56,9 @@ def run(
     more events than `max_events` (default 10^10; see docs/scenario-format.md, "Ranges and
     resources"); without it such a scenario is refused at once with a `ScenarioError`.
 
-    Raises `ccsim.ScenarioError` for any problem with the scenario, the overrides, the seed,
-    its resources, a capture file that cannot be written (against its `pcap[i].file`
+    Raises `ccsim.ScenarioError` for any problem with the scenario (one that is not a path,
+    text or a dict too: origin `<argument>`, path `scenario`), the overrides, the seed, its
+    resources, a capture file that cannot be written (against its `pcap[i].file`
     field), or a run whose simulated time stops advancing. Ctrl-C (`KeyboardInterrupt`)
     stops a run within a fraction of a second; capture files of an interrupted run are
     removed.
@@ -80,6 +81,7 @@ def run_text(
     """`run` for scenario text already read; `origin` names it in error messages (a file
     name, `<string>`, `<dict>`). Sweeps send the text to their workers, which may not see
     the file."""
+    origin = printable(origin)
     overrides = normalize_overrides(overrides, origin) + pcap_overrides(pcap, origin)
     seed = check_seed(seed, origin)
     start = time.perf_counter()

@@ -22,7 +22,10 @@ except for the two fields wall_time_s and events_per_second, which measure this 
 
 A progress line (simulated time, events per second, ETA) appears on stderr when stderr is a
 terminal and the run takes longer than 2 s; --quiet turns it off (and the text summary with
-it; --json output is still printed)."""
+it; --json output is still printed).
+
+A duration written as a bare number is seconds: a warning on stderr names each one (but 0),
+since "--set links.1.delay=20" is a delay of 20 s, not 20 ms."""
 
 EXAMPLES = """\
 examples:
@@ -119,8 +122,21 @@ def register(subparsers) -> None:
     p.set_defaults(func=main)
 
 
+def warn_bare_durations(text: str, origin: str, overrides: list[str]) -> None:
+    """A warning on stderr for each duration written as a bare number: it is read as
+    seconds, so `--set links.1.delay=20` is a delay of 20 s."""
+    from .._core import bare_durations
+
+    for path, seconds in bare_durations(text, origin, overrides):
+        print(
+            f'warning: {path} = {seconds:g} is read as {seconds:g} s (a bare number is seconds); write "{seconds:g}s", or "{seconds:g}ms" if milliseconds are meant',
+            file=sys.stderr,
+        )
+
+
 def main(args: argparse.Namespace) -> int:
-    from ..runner import run
+    from .._scenario import normalize_overrides, resolve
+    from ..runner import run_text
 
     if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
         raise CliError(f"{args.out}: exists and is not a directory")
@@ -144,9 +160,12 @@ def main(args: argparse.Namespace) -> int:
         if not args.out:
             raise CliError("--packet-log writes packets.parquet into the --out directory: give --out DIR")
         overrides.append("packet_log.enabled=true")
+    text, origin = resolve(Path(args.file))
+    warn_bare_durations(text, origin, normalize_overrides(overrides, origin))
     try:
-        results = run(
-            Path(args.file),
+        results = run_text(
+            text,
+            origin,
             overrides=overrides,
             seed=args.seed,
             progress=False if args.quiet else None,
