@@ -12,6 +12,10 @@ runs=${2:-1000000}
 mkdir -p "corpus-work/$target" "artifacts/$target"
 args=(-runs="$runs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1)
 case $target in
-    scenario | overrides) args+=(-dict=dict/scenario.dict -max_len=4096) ;;
+    # libFuzzer takes one dictionary: the scenario keys, deep paths and non-ASCII text, joined.
+    scenario | overrides)
+        cat dict/scenario.dict dict/deep_path.dict dict/unicode.dict > "corpus-work/$target.dict"
+        args+=(-dict="corpus-work/$target.dict" -max_len=4096)
+        ;;
 esac
 exec cargo +nightly fuzz run -O -a -s none "$target" "corpus-work/$target" "corpus/$target" -- "${args[@]}"
