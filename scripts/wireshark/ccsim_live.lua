@@ -148,6 +148,12 @@ local function dissect(buf, pinfo, root)
     local info = types[ty] .. " " .. tostring(buf(4, 4):ipv4()) .. " -> " .. tostring(buf(8, 4):ipv4())
     if ty == 1 then
         pinfo.cols.protocol = "ccsim/RDP"
+        local len = buf(14, 2):uint()
+        if buf(13, 1):uint() % 2 == 1 and buf:len() >= 16 + len + 16 then
+            -- a run with a key: the segment's MAC follows it
+            body = buf(16, len):tvb()
+            root:add(a.mac, buf(16 + len, 16))
+        end
         info = info .. " " .. rdp_dissect(body, pinfo, root)
     elseif ty == 2 and buf:len() >= 72 then
         pinfo.cols.protocol = "ccsim/ACC"

@@ -47,7 +47,9 @@ pub struct AccCounters {
     pub packets_flushed: u64,
     /// Controls received by this node's senders (authenticated, not replayed).
     pub controls_received: u64,
-    /// Controls or filter requests refused: wrong MAC, or no key.
+    /// Datagrams refused for their MAC: a control or filter request with a wrong MAC or at a
+    /// node without a key; with a key, any datagram without the run's MAC (forged, corrupted,
+    /// or replayed from another run).
     pub bad_mac: u64,
     /// Authenticated controls or requests refused because their nonce was not new.
     pub replayed: u64,

@@ -81,7 +81,7 @@ pub fn node_process(text: &str, origin: &str, overrides: &[String], name: &str, 
             let w: Welcome = serde_json::from_str(&line).map_err(|e| format!("{name}: bad peer table: {e}"))?;
             let peers =
                 w.peers.iter().map(|p| p.parse::<SocketAddr>().map_err(|_| format!("{name}: bad peer address {p:?}"))).collect::<Result<Vec<_>, _>>()?;
-            (socket, peers, w.key.or(plan.key.clone()), instant_at(w.start_unix_ns))
+            (socket, peers, w.key.or(plan.key.clone()), w.start_unix_ns)
         }
         Meeting::Fixed { start_unix } => {
             let peers: Vec<SocketAddr> = plan
@@ -90,15 +90,21 @@ pub fn node_process(text: &str, origin: &str, overrides: &[String], name: &str, 
                 .map(|n| n.fixed)
                 .collect::<Option<_>>()
                 .ok_or_else(|| format!("{origin}: live.nodes: a node started alone needs every node's address in [live.nodes]"))?;
+            if start_unix.is_none() && plan.key.is_some() {
+                return Err(format!(
+                    "{name}: a node started alone with a MAC key needs its start time (--start-at): it identifies the run in the MACs, so give every node the same"
+                ));
+            }
             let socket = UdpSocket::bind(peers[me as usize]).map_err(|e| format!("{name}: cannot bind {}: {e}", peers[me as usize]))?;
-            let start = instant_at(start_unix.map_or_else(unix_ns, |s| (s * 1e9) as u64));
-            (socket, peers, plan.key.clone(), start)
+            (socket, peers, plan.key.clone(), start_unix.map_or_else(unix_ns, |s| (s * 1e9) as u64))
         }
     };
+    // The run's identifier in its MACs is its start time, which every node is given alike.
+    let (run, start) = (start, instant_at(start));
     if peers.len() != plan.nodes.len() {
         return Err(format!("{name}: {} peer addresses for {} nodes", peers.len(), plan.nodes.len()));
     }
-    let auth = key.map(|k| wire::Auth::new(k.as_bytes())).transpose().map_err(|m| format!("{origin}: live.key: {m}"))?;
+    let auth = key.map(|k| wire::Auth::new(k.as_bytes(), run)).transpose().map_err(|m| format!("{origin}: live.key: {m}"))?;
     if let Some(wait) = start.checked_duration_since(Instant::now()) {
         std::thread::sleep(wait);
     }
@@ -135,12 +141,17 @@ pub fn plan_summary(p: &Plan) -> String {
     .to_string()
 }
 
+/// The key and run identifier of [`fuzz_one`]'s MACs (the corpus's seeds are sealed with
+/// them).
+pub const FUZZ_KEY: &[u8] = b"ccsim-live fuzzing key";
+pub const FUZZ_RUN: u64 = 1;
+
 /// What a node does first with any datagram it receives, for the fuzz target and its
 /// corpus test: decode it, check its MAC with a fixed key, and read the RDP segment it
 /// carries (a router reads RDP headers to find connections and their windows).
 pub fn fuzz_one(data: &[u8]) {
     thread_local! {
-        static AUTH: wire::Auth = wire::Auth::new(b"ccsim-live fuzzing key").expect("a long enough key");
+        static AUTH: wire::Auth = wire::Auth::new(FUZZ_KEY, FUZZ_RUN).expect("a long enough key");
     }
     AUTH.with(|auth| {
         if let Ok(d) = wire::accept(data, Some(auth)) {
@@ -159,7 +170,7 @@ pub fn fuzz_one(data: &[u8]) {
 pub fn run_threads(plan: &Plan, key: Option<&[u8]>, out_dir: Option<&std::path::Path>) -> io::Result<Vec<report::NodeReport>> {
     let sockets = plan.nodes.iter().map(|_| UdpSocket::bind((plan.bind.as_str(), 0))).collect::<io::Result<Vec<_>>>()?;
     let peers = sockets.iter().map(|s| s.local_addr()).collect::<io::Result<Vec<_>>>()?;
-    let auth = key.map(wire::Auth::new).transpose().map_err(io::Error::other)?;
+    let auth = key.map(|k| wire::Auth::new(k, unix_ns())).transpose().map_err(io::Error::other)?;
     let start = Instant::now() + Duration::from_millis(50);
     let handles: Vec<_> = sockets
         .into_iter()
@@ -176,4 +187,17 @@ pub fn run_threads(plan: &Plan, key: Option<&[u8]>, out_dir: Option<&std::path::
         })
         .collect();
     handles.into_iter().map(|h| h.join().map_err(|_| io::Error::other("a node panicked"))?).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_node_started_alone_with_a_key_needs_the_runs_start_time() {
+        let text = "duration = \"1s\"\nhosts = [\"A\", \"B\"]\n[[links]]\nbetween = [\"A\", \"B\"]\nrate = \"1Mbps\"\ndelay = \"1ms\"\n\
+                    [live]\nkey = \"a key of sixteen bytes or more\"\n[live.nodes]\nA = \"127.0.0.1:9\"\nB = \"127.0.0.1:9\"\n";
+        let e = node_process(text, "k.toml", &[], "A", Meeting::Fixed { start_unix: None }, None).unwrap_err();
+        assert!(e.starts_with("A: a node started alone with a MAC key needs its start time (--start-at)"), "{e}");
+    }
 }

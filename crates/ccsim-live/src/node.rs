@@ -6,9 +6,10 @@
 //!
 //! 1. pull every datagram the OS holds (up to a batch) into the pool; each goes through the
 //!    flakeway, if the node has one, and is then handled: decoded (malformed ones counted
-//!    and dropped), delivered if addressed here (RDP to the host's connections, controls to
-//!    its senders, filter requests to its filters; controls and requests only with a valid
-//!    MAC and a fresh nonce), else, at a router, its TTL decremented, diverted to a filter if
+//!    and dropped) and its MAC checked (with a key every datagram carries the run's; without
+//!    one, controls and requests are refused), delivered if addressed here (RDP to the host's
+//!    connections, controls to its senders, filter requests to its filters; controls and
+//!    requests only with a fresh nonce), else, at a router, its TTL decremented, diverted to a filter if
 //!    one is at work on its connection, or queued on the egress its route names;
 //! 2. run the filters over what they diverted (discard, pass, flush);
 //! 3. release what the flakeway has held long enough;
@@ -298,8 +299,15 @@ impl Node {
     }
 
     fn handle(&mut self, pkt: Pkt, now: u64) {
-        let d = match wire::decode(self.pool.bytes(&pkt)) {
+        // With a key, every datagram carries the run's MAC, checked here at every node it
+        // reaches: a router forwards, and its ACC monitor reads, nothing forged or replayed
+        // from another run.
+        let d = match wire::accept(self.pool.bytes(&pkt), self.auth.as_ref()) {
             Ok(d) => d,
+            Err(WireError::Mac) => {
+                self.acc.bad_mac += 1;
+                return self.pool.release(pkt.buf);
+            }
             Err(_) => {
                 self.stats.malformed += 1;
                 return self.pool.release(pkt.buf);
@@ -340,20 +348,9 @@ impl Node {
         self.forward(pkt, h.dst, now);
     }
 
-    /// A datagram addressed to this node.
+    /// A datagram addressed to this node, accepted by [`handle`](Self::handle).
     fn local(&mut self, pkt: Pkt, now: u64) {
-        let bytes = self.pool.bytes(&pkt);
-        let d = match wire::accept(bytes, self.auth.as_ref()) {
-            Ok(d) => d,
-            Err(WireError::Mac) => {
-                self.acc.bad_mac += 1;
-                return self.pool.release(pkt.buf);
-            }
-            Err(_) => {
-                self.stats.malformed += 1;
-                return self.pool.release(pkt.buf);
-            }
-        };
+        let Ok(d) = wire::decode(self.pool.bytes(&pkt)) else { return self.pool.release(pkt.buf) };
         let src = d.header.src;
         match d.body {
             Body::Rdp(seg) => {
@@ -494,7 +491,7 @@ impl Node {
         let mut outbox = std::mem::take(&mut self.outbox);
         outbox.drain(|dst, seg| {
             let b = self.pool.alloc();
-            match wire::encode_rdp(self.pool.buf(b), self.addr, dst, TTL, seg) {
+            match wire::encode_rdp(self.pool.buf(b), self.addr, dst, TTL, seg, self.auth.as_ref()) {
                 Some(n) => self.forward(Pkt { buf: b, len: n as u16, from: NOBODY, at: now }, dst, now),
                 None => self.pool.release(b),
             }

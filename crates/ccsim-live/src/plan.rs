@@ -275,7 +275,7 @@ impl Plan {
         let pcap = live.pcap.iter().enumerate().map(|(i, name)| node_id(&format!("live.pcap[{i}]"), name)).collect::<Result<_, _>>()?;
         let key = std::env::var("CCSIM_LIVE_KEY").ok().filter(|k| !k.is_empty()).or(live.key.clone());
         if let Some(k) = &key {
-            crate::wire::Auth::new(k.as_bytes()).map_err(|m| err(origin, "live.key", m))?;
+            crate::wire::Auth::new(k.as_bytes(), 0).map_err(|m| err(origin, "live.key", m))?;
         }
         let bind = live.bind.clone().unwrap_or_else(|| "127.0.0.1".into());
         if bind.parse::<std::net::IpAddr>().is_err() {

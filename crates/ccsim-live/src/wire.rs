@@ -1,8 +1,9 @@
 //! The overlay's datagram format: one VNet datagram per UDP datagram.
 //!
 //! Every field is big-endian. A datagram is a 16-byte header, a body whose layout the type
-//! gives, and, for the two packets that change what a node or a sender does (ACC controls
-//! and filter requests), a 16-byte keyed MAC over everything before it:
+//! gives, and a 16-byte keyed MAC over everything before it: always for the two packets
+//! that change what a node or a sender does (ACC controls and filter requests), and for RDP
+//! segments when the run has a key (flag bit 0):
 //!
 //! ```text
 //! header   0  magic "CV"          2   0x43 0x56
@@ -11,9 +12,10 @@
 //!          4  source address      4   virtual address 10.a.b.c of the node that made it
 //!          8  destination address 4
 //!         12  ttl                 1   decremented by every router; 0 is discarded
-//!         13  reserved            1   0
+//!         13  flags               1   bit 0: a MAC follows the body (set on every datagram of a run with a key)
 //!         14  body length         2   bytes after the header, MAC excluded
 //! RDP     16  the RDP segment (crate::rdp's wire format), `body length` bytes
+//!             [MAC 16, with flag bit 0]
 //! control 16  connection          12  data direction: source, destination address; source, destination port
 //!         28  nonce               8   strictly increasing per sending node (replay protection)
 //!         36  seq                 4   the dropped segment's sequence number
@@ -34,10 +36,12 @@
 //! ```
 //!
 //! The MAC is HMAC-SHA-256 (RFC 2104) truncated to its first 128 bits, as RFC 4868 does for
-//! IPsec, keyed by the scenario's key, over the header (its TTL taken as zero, since routers
-//! decrement it) and the body. [`decode`] checks the structure of any byte string
-//! and never panics (a fuzz target and its corpus test this); [`Auth::verify`] checks the
-//! MAC in constant time.
+//! IPsec, over the header (its TTL taken as zero, since routers decrement it) and the body.
+//! Its key is the run's: HMAC-SHA-256 of the scenario's key and the run's identifier (the
+//! start time every node of the run is given, in unix nanoseconds), so that nothing sent in
+//! one run verifies in another, whose nodes start their replay counters afresh
+//! ([`Auth::new`]). [`decode`] checks the structure of any byte string and never panics (a
+//! fuzz target and its corpus test this); [`Auth::verify`] checks the MAC in constant time.
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
@@ -65,6 +69,9 @@ pub enum Type {
     FilterRequest = 3,
 }
 
+/// Flag bit 0 of the header: a MAC follows the body.
+pub const FLAG_MAC: u8 = 1;
+
 /// The 16-byte header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
@@ -73,6 +80,8 @@ pub struct Header {
     pub dst: u32,
     pub ttl: u8,
     pub len: u16,
+    /// Whether a MAC follows the body (always for controls and filter requests).
+    pub mac: bool,
 }
 
 /// One RDP connection, named as its data travels: source address and port to destination
@@ -179,16 +188,17 @@ pub fn header(buf: &[u8]) -> Result<Header, WireError> {
         _ => return Err(WireError::Type),
     };
     let len = u16_at(buf, 14);
+    let mac = ty != Type::Rdp || buf[13] & FLAG_MAC != 0;
     let expect = match ty {
         Type::Rdp => HEADER + len as usize,
-        Type::AccControl if len as usize == CONTROL_BODY => HEADER + CONTROL_BODY + MAC_LEN,
-        Type::FilterRequest if len as usize == FILTER_BODY => HEADER + FILTER_BODY + MAC_LEN,
+        Type::AccControl if len as usize == CONTROL_BODY => HEADER + CONTROL_BODY,
+        Type::FilterRequest if len as usize == FILTER_BODY => HEADER + FILTER_BODY,
         _ => return Err(WireError::Length),
-    };
+    } + if mac { MAC_LEN } else { 0 };
     if buf.len() != expect {
         return Err(WireError::Length);
     }
-    Ok(Header { ty, src: u32_at(buf, 4), dst: u32_at(buf, 8), ttl: buf[12], len })
+    Ok(Header { ty, src: u32_at(buf, 4), dst: u32_at(buf, 8), ttl: buf[12], len, mac })
 }
 
 fn conn_at(b: &[u8], at: usize) -> Conn {
@@ -225,15 +235,16 @@ pub fn decode(buf: &[u8]) -> Result<Datagram<'_>, WireError> {
     Ok(Datagram { header, body })
 }
 
-/// Writes a header for a body of `len` bytes into `buf[..HEADER]`.
-pub fn put_header(buf: &mut [u8], ty: Type, src: u32, dst: u32, ttl: u8, len: u16) {
+/// Writes a header for a body of `len` bytes into `buf[..HEADER]`, with flag bit 0 (a MAC
+/// follows) set for every type that has one and for an RDP segment when `mac` says.
+pub fn put_header(buf: &mut [u8], ty: Type, src: u32, dst: u32, ttl: u8, len: u16, mac: bool) {
     buf[0..2].copy_from_slice(&MAGIC);
     buf[2] = VERSION;
     buf[3] = ty as u8;
     buf[4..8].copy_from_slice(&src.to_be_bytes());
     buf[8..12].copy_from_slice(&dst.to_be_bytes());
     buf[12] = ttl;
-    buf[13] = 0;
+    buf[13] = if mac || ty != Type::Rdp { FLAG_MAC } else { 0 };
     buf[14..16].copy_from_slice(&len.to_be_bytes());
 }
 
@@ -253,19 +264,23 @@ fn put_conn(b: &mut [u8], c: &Conn) {
     b[10..12].copy_from_slice(&c.dport.to_be_bytes());
 }
 
-/// Encodes an RDP segment's datagram into `buf`; returns its length, or None if the segment
-/// does not fit.
-pub fn encode_rdp(buf: &mut [u8], src: u32, dst: u32, ttl: u8, segment: &[u8]) -> Option<usize> {
+/// Encodes an RDP segment's datagram into `buf`, with a MAC when `auth` is given; returns
+/// its length, or None if the segment does not fit.
+pub fn encode_rdp(buf: &mut [u8], src: u32, dst: u32, ttl: u8, segment: &[u8], auth: Option<&Auth>) -> Option<usize> {
     let n = HEADER + segment.len();
-    if n > buf.len().min(MAX_DATAGRAM) {
+    if n + auth.map_or(0, |_| MAC_LEN) > buf.len().min(MAX_DATAGRAM) {
         return None;
     }
-    put_header(buf, Type::Rdp, src, dst, ttl, segment.len() as u16);
+    put_header(buf, Type::Rdp, src, dst, ttl, segment.len() as u16, auth.is_some());
     buf[HEADER..n].copy_from_slice(segment);
-    Some(n)
+    Some(match auth {
+        Some(a) => a.seal(buf, n),
+        None => n,
+    })
 }
 
-/// The key of the MACs; a node without one neither sends nor accepts controls.
+/// The run's MAC key; a node without one neither sends nor accepts controls, and sends RDP
+/// segments without a MAC.
 #[derive(Clone)]
 pub struct Auth {
     mac: Hmac<Sha256>,
@@ -278,12 +293,19 @@ impl fmt::Debug for Auth {
 }
 
 impl Auth {
-    /// A key of at least 16 bytes.
-    pub fn new(key: &[u8]) -> Result<Auth, String> {
+    /// The MAC key of run `run` (its identifier: the start time every node is given, unix
+    /// nanoseconds) from the scenario's `key` of at least 16 bytes: HMAC-SHA-256 of the key
+    /// and "ccsim-live run" with the identifier, so that what one run sends does not verify
+    /// in another.
+    pub fn new(key: &[u8], run: u64) -> Result<Auth, String> {
         if key.len() < 16 {
             return Err(format!("the MAC key has {} bytes; give at least 16", key.len()));
         }
-        Ok(Auth { mac: Hmac::<Sha256>::new_from_slice(key).map_err(|e| e.to_string())? })
+        let mut derive = Hmac::<Sha256>::new_from_slice(key).map_err(|e| e.to_string())?;
+        derive.update(b"ccsim-live run");
+        derive.update(&run.to_be_bytes());
+        let run_key = derive.finalize().into_bytes();
+        Ok(Auth { mac: Hmac::<Sha256>::new_from_slice(&run_key).map_err(|e| e.to_string())? })
     }
 
     /// The MAC over `data` (a header and a body) with the TTL taken as zero: routers
@@ -311,7 +333,7 @@ impl Auth {
 
     /// Encodes an ACC control from `src` to `dst` into `buf`; returns its length.
     pub fn encode_control(&self, buf: &mut [u8], src: u32, dst: u32, ttl: u8, c: &Control) -> usize {
-        put_header(buf, Type::AccControl, src, dst, ttl, CONTROL_BODY as u16);
+        put_header(buf, Type::AccControl, src, dst, ttl, CONTROL_BODY as u16, true);
         let b = &mut buf[HEADER..HEADER + CONTROL_BODY];
         b.fill(0);
         put_conn(b, &c.conn);
@@ -326,7 +348,7 @@ impl Auth {
 
     /// Encodes a filter request from `src` to `dst` into `buf`; returns its length.
     pub fn encode_filter(&self, buf: &mut [u8], src: u32, dst: u32, ttl: u8, f: &FilterRequest) -> usize {
-        put_header(buf, Type::FilterRequest, src, dst, ttl, FILTER_BODY as u16);
+        put_header(buf, Type::FilterRequest, src, dst, ttl, FILTER_BODY as u16, true);
         let b = &mut buf[HEADER..HEADER + FILTER_BODY];
         b.fill(0);
         put_conn(b, &f.conn);
@@ -347,17 +369,22 @@ impl Auth {
     }
 }
 
-/// Whether a decoded datagram's type carries a MAC.
+/// Whether a decoded datagram's type is always authenticated (controls, filter requests).
 pub fn authenticated(ty: Type) -> bool {
     matches!(ty, Type::AccControl | Type::FilterRequest)
 }
 
-/// What a node does with one received datagram before anything else: decode it and, for
-/// the authenticated types, check the MAC (refused without a key). The fuzz target calls
-/// exactly this.
+/// What a node does with one received datagram before anything else: decode it and check
+/// its MAC. With a key every datagram must carry the run's MAC, RDP segments too; without
+/// one, controls and filter requests are refused and RDP segments taken as they are. The
+/// fuzz target calls exactly this.
 pub fn accept<'a>(buf: &'a [u8], auth: Option<&Auth>) -> Result<Datagram<'a>, WireError> {
     let d = decode(buf)?;
-    if authenticated(d.header.ty) && !auth.is_some_and(|a| a.verify(buf)) {
+    let good = match auth {
+        Some(a) => d.header.mac && a.verify(buf),
+        None => !authenticated(d.header.ty),
+    };
+    if !good {
         return Err(WireError::Mac);
     }
     Ok(d)
@@ -369,23 +396,26 @@ mod tests {
 
     const CONN: Conn = Conn { src: 0x0a00_0001, dst: 0x0a00_0005, sport: 1000, dport: 2000 };
 
+    const RUN: u64 = 1_767_225_600_000_000_000;
+
     fn auth() -> Auth {
-        Auth::new(b"0123456789abcdef-key").unwrap()
+        Auth::new(b"0123456789abcdef-key", RUN).unwrap()
     }
 
     #[test]
     fn rdp_round_trip_and_ttl() {
         let mut buf = [0u8; 64];
-        let n = encode_rdp(&mut buf, 1, 2, 2, b"segment").unwrap();
+        let n = encode_rdp(&mut buf, 1, 2, 2, b"segment", None).unwrap();
         assert_eq!(n, HEADER + 7);
         let d = decode(&buf[..n]).unwrap();
-        assert_eq!(d.header, Header { ty: Type::Rdp, src: 1, dst: 2, ttl: 2, len: 7 });
+        assert_eq!(d.header, Header { ty: Type::Rdp, src: 1, dst: 2, ttl: 2, len: 7, mac: false });
         assert_eq!(d.body, Body::Rdp(b"segment"));
         assert!(decrement_ttl(&mut buf[..n]));
         assert!(!decrement_ttl(&mut buf[..n]), "a TTL of 1 is not forwarded");
         assert_eq!(decode(&buf[..n - 1]), Err(WireError::Length));
         assert_eq!(decode(&buf[..3]), Err(WireError::Short));
-        assert!(encode_rdp(&mut buf, 1, 2, 2, &[0; 60]).is_none());
+        assert!(encode_rdp(&mut buf, 1, 2, 2, &[0; 60], None).is_none());
+        assert!(encode_rdp(&mut buf, 1, 2, 2, &[0; 40], Some(&auth())).is_none(), "no room for the MAC");
     }
 
     #[test]
@@ -418,7 +448,7 @@ mod tests {
         let c = Control { conn: CONN, nonce: 1, seq: 0, cwnd: 2, ssthresh: 2, srtt_us: 1, slow_start: false };
         let mut buf = [0u8; MAX_DATAGRAM];
         let n = a.encode_control(&mut buf, 3, 1, 64, &c);
-        let other = Auth::new(b"another key of 16+ bytes").unwrap();
+        let other = Auth::new(b"another key of 16+ bytes", RUN).unwrap();
         assert_eq!(accept(&buf[..n], Some(&other)), Err(WireError::Mac));
         assert_eq!(accept(&buf[..n], None), Err(WireError::Mac));
         for bit in [0, 8 * 5, 8 * 20 + 3, 8 * (n - 1)] {
@@ -430,7 +460,47 @@ mod tests {
         let mut b = buf;
         assert!(decrement_ttl(&mut b[..n]));
         assert!(accept(&b[..n], Some(&a)).is_ok());
-        assert!(Auth::new(b"short").is_err());
+        assert!(Auth::new(b"short", RUN).is_err());
+    }
+
+    #[test]
+    fn what_one_run_sends_does_not_verify_in_another() {
+        let (this_run, next_run) = (auth(), Auth::new(b"0123456789abcdef-key", RUN + 1).unwrap());
+        let c = Control { conn: CONN, nonce: 1, seq: 0, cwnd: 2, ssthresh: 2, srtt_us: 1, slow_start: false };
+        let mut buf = [0u8; MAX_DATAGRAM];
+        let n = this_run.encode_control(&mut buf, 3, 1, 64, &c);
+        assert!(accept(&buf[..n], Some(&this_run)).is_ok());
+        assert_eq!(accept(&buf[..n], Some(&next_run)), Err(WireError::Mac), "a control replayed into the next run");
+        let n = encode_rdp(&mut buf, 1, 2, 64, b"an RST from the last run", Some(&this_run)).unwrap();
+        assert_eq!(n, HEADER + 24 + MAC_LEN);
+        assert_eq!(accept(&buf[..n], Some(&this_run)).unwrap().body, Body::Rdp(b"an RST from the last run"));
+        assert_eq!(accept(&buf[..n], Some(&next_run)), Err(WireError::Mac), "a segment replayed into the next run");
+    }
+
+    #[test]
+    fn with_a_key_rdp_segments_are_authenticated_end_to_end() {
+        let a = auth();
+        let mut buf = [0u8; MAX_DATAGRAM];
+        let n = encode_rdp(&mut buf, 1, 2, 64, b"data of a segment", Some(&a)).unwrap();
+        // Any flipped bit (but the TTL's) is refused: 2^-128, not a 16-bit checksum's 2^-16.
+        for bit in 0..8 * n {
+            if bit / 8 == 12 {
+                continue;
+            }
+            let mut b = buf;
+            b[bit / 8] ^= 1 << (bit % 8);
+            assert!(accept(&b[..n], Some(&a)).is_err(), "bit {bit}");
+        }
+        let mut b = buf;
+        assert!(decrement_ttl(&mut b[..n]) && accept(&b[..n], Some(&a)).is_ok(), "routers decrement the TTL");
+        // A segment without a MAC, or with the flag cleared, is refused where there is a key;
+        // without a key an unauthenticated segment is taken as before.
+        let m = encode_rdp(&mut buf, 1, 2, 64, b"data of a segment", None).unwrap();
+        assert_eq!(accept(&buf[..m], Some(&a)), Err(WireError::Mac));
+        assert!(accept(&buf[..m], None).is_ok());
+        let n = encode_rdp(&mut buf, 1, 2, 64, b"data of a segment", Some(&a)).unwrap();
+        buf[13] = 0;
+        assert_eq!(accept(&buf[..n], Some(&a)), Err(WireError::Length), "the MAC is then taken as body");
     }
 
     #[test]

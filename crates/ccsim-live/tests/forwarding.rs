@@ -10,6 +10,8 @@ use std::net::{SocketAddr, UdpSocket};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// The run identifier of the tests' MACs (a start time, unix nanoseconds).
+const RUN: u64 = 1_767_225_600_000_000_000;
 const A: u32 = 0x0a00_0001;
 const R: u32 = 0x0a00_0002;
 const B: u32 = 0x0a00_0003;
@@ -73,7 +75,7 @@ fn datagram(seq: u32, size: usize) -> Vec<u8> {
     let mut body = vec![0u8; size - wire::HEADER];
     body[..4].copy_from_slice(&seq.to_be_bytes());
     let mut buf = vec![0u8; size];
-    wire::encode_rdp(&mut buf, A, B, 64, &body).unwrap();
+    wire::encode_rdp(&mut buf, A, B, 64, &body, None).unwrap();
     buf
 }
 
@@ -203,9 +205,9 @@ fn forwarding_goes_on_while_garbage_arrives_at_ten_thousand_per_second() {
 
 #[test]
 fn only_authenticated_fresh_controls_and_requests_are_taken() {
-    let key = Auth::new(b"the scenario's key, 16+ bytes").unwrap();
+    let key = Auth::new(b"the scenario's key, 16+ bytes", RUN).unwrap();
     let net = start_with(line(10_000_000, 100, 1.0), Some(key.clone()));
-    let forger = Auth::new(b"not the scenario's key at all").unwrap();
+    let forger = Auth::new(b"not the scenario's key at all", RUN).unwrap();
     let conn = Conn { src: A, dst: B, sport: 1, dport: 2 };
     let req = |nonce| FilterRequest {
         conn,
@@ -240,6 +242,40 @@ fn only_authenticated_fresh_controls_and_requests_are_taken() {
     assert_eq!(report.acc.filters_removed_timeout, 1, "the idle filter timed out");
 }
 
+#[test]
+fn with_a_key_nothing_from_another_run_and_nothing_corrupted_is_taken() {
+    // The attack: datagrams captured in one run of a fixed key (CCSIM_LIVE_KEY)
+    // sent into the next, whose nodes start their replay counters afresh; and data segments
+    // with flipped bits, which RFC 1071's checksum lets through often enough.
+    let key = Auth::new(b"the scenario's key, 16+ bytes", RUN).unwrap();
+    let last_run = Auth::new(b"the scenario's key, 16+ bytes", RUN - 30_000_000_000).unwrap();
+    let net = start_with(line(10_000_000, 100, 1.0), Some(key.clone()));
+    let conn = Conn { src: A, dst: B, sport: 1, dport: 2 };
+    let ctl = Control { conn, nonce: 1, seq: 0, cwnd: 2, ssthresh: 2, srtt_us: 1000, slow_start: false };
+    let mut buf = [0u8; wire::MAX_DATAGRAM];
+    let send = |b: &[u8]| net.a.send_to(b, net.r).unwrap();
+    let n = last_run.encode_control(&mut buf, B, R, 64, &ctl);
+    send(&buf[..n]); // a control of the last run, addressed to the router
+    let segment = &datagram(1, 200)[wire::HEADER..];
+    let n = wire::encode_rdp(&mut buf, A, B, 64, segment, Some(&last_run)).unwrap();
+    send(&buf[..n]); // a data segment (or an RST) of the last run, in transit
+    let n = wire::encode_rdp(&mut buf, A, B, 64, segment, None).unwrap();
+    send(&buf[..n]); // a segment without a MAC
+    let n = wire::encode_rdp(&mut buf, A, B, 64, segment, Some(&key)).unwrap();
+    for bit in [8 * 20, 8 * 40 + 3, 8 * (n - 1)] {
+        let mut b = buf;
+        b[bit / 8] ^= 1 << (bit % 8);
+        send(&b[..n]); // this run's segment with a flipped bit
+    }
+    send(&buf[..n]); // this run's segment, whole: forwarded
+    let got = net.b.recv(&mut [0u8; wire::MAX_DATAGRAM]).expect("the authentic segment arrives");
+    assert_eq!(got, n);
+    let report = net.router.join().unwrap();
+    assert_eq!(report.forwarded, 1);
+    assert_eq!(report.acc.bad_mac, 6, "the last run's control and segment, the bare one and the three corrupted");
+    assert_eq!((report.acc.replayed, report.acc.filters_set, report.malformed), (0, 0, 0));
+}
+
 /// tshark's output for `path` read with the overlay's dissector; None (the test skips) if
 /// tshark is not installed.
 fn tshark(path: &std::path::Path, args: &[&str]) -> Option<Vec<String>> {
@@ -261,7 +297,7 @@ fn tshark(path: &std::path::Path, args: &[&str]) -> Option<Vec<String>> {
 fn a_node_captures_what_it_sends_and_receives_and_tshark_reads_the_acc_fields() {
     let dir = std::env::temp_dir().join(format!("ccsim-live-pcap-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let key = Auth::new(b"the scenario's key, 16+ bytes").unwrap();
+    let key = Auth::new(b"the scenario's key, 16+ bytes", RUN).unwrap();
     let mut plan = line(10_000_000, 100, 0.5);
     plan.pcap = vec![1];
     let a = UdpSocket::bind("127.0.0.1:0").unwrap();
@@ -290,7 +326,8 @@ fn a_node_captures_what_it_sends_and_receives_and_tshark_reads_the_acc_fields() 
     a.send_to(&buf[..n], r).unwrap();
     let n = key.encode_control(&mut buf, R, A, 64, &Control { conn, nonce: 6, seq: 42, cwnd: 6, ssthresh: 6, srtt_us: 20_000, slow_start: false });
     b.send_to(&buf[..n], r).unwrap(); // routed on to A
-    a.send_to(&datagram(7, 200), r).unwrap(); // forwarded to B
+    let n = wire::encode_rdp(&mut buf, A, B, 64, &datagram(7, 200)[wire::HEADER..], Some(&key)).unwrap();
+    a.send_to(&buf[..n], r).unwrap(); // forwarded to B
     let report = router.join().unwrap();
     let pcap = std::path::PathBuf::from(report.pcap.expect("a capture"));
     assert_eq!(report.forwarded, 2);

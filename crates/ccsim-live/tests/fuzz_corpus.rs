@@ -23,12 +23,14 @@ fn every_corpus_input_goes_through_without_panic() {
 
 #[test]
 fn the_seeds_decode_as_made() {
-    let auth = Auth::new(b"ccsim-live fuzzing key").unwrap();
+    let auth = Auth::new(ccsim_live::FUZZ_KEY, ccsim_live::FUZZ_RUN).unwrap();
     let get = |name: &str| corpus().into_iter().find(|(n, _)| n == name).map(|(_, d)| d).unwrap();
     assert!(matches!(wire::accept(&get("control"), Some(&auth)).unwrap().body, Body::Control(c) if c.cwnd == 8 && c.seq == 77));
     assert!(matches!(wire::accept(&get("filter"), Some(&auth)).unwrap().body, Body::Filter(f) if f.remaining == 8 && f.carried_slow_start));
     assert_eq!(wire::accept(&get("control_badmac"), Some(&auth)), Err(wire::WireError::Mac));
     assert!(matches!(wire::accept(&get("rdp_small"), None).unwrap().body, Body::Rdp(s) if s.len() == 8));
+    assert_eq!(wire::accept(&get("rdp_small"), Some(&auth)), Err(wire::WireError::Mac), "with a key a segment needs the run's MAC");
+    assert!(matches!(wire::accept(&get("rdp_small_mac"), Some(&auth)).unwrap().body, Body::Rdp(s) if s.len() == 8));
     assert_eq!(wire::accept(&get("short"), None), Err(wire::WireError::Short));
     assert_eq!(wire::accept(&get("badversion"), None), Err(wire::WireError::Version));
 }

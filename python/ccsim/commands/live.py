@@ -60,7 +60,12 @@ def register(subparsers) -> None:
         q.add_argument("--json", action="store_true", help="print the report as JSON")
         if name == "node":
             q.add_argument("--name", required=True, help="the node to run")
-            q.add_argument("--start-at", type=float, metavar="UNIX_TIME", help="when the run starts (seconds since 1970; default now)")
+            q.add_argument(
+                "--start-at",
+                type=float,
+                metavar="UNIX_TIME",
+                help="when the run starts (seconds since 1970; default now; required with a MAC key, which binds the MACs to it)",
+            )
             q.add_argument("--rendezvous", action="store_true", help=argparse.SUPPRESS)
             q.set_defaults(func=node)
         else:
