@@ -258,3 +258,26 @@ fn a_key_with_a_control_character_is_named_on_one_line() {
     let msg = error_of(BASE, &["links.0.\"x\ty\"=1"]);
     assert!(!msg.contains('\t') && !msg.contains('\n'), "{msg}");
 }
+
+#[test]
+fn no_other_discipline_hides_work_per_unit_of_time() {
+    // The periodic rules of the other disciplines are O(1) per packet whatever their period:
+    // RED's idle decay is one power, ARED's interval and CoDel's control law are looked at
+    // once per packet. After an idle day their first packets cost what any packet costs.
+    for queue in [
+        "{ discipline = \"red\", min_th = 5, max_th = 15 }",
+        "{ discipline = \"red\", min_th = 5, max_th = 15, idle = \"ns2\" }",
+        "{ discipline = \"ared\", min_th = 5, max_th = 15, interval = \"1ns\" }",
+        "{ discipline = \"codel\", interval = \"1ns\", target = \"1ns\" }",
+        "{ discipline = \"fq_codel\", interval = \"1ns\", target = \"1ns\" }",
+        "{ discipline = \"pie\" }",
+    ] {
+        let o: Vec<String> = vec![format!("links.*.queue={queue}"), "flows.f.start=86400s".into(), "duration=86500s".into()];
+        let mut sim = load_with(BASE, "idle.toml", &o, None, None, &FOUR_GB).unwrap_or_else(|e| panic!("{queue}: {e}"));
+        let started = Instant::now();
+        let stop = sim.stop_at;
+        sim.run_until_at_most(stop, 100_000);
+        assert!(sim.now.as_secs_f64() > 86400.0 && sim.stalled.is_none(), "{queue}");
+        assert!(started.elapsed() < Duration::from_secs(10), "{queue}: {:?}", started.elapsed());
+    }
+}
