@@ -5,7 +5,7 @@
 //! Unit prefixes are case-sensitive, as SI's are (`M` mega, `m` milli): a rate with a
 //! lower-case `m`, `g` or `t` is refused with the rate probably meant ("did you mean
 //! \"10Mbps\"?"). A bare number of seconds is allowed for a duration; `ccsim run` warns
-//! about each one but 0 ([`bare_durations`](super::bare_durations)), since `delay = 20` is
+//! about each one but 0 (`scenario::bare_durations`), since `delay = 20` is
 //! twenty seconds.
 //!
 //! ## Ranges
@@ -226,7 +226,7 @@ impl<'de> Deserialize<'de> for Duration {
 thread_local! {
     /// Whether a duration written as a bare number other than 0 is refused with
     /// [`BARE_SECONDS`] instead of read as seconds: only while
-    /// [`bare_durations`](super::bare_durations) looks for them, to learn their paths.
+    /// `scenario::bare_durations` looks for them, to learn their paths.
     static REFUSE_BARE: Cell<bool> = const { Cell::new(false) };
 }
 
