@@ -224,6 +224,8 @@ def test_a_value_that_is_no_scenario_is_a_scenario_error(scenario):
         ({"max_events": 0}, "max_events"),
         ({"max_events": "many"}, "max_events"),
         ({"seed": [[[[1]]]]}, "seed"),
+        ({"out_dir": "out\ud800"}, "out_dir"),
+        ({"out_dir": 5}, "out_dir"),
     ],
 )
 def test_errors_in_the_arguments_name_the_argument(kwargs, path):

@@ -131,6 +131,18 @@ def check_max_events(max_events: Any, origin: str) -> int | None:
     return int(max_events)
 
 
+def check_out_dir(out_dir: Any, origin: str) -> str | None:
+    """None, or a directory name the file system can take."""
+    if out_dir is None:
+        return None
+    try:
+        name = os.fspath(out_dir)
+        os.fsencode(name)
+    except (TypeError, UnicodeEncodeError):
+        raise scenario_error(origin, "out_dir", f"{shown(out_dir)} is not a usable directory name") from None
+    return os.fsdecode(name)
+
+
 def normalize_overrides(overrides: Any, origin: str) -> list[str]:
     """`key.path=value` strings from None, a list of such strings, or a dict {key.path: value}
     (values given as Python objects are written as TOML; None removes the key, as in sweeps)."""

@@ -11,7 +11,7 @@ import time
 from typing import Any, Callable, Union
 
 from ._core import Simulation
-from ._scenario import check_max_events, check_seed, normalize_overrides, pcap_overrides, printable, resolve
+from ._scenario import check_max_events, check_out_dir, check_seed, normalize_overrides, pcap_overrides, printable, resolve
 from .results import Results
 
 #: A run is advanced in this many steps of simulated time, so that a progress bar can be
@@ -86,7 +86,7 @@ def run_text(
     seed = check_seed(seed, origin)
     start = time.perf_counter()
     max_events = check_max_events(max_events, origin)
-    sim = Simulation(text, origin, overrides, seed, None if out_dir is None else os.fspath(out_dir), bool(force), max_events)
+    sim = Simulation(text, origin, overrides, seed, check_out_dir(out_dir, origin), bool(force), max_events)
     advance(sim, progress)
     sim.finish_traces()
     wall = time.perf_counter() - start
