@@ -331,7 +331,7 @@ mod interrupt {
             PREVIOUS.store(current.sa_sigaction, Ordering::Relaxed);
             let mut action: libc::sigaction = std::mem::zeroed();
             action.sa_sigaction = ours;
-            action.sa_flags = libc::SA_SIGINFO | (current.sa_flags & libc::SA_RESTART);
+            action.sa_flags = libc::SA_SIGINFO | (current.sa_flags & (libc::SA_RESTART | libc::SA_ONSTACK));
             action.sa_mask = current.sa_mask;
             libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut());
         }
