@@ -395,6 +395,9 @@ impl OwnBuffer for DualPi2 {
 }
 
 impl Aqm for DualPi2 {
+    fn update_period(&self) -> Option<(Dur, &'static str)> {
+        Some((self.params.tupdate, "tupdate"))
+    }
     /// Rule 2, and the updates due (rule 3).
     fn on_arrival(&mut self, pkt: &Packet, occ: Occupancy, now: SimTime, _: &mut Rng) -> Verdict {
         self.catch_up(now);

@@ -148,6 +148,12 @@ pub trait Aqm {
     fn probe(&self) -> Probe {
         Probe::default()
     }
+    /// Work the discipline does every period on its own schedule (PIE's and DualPI2's
+    /// controller updates, even when they run lazily), and the key that sets the period:
+    /// the scenario's event estimate counts `duration / period` of them.
+    fn update_period(&self) -> Option<(Dur, &'static str)> {
+        None
+    }
     /// The discipline's own buffer, if it keeps one (then it decides at dequeue too, and
     /// the egress queue's FIFO stays empty).
     fn own_buffer(&mut self) -> Option<&mut dyn OwnBuffer> {

@@ -186,6 +186,9 @@ impl Pie {
 }
 
 impl Aqm for Pie {
+    fn update_period(&self) -> Option<(Dur, &'static str)> {
+        Some((self.params.t_update, "tupdate"))
+    }
     fn on_arrival(&mut self, _: &Packet, occ: Occupancy, now: SimTime, rng: &mut Rng) -> Verdict {
         self.catch_up(occ.bytes, now);
         let half = self.params.qdelay_ref.as_secs_f64() / 2.0;

@@ -397,8 +397,8 @@ fn count_text(x: f64) -> String {
 /// `flows` that `sc.flows[i]` made; `queues[l]` holds the field path of link `l`'s queue table.
 ///
 /// Periodic work counts as events whether or not it is scheduled as one: the samples of
-/// the series, and the updates of PIE every `tupdate`, which run lazily on the next packet
-/// but one by one (`queue::pie`), `duration / tupdate` of them per PIE queue.
+/// the series, and a discipline's periodic updates (`Aqm::update_period`: PIE's and
+/// DualPI2's every `tupdate`, which run lazily on the next packet but one by one).
 pub fn events(sc: &Scenario, net: &Network, flows: &[Flow], groups: &[(usize, usize)], queues: &[(String, Option<QueueSpec>)]) -> Vec<Share> {
     let duration = sc.duration.0;
     let stop = duration;
@@ -493,10 +493,10 @@ pub fn events(sc: &Scenario, net: &Network, flows: &[Flow], groups: &[(usize, us
     for (i, s) in sc.series.iter().enumerate() {
         shares.push((format!("series[{i}].interval"), series_count(sc, s) * series_points(s, duration)));
     }
-    for (l, (queue, _)) in links.iter().zip(queues) {
-        if let crate::queue::Discipline::Pie(p) = &l.queue.discipline {
-            let period = p.params().t_update.as_secs_f64().max(1e-9);
-            shares.push((format!("{queue}.tupdate"), duration / period));
+    for (i, l) in links.iter().enumerate() {
+        if let Some((period, key)) = l.queue.discipline.as_aqm_ref().update_period() {
+            let field = queues.get(i).map_or_else(|| format!("the queue of {}", l.name), |(queue, _)| format!("{queue}.{key}"));
+            shares.push((field, duration / period.as_secs_f64().max(1e-9)));
         }
     }
     shares.push(("failures".into(), 2.0 * sc.failures.len() as f64 * (1.0 + net.nodes.len() as f64)));

@@ -31,7 +31,7 @@ pub fn describe(text: &str, origin: &str, overrides: &[String], seed: Option<u64
     let memory = super::budget::memory(&scenario, &ids).map_err(err)?;
     let starts: Vec<usize> = sim.origins.flow_groups.iter().map(|&(first, _)| first as usize).collect();
     let groups: Vec<(usize, usize)> = starts.iter().enumerate().map(|(i, &a)| (a, starts.get(i + 1).copied().unwrap_or(sim.flows.len()))).collect();
-    let events: f64 = super::budget::events(&scenario, &sim.net, &sim.flows, &groups).iter().map(|s| s.1).sum();
+    let events: f64 = super::budget::events(&scenario, &sim.net, &sim.flows, &groups, &[]).iter().map(|s| s.1).sum();
     d["cost"] = json!({ "memory_bytes": memory.total(), "events": events });
     Ok(d)
 }
