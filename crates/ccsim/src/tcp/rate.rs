@@ -53,6 +53,13 @@ pub struct RateSample {
 }
 
 impl RateSample {
+    /// A hand-built sample for the controllers' tests: `delivered` bytes over `interval`,
+    /// no smallest RTT to check the interval against.
+    #[cfg(test)]
+    pub(crate) fn new(delivered: u64, interval: Dur, rtt: Option<Dur>, prior_in_flight: u64, is_app_limited: bool, total_delivered: u64) -> RateSample {
+        RateSample { delivered, interval, rtt, prior_in_flight, is_app_limited, total_delivered, min_rtt: None }
+    }
+
     /// The delivery rate, bytes per second, or None for an interval shorter than the
     /// smallest RTT seen (or empty).
     pub fn rate_bps(&self) -> Option<f64> {

@@ -123,6 +123,7 @@
 
 #[cfg(test)]
 pub mod aimd;
+pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
 pub mod packet_reno;
@@ -440,6 +441,7 @@ controllers! {
     Reno(NewRenoConfig) -> Reno = [reno::RENO, reno::NEWRENO],
     Cubic(CubicConfig) -> Cubic = [cubic::REGISTRATION],
     Dctcp(DctcpConfig) -> Dctcp = [dctcp::REGISTRATION],
+    Bbr(bbr::BbrConfig) -> bbr::Bbr = [bbr::REGISTRATION],
     PacketReno(PacketRenoConfig) -> PacketReno = [],
     #[cfg(test)]
     Aimd(aimd::AimdConfig) -> aimd::Aimd = [aimd::REGISTRATION],
@@ -495,6 +497,7 @@ mod tests {
             CcConfig::PacketReno(PacketRenoConfig::default()),
             CcConfig::Cubic(CubicConfig::default()),
             CcConfig::Dctcp(DctcpConfig::default()),
+            CcConfig::Bbr(bbr::BbrConfig::default()),
         ];
         for cfg in all {
             let mut any = cfg.build(MSS, 1, u32::MAX / 2);
@@ -503,6 +506,7 @@ mod tests {
                 CcConfig::PacketReno(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Cubic(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Dctcp(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
+                CcConfig::Bbr(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Aimd(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Probe(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
             };
