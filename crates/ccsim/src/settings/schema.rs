@@ -241,7 +241,7 @@ fn one_u32() -> u32 {
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct QueueSpec {
     /// A name in `crate::queue::REGISTRY`: `droptail` (default), `red`, `ared` (Adaptive
-    /// RED) or `rtred`.
+    /// RED), `rtred`, `step`, `pie`, `codel`, `fq_codel` or `dualpi2`.
     #[serde(default)]
     pub discipline: Option<String>,
     /// Buffer limit in packets (default 100).
@@ -348,8 +348,8 @@ pub struct RdpSpec {
 
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct TcpSpec {
-    /// A congestion control in `crate::tcp::cc::REGISTRY`: `newreno` (default), `reno`,
-    /// `cubic` or `dctcp`.
+    /// A congestion control of the registry (`crate::tcp::cc::registry`): `newreno`
+    /// (default), `reno`, `cubic`, `dctcp` or `bbr`.
     #[serde(default)]
     pub variant: Option<String>,
     /// Payload bytes per segment (default 1000).
