@@ -121,7 +121,10 @@ pub fn bare_durations(text: &str, origin: &str, overrides: &[String]) -> Vec<(St
         let Some(value) = value_at(&mut root, e.path()) else { break };
         let Some(seconds) = value.as_float().or(value.as_integer().map(|i| i as f64)) else { break };
         *value = toml::Value::Integer(0);
-        found.push((e.path().to_string(), seconds));
+        // A value that is no duration at all (inf, NaN) is the load's error to report.
+        if seconds.is_finite() {
+            found.push((e.path().to_string(), seconds));
+        }
     }
     units::refuse_bare(false);
     found

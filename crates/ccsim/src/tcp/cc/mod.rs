@@ -331,7 +331,8 @@ pub trait Controller {
 /// and the registry ([`registry`]), one line per controller type:
 /// `Variant(Config) -> Controller = [registrations],`, attributes first (`#[cfg(test)]` for
 /// one that only the tests build). `Config::build(mss, init_cwnd, init_ssthresh)` makes the
-/// controller.
+/// controller. Every TCP sender holds an `AnyController` as large as its largest variant, so
+/// a controller whose state is larger than CUBIC's is declared boxed (`-> Box<Type>`).
 macro_rules! controllers {
     ($($(#[$attr:meta])* $variant:ident($config:ty) -> $controller:ty = [$($registration:expr),*],)*) => {
         /// The algorithm and its parameters, as the sender's configuration holds them.
@@ -346,7 +347,7 @@ macro_rules! controllers {
             /// `init_ssthresh` bytes.
             pub fn build(&self, mss: u32, init_cwnd: u32, init_ssthresh: u32) -> AnyController {
                 match self {
-                    $($(#[$attr])* CcConfig::$variant(c) => AnyController::$variant(c.build(mss, init_cwnd, init_ssthresh)),)*
+                    $($(#[$attr])* CcConfig::$variant(c) => AnyController::$variant(c.build(mss, init_cwnd, init_ssthresh).into()),)*
                 }
             }
         }
@@ -441,7 +442,7 @@ controllers! {
     Reno(NewRenoConfig) -> Reno = [reno::RENO, reno::NEWRENO],
     Cubic(CubicConfig) -> Cubic = [cubic::REGISTRATION],
     Dctcp(DctcpConfig) -> Dctcp = [dctcp::REGISTRATION],
-    Bbr(bbr::BbrConfig) -> bbr::Bbr = [bbr::REGISTRATION],
+    Bbr(bbr::BbrConfig) -> Box<bbr::Bbr> = [bbr::REGISTRATION],
     PacketReno(PacketRenoConfig) -> PacketReno = [],
     #[cfg(test)]
     Aimd(aimd::AimdConfig) -> aimd::Aimd = [aimd::REGISTRATION],
@@ -534,5 +535,14 @@ mod tests {
                 }
             }
         }
+    }
+}
+#[cfg(test)]
+mod size {
+    /// A sender holds its controller inline, as large as the largest variant: one with much
+    /// state is boxed, so that a NewReno flow does not carry BBR's filters.
+    #[test]
+    fn the_controller_inline_is_no_larger_than_cubics() {
+        assert!(std::mem::size_of::<super::AnyController>() <= std::mem::size_of::<super::Cubic>() + 8);
     }
 }
