@@ -411,9 +411,6 @@ impl Aqm for DualPi2 {
             Verdict::Overflow
         }
     }
-    fn decides_at_dequeue(&self) -> bool {
-        true
-    }
     fn own_buffer(&mut self) -> Option<&mut dyn OwnBuffer> {
         Some(self)
     }

@@ -374,9 +374,6 @@ impl Aqm for FqCodel {
     fn on_arrival(&mut self, _: &Packet, _: Occupancy, _: SimTime, _: &mut Rng) -> Verdict {
         Verdict::Admit
     }
-    fn decides_at_dequeue(&self) -> bool {
-        true
-    }
     fn own_buffer(&mut self) -> Option<&mut dyn OwnBuffer> {
         Some(self)
     }

@@ -124,10 +124,11 @@ pub trait Aqm {
     fn on_departure_of(&mut self, occ: Occupancy, _departed_bytes: u32, now: SimTime) {
         self.on_departure(occ, now);
     }
-    /// Whether the discipline decides at dequeue ([`on_dequeue`](Self::on_dequeue)); the
-    /// link then asks it at each transmission opportunity.
+    /// Whether the discipline decides at dequeue ([`on_dequeue`](Self::on_dequeue), or its
+    /// own buffer's dequeue); the link then asks it at each transmission opportunity. A
+    /// discipline with its own buffer always does.
     fn decides_at_dequeue(&self) -> bool {
-        false
+        self.own_buffer_ref().is_some()
     }
     /// A dequeue-time discipline's verdict on the packet just taken from the head of the
     /// queue (`None`: the queue is empty). After a signal the queue reports what became of

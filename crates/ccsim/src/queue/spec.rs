@@ -58,6 +58,7 @@ use super::{Discipline, Limit};
 use crate::settings::profile::Profile;
 use std::fmt;
 
+use crate::settings::table::one_of;
 pub use crate::settings::table::{keys_of, read, SettingError, Table};
 
 /// What a discipline's settings are resolved against: the queue and link they configure.
@@ -157,15 +158,6 @@ fn misplaced(key: &str, name: &str, own: &[&str], common: &[&str]) -> String {
         (None, _) => format!("disciplines {}", one_of(&names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>(), "and")),
     };
     format!("only for {who}, not for discipline {name:?}")
-}
-
-/// `"a", "b" or "c"`.
-fn one_of(items: &[String], conjunction: &str) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} {conjunction} {last}", init.join(", ")),
-    }
 }
 
 #[cfg(test)]

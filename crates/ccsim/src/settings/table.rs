@@ -43,6 +43,15 @@ impl fmt::Display for SettingError {
 
 impl std::error::Error for SettingError {}
 
+/// `"a", "b" or "c"`: a list for a message, joined by `conjunction` before its last item.
+pub fn one_of(items: &[String], conjunction: &str) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} {conjunction} {last}", init.join(", ")),
+    }
+}
+
 /// Reads `T` from the keys of `table` that `T` declares (others are left for other
 /// structs), naming the key of any problem.
 pub fn read<T: DeserializeOwned>(table: &Table) -> Result<T, SettingError> {

@@ -167,13 +167,12 @@ impl RateSampler {
 
     /// A SACK block `[left, right)`: the records inside it are delivered, once.
     pub fn on_sack(&mut self, left: u64, right: u64, now: SimTime) {
-        let mut got = Vec::new();
-        for s in self.sent.iter_mut().filter(|s| !s.sacked && left <= s.start && s.end <= right) {
-            s.sacked = true;
-            got.push(*s);
-        }
-        for s in got {
-            self.deliver(s, now);
+        for i in 0..self.sent.len() {
+            let s = self.sent[i];
+            if !s.sacked && left <= s.start && s.end <= right {
+                self.sent[i].sacked = true;
+                self.deliver(s, now);
+            }
         }
     }
 

@@ -44,10 +44,7 @@ impl Controller for Aimd {
     }
 
     fn on_ack(&mut self, ack: &Ack) {
-        if self.w.in_slow_start() {
-            return self.w.grow(ack);
-        }
-        if ack.ece || !ack.cwnd_limited {
+        if !self.w.avoidance_applies(ack) {
             return;
         }
         let add = self.cfg.a * ack.acked as f64 * self.w.mss() as f64 / self.w.cwnd as f64;

@@ -148,10 +148,7 @@ impl Controller for Cubic {
     }
 
     fn on_ack(&mut self, ack: &Ack) {
-        if self.w.in_slow_start() {
-            return self.w.grow(ack);
-        }
-        if ack.ece || !ack.cwnd_limited {
+        if !self.w.avoidance_applies(ack) {
             return;
         }
         let epoch = match self.epoch {

@@ -9,7 +9,7 @@
 //! per algorithm and the scenario builder dispatches through it, naming none.
 
 use super::{CcConfig, NewRenoConfig};
-use crate::settings::table::{SettingError, Table};
+use crate::settings::table::{one_of, SettingError, Table};
 use std::fmt;
 
 /// Loss recovery of the sender: what a new ACK in fast recovery means. The window's
@@ -76,10 +76,7 @@ pub fn find(name: &str) -> Option<&'static Registration> {
 /// The registered names, quoted, for messages: `"reno", "newreno" or "cubic"`.
 pub fn names() -> String {
     let quoted: Vec<String> = super::registry().map(|r| format!("{:?}", r.name)).collect();
-    match quoted.as_slice() {
-        [init @ .., last] if !init.is_empty() => format!("{} or {last}", init.join(", ")),
-        _ => quoted.join(""),
-    }
+    one_of(&quoted, "or")
 }
 
 /// Builds the configuration of `reg` from `table`, its own keys, with `ctx`; a key it does

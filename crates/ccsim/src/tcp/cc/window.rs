@@ -188,6 +188,18 @@ impl Window {
         self.base = left;
     }
 
+    /// For an algorithm with a congestion avoidance of its own: slow start for `ack` if the
+    /// window is in it, and otherwise whether `ack` may grow the window at all (not on an
+    /// ECN-Echo, and only when the window limited sending). True: the algorithm's own
+    /// avoidance applies to this ACK.
+    pub fn avoidance_applies(&mut self, ack: &Ack) -> bool {
+        if self.in_slow_start() {
+            self.grow(ack);
+            return false;
+        }
+        !ack.ece && ack.cwnd_limited
+    }
+
     /// Slow start and congestion avoidance for `ack` (RFC 5681 eq. (2) and (3)); no growth
     /// on ECN-Echo or when the window did not limit sending.
     pub fn grow(&mut self, ack: &Ack) {
