@@ -590,7 +590,7 @@ fn build(table: &Table, ctx: &CcContext) -> Result<CcConfig, SettingError> {
     if !(0.0..1.0).contains(&pacing_margin) {
         return Err(SettingError::new("pacing_margin", format!("must be in [0, 1), got {pacing_margin}")));
     }
-    Ok(CcConfig::Bbr(BbrConfig {
+    Ok(CcConfig::Bbr(Box::new(BbrConfig {
         high_gain: above_one("high_gain", spec.high_gain, d.high_gain)?,
         cwnd_gain: above_one("cwnd_gain", spec.cwnd_gain, d.cwnd_gain)?,
         bw_window_rounds: at_least_one("bw_window_rounds", spec.bw_window_rounds.unwrap_or(d.bw_window_rounds))?,
@@ -602,7 +602,7 @@ fn build(table: &Table, ctx: &CcContext) -> Result<CcConfig, SettingError> {
         pacing_margin,
         quantum_packets: spec.quantum_packets.unwrap_or(d.quantum_packets),
         window: ctx.window.clone(),
-    }))
+    })))
 }
 
 #[cfg(test)]
@@ -819,7 +819,7 @@ mod tests {
     #[test]
     fn keys_are_checked_by_name() {
         let ctx = CcContext { window: NewRenoConfig::default(), full_ack_given: false };
-        assert_eq!(build(&Table::new(), &ctx).unwrap(), CcConfig::Bbr(BbrConfig::default()));
+        assert_eq!(build(&Table::new(), &ctx).unwrap(), CcConfig::Bbr(Box::default()));
         let t: Table = "high_gain = 0.5".parse().unwrap();
         assert_eq!(build(&t, &ctx).unwrap_err().key, "high_gain");
         let t: Table = "min_cwnd = 0".parse().unwrap();

@@ -442,7 +442,7 @@ controllers! {
     Reno(NewRenoConfig) -> Reno = [reno::RENO, reno::NEWRENO],
     Cubic(CubicConfig) -> Cubic = [cubic::REGISTRATION],
     Dctcp(DctcpConfig) -> Dctcp = [dctcp::REGISTRATION],
-    Bbr(bbr::BbrConfig) -> Box<bbr::Bbr> = [bbr::REGISTRATION],
+    Bbr(Box<bbr::BbrConfig>) -> Box<bbr::Bbr> = [bbr::REGISTRATION],
     PacketReno(PacketRenoConfig) -> PacketReno = [],
     #[cfg(test)]
     Aimd(aimd::AimdConfig) -> aimd::Aimd = [aimd::REGISTRATION],
@@ -498,7 +498,7 @@ mod tests {
             CcConfig::PacketReno(PacketRenoConfig::default()),
             CcConfig::Cubic(CubicConfig::default()),
             CcConfig::Dctcp(DctcpConfig::default()),
-            CcConfig::Bbr(bbr::BbrConfig::default()),
+            CcConfig::Bbr(Box::default()),
         ];
         for cfg in all {
             let mut any = cfg.build(MSS, 1, u32::MAX / 2);
@@ -544,5 +544,11 @@ mod size {
     #[test]
     fn the_controller_inline_is_no_larger_than_cubics() {
         assert!(std::mem::size_of::<super::AnyController>() <= std::mem::size_of::<super::Cubic>() + 8);
+    }
+
+    /// The same for the configuration every sender holds: a large one is boxed.
+    #[test]
+    fn the_config_inline_is_no_larger_than_cubics() {
+        assert!(std::mem::size_of::<super::CcConfig>() <= std::mem::size_of::<super::CubicConfig>() + 8);
     }
 }
