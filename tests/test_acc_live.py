@@ -34,6 +34,7 @@ def run(kbps: float, cpu: float, filters: int = 5, e1_share: float = 0.5) -> dic
         "e1_kbps": kbps * e1_share,
         "e2_kbps": kbps * (1 - e1_share),
         "filters_set": filters,
+        "controls_sent": filters,
         "cpu_us": {r: cpu for r in acc_live.ROUTERS},
     }
 
@@ -74,6 +75,13 @@ def test_acc_exercised_and_endpoint_fairness_claims():
     assert v[2] == FAILS
     v = verdicts(runs_of(9800, 10.0, e1_share=0.2), runs_of(9800, 10.0, e1_share=0.2))
     assert v[3] == FAILS  # 0.25 smaller over larger
+
+
+def test_acc_exercised_is_counted_per_run():
+    assert acc_live.exercised_claim([run(9800, 10.0, filters=3)] * 2).verdict == HOLDS  # two runs are enough to count
+    assert acc_live.exercised_claim([run(9800, 10.0, filters=3), run(9800, 10.0, filters=0)]).verdict == PARTLY
+    c = acc_live.exercised_claim([run(9800, 10.0, filters=0)] * 3)
+    assert c.verdict == FAILS and c.ours.startswith("0 of 3 runs")
 
 
 def test_too_few_runs_decide_nothing():

@@ -261,7 +261,8 @@ impl Hosts {
                 retransmissions: st.retransmitted_packets,
                 timeouts: st.timeouts,
                 fast_retransmits: st.fast_retransmits,
-                acc_controls: st.acc_reductions,
+                acc_controls_received: st.acc_controls,
+                acc_controls_obeyed: st.acc_reductions,
                 ..FlowReport::default()
             });
         }
@@ -270,7 +271,7 @@ impl Hosts {
                 name: self.flows[r.flow].0.clone(),
                 group: self.flows[r.flow].1.clone(),
                 bytes_delivered: r.bytes_in_window,
-                goodput_bps: r.bytes_in_window as f64 * 8.0 / secs,
+                goodput_bps: if secs > 0.0 { r.bytes_in_window as f64 * 8.0 / secs } else { 0.0 },
                 delivery_errors: r.errors,
                 ..FlowReport::default()
             });

@@ -160,6 +160,12 @@ impl Plan {
     /// Reads scenario `text` (from `origin`) with `overrides` applied, as `ccsim run` would,
     /// and its `[live]` table.
     pub fn load(text: &str, origin: &str, overrides: &[String]) -> Result<Plan, ScenarioError> {
+        Plan::load_with_sim(text, origin, overrides).map(|(plan, _)| plan)
+    }
+
+    /// [`load`](Self::load), also returning the simulation the plan was made from (the
+    /// simulated twin's starting point, `crate::twin`).
+    pub fn load_with_sim(text: &str, origin: &str, overrides: &[String]) -> Result<(Plan, Simulation), ScenarioError> {
         // The simulator's `[[pcap]]` captures are not a live run's (a node captures with
         // `[live] pcap`): removed, so that building the plan creates no file.
         let mut without_pcap = overrides.to_vec();
@@ -174,7 +180,8 @@ impl Plan {
                 err(origin, &if p == "." { "live".into() } else { format!("live.{p}") }, e.into_inner().message().trim().to_string())
             })?,
         };
-        Plan::from_sim(&sim, live, origin)
+        let plan = Plan::from_sim(&sim, live, origin)?;
+        Ok((plan, sim))
     }
 
     fn from_sim(sim: &Simulation, live: LiveSpec, origin: &str) -> Result<Plan, ScenarioError> {

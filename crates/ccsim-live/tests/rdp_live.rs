@@ -77,5 +77,10 @@ fn acc_on_the_fig8_topology_sets_filters_upstream_and_controls_the_senders() {
     assert!(r.iter().all(|n| n.acc.bad_mac == 0 && n.malformed == 0));
     let d = node(&r, "D");
     assert!(d.flows.iter().all(|f| f.delivery_errors == 0 && f.bytes_delivered > 0));
-    assert!(neck.shaper_error.abs() < 0.05, "{}", neck.shaper_error);
+    // The shaper checked against the far end: what D received from C over what C -> D
+    // should carry at its utilisation.
+    let received_bps = d.received_bytes_from["C"] as f64 * 8.0 / d.window_s;
+    let error = received_bps / (neck.rate_bps as f64 * neck.utilization) - 1.0;
+    assert!(error.abs() < 0.05, "{error}");
+    assert!(neck.mean_queue > 0.0 && neck.mean_queue <= neck.limit as f64, "{}", neck.mean_queue);
 }
