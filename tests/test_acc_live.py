@@ -22,6 +22,20 @@ def test_the_scenario_file_is_the_builders():
     assert tomllib.loads((ROOT / "scenarios" / "acc_live.toml").read_text()) == acc_live.topology(100, True, 30)
 
 
+def test_the_misbehaving_scenario_file_is_the_builders():
+    text = (ROOT / "scenarios" / "acc_live_misbehaving.toml").read_text()
+    assert tomllib.loads(text) == acc_live.topology(100, True, 30, misbehaving=True)
+
+
+def test_protection_holds_unless_the_well_behaved_flow_loses_its_share():
+    def bad(e1_on: float, e1_off: float) -> dict:
+        return {(100, True): [run(e1_on * 2, 10.0)] * 6, (100, False): [run(e1_off * 2, 10.0)] * 6}
+
+    assert acc_live.protection_claim(bad(4000, 4000), [100]).verdict == HOLDS
+    assert acc_live.protection_claim(bad(4500, 4000), [100]).verdict == HOLDS
+    assert acc_live.protection_claim(bad(3000, 4000), [100]).verdict == FAILS
+
+
 def test_base_rtt_is_propagation_delay_and_serialization():
     # 6 ms of propagation, 1046-byte data at 100, 100, 10 Mb/s, three 60-byte ACKs at 100 Mb/s.
     assert acc_live.base_rtt_ms(0) == pytest.approx(6 + (1046 * 8 * (2 / 100e6 + 1 / 10e6) + 60 * 8 * 3 / 100e6) * 1e3)

@@ -372,7 +372,8 @@ def combine(p: dict[str, Any], nodes: list[dict[str, Any]], wall_time_s: float =
     the sender), `queues` (every egress), `acc` (counters summed over the nodes), `nodes`
     (CPU per forwarded packet and what each refused), `totals`."""
     flows: dict[str, dict[str, Any]] = {
-        f["name"]: {"name": f["name"], "group": f["group"], "transport": "rdp", "src": f["src"], "dst": f["dst"]} for f in p["flows"]
+        f["name"]: {"name": f["name"], "group": f["group"], "transport": f["transport"], "src": f["src"], "dst": f["dst"]}
+        for f in p["flows"]
     }
     for n in nodes:
         for f in n["flows"]:

@@ -128,7 +128,10 @@ pub fn plan_summary(p: &Plan) -> String {
     let flows: Vec<_> = p
         .flows
         .iter()
-        .map(|f| serde_json::json!({"name": f.name, "group": f.group, "src": p.nodes[f.src as usize].name, "dst": p.nodes[f.dst as usize].name}))
+        .map(|f| {
+            let transport = if f.udp.is_some() { "udp" } else { "rdp" };
+            serde_json::json!({"name": f.name, "group": f.group, "transport": transport, "src": p.nodes[f.src as usize].name, "dst": p.nodes[f.dst as usize].name})
+        })
         .collect();
     serde_json::json!({
         "name": p.name,

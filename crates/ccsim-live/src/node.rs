@@ -391,6 +391,10 @@ impl Node {
                 self.hosts.on_segment(src, &self.scratch, now, &mut self.outbox);
                 self.send_outbox(now);
             }
+            Body::Udp(u) => {
+                self.hosts.on_udp(src, &u, now);
+                self.pool.release(pkt.buf);
+            }
             Body::Control(c) => {
                 self.pool.release(pkt.buf);
                 if !self.replay.fresh(src, c.nonce) {
@@ -520,9 +524,9 @@ impl Node {
 
     fn send_outbox(&mut self, now: u64) {
         let mut outbox = std::mem::take(&mut self.outbox);
-        outbox.drain(|dst, seg| {
+        outbox.drain(|ty, dst, body| {
             let b = self.pool.alloc();
-            match wire::encode_rdp(self.pool.buf(b), self.addr, dst, TTL, seg, self.auth.as_ref()) {
+            match wire::encode_body(self.pool.buf(b), ty, self.addr, dst, TTL, body, self.auth.as_ref()) {
                 Some(n) => self.forward(Pkt { buf: b, len: n as u16, from: NOBODY, at: now }, dst, now),
                 None => self.pool.release(b),
             }

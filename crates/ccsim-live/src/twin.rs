@@ -28,6 +28,8 @@ enum Traffic {
     Ack(NodeId),
     /// ACC controls and filter requests.
     Acc(NodeId),
+    /// A UDP source's datagrams.
+    Udp(NodeId),
 }
 
 impl Traffic {
@@ -35,7 +37,7 @@ impl Traffic {
         let (kind, dst) = match self {
             Traffic::Data(d) => (true, d),
             Traffic::Ack(d) => (m != Match::Data, d),
-            Traffic::Acc(d) => (m == Match::All, d),
+            Traffic::Acc(d) | Traffic::Udp(d) => (m == Match::All, d),
         };
         kind && to.is_none_or(|t| t == dst)
     }
@@ -60,6 +62,10 @@ fn traffic(plan: &Plan) -> Vec<(LinkId, Traffic)> {
     let mut out = Vec::new();
     for f in &plan.flows {
         let data = route(plan, f.src, f.dst);
+        if f.udp.is_some() {
+            out.extend(data.iter().map(|&l| (l, Traffic::Udp(f.dst))));
+            continue;
+        }
         out.extend(data.iter().map(|&l| (l, Traffic::Data(f.dst))));
         out.extend(route(plan, f.dst, f.src).into_iter().map(|l| (l, Traffic::Ack(f.src))));
         for (i, &l) in data.iter().enumerate() {
@@ -121,6 +127,7 @@ pub fn build(text: &str, origin: &str, overrides: &[String]) -> Result<(Plan, Si
                         Traffic::Data(d) => ("data", d),
                         Traffic::Ack(d) => ("acknowledgements", d),
                         Traffic::Acc(d) => ("ACC messages", d),
+                        Traffic::Udp(d) => ("UDP datagrams", d),
                     };
                     format!("{kind} to {}", plan.nodes[d as usize].name)
                 });
@@ -188,7 +195,11 @@ pub enum Network<'a> {
 pub fn path(plan: &Plan, net: Network, flow: usize, data: bool) -> Vec<Element> {
     let f = &plan.flows[flow];
     let (src, dst) = if data { (f.src, f.dst) } else { (f.dst, f.src) };
-    let t = if data { Traffic::Data(dst) } else { Traffic::Ack(dst) };
+    let t = match (f.udp.is_some(), data) {
+        (true, _) => Traffic::Udp(dst),
+        (false, true) => Traffic::Data(dst),
+        (false, false) => Traffic::Ack(dst),
+    };
     let mut out = Vec::new();
     let mut at = src;
     for _ in 0..=plan.links.len() {

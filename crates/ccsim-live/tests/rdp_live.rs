@@ -84,3 +84,21 @@ fn acc_on_the_fig8_topology_sets_filters_upstream_and_controls_the_senders() {
     assert!(error.abs() < 0.05, "{error}");
     assert!(neck.mean_queue > 0.0 && neck.mean_queue <= neck.limit as f64, "{}", neck.mean_queue);
 }
+
+#[test]
+fn a_misbehaving_sender_ignores_the_controls_and_a_udp_source_keeps_its_rate() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/acc_live_misbehaving.toml")).unwrap();
+    let r = run(&text, &["duration=6s", "warmup=2s"]);
+    let (e1, e2, d) = (node(&r, "E1"), node(&r, "E2"), node(&r, "D"));
+    let sent = |n: &NodeReport, g: &str| n.flows.iter().find(|f| f.group == g).cloned().unwrap();
+    let (good, bad) = (sent(e1, "e1"), sent(e2, "e2"));
+    eprintln!("e1 {good:?}\ne2 {bad:?}");
+    assert!(good.acc_controls_received > 0 && good.acc_controls_obeyed > 0, "the well-behaved sender obeys");
+    assert!(bad.acc_controls_received > 0 && bad.acc_controls_obeyed == 0, "the misbehaving one receives and ignores");
+    let cbr = sent(d, "cbr");
+    assert_eq!(cbr.delivery_errors, 0);
+    // 2 Mb/s of payload sent (UDP datagrams of 1000 bytes, 28 more on the wire): what reaches
+    // D is that less C's drops.
+    assert!(cbr.goodput_bps > 1.4e6 && cbr.goodput_bps < 2.0e6, "{}", cbr.goodput_bps);
+    assert!(sent(e2, "cbr").segments_sent > 1000);
+}
