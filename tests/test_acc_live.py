@@ -100,3 +100,23 @@ def test_acc_exercised_is_counted_per_run():
 
 def test_too_few_runs_decide_nothing():
     assert verdicts(runs_of(9650, 11.0, n=2), runs_of(9800, 10.0, n=2))[:2] == [INCONCLUSIVE, INCONCLUSIVE]
+
+
+def test_the_report_is_made_end_to_end_with_twins_standing_in_for_live_runs(tmp_path, monkeypatch):
+    # Each "live" run is its simulated twin (same scenario and seed), with a load average:
+    # the report's every section, the protection verdict and the load line come out.
+    def fake_live(d, acc, rep, duration, cache, warmup=0.0, misbehaving=False):
+        m = acc_live.sim_run(d, acc, rep, duration, warmup, misbehaving)
+        return m | {"cpu_us": {r: 10.0 for r in acc_live.ROUTERS}, "load_before": 0.5, "load_after": 0.75}
+
+    monkeypatch.setattr(acc_live, "live_run", fake_live)
+    monkeypatch.setattr(acc_live, "QUICK_DELAYS", [100])
+    rep = acc_live.reproduce(acc_live.Options(out=tmp_path, quick=True))
+    text = (tmp_path / "report.md").read_text()
+    assert "Load average (1 min) around the live runs: 0.50 to 0.75" in text
+    assert "measured after a 4 s warm-up" in text
+    assert "does ACC protect the well-behaved flow?" in text
+    claims = {c.text.split(" (")[0].split(":")[0]: c for c in rep.claims}
+    assert "ACC protects the well-behaved flows" in claims
+    assert claims["ACC was exercised"].verdict == HOLDS
+    assert not (tmp_path / "view.html").exists(), "no interactive page for live runs"

@@ -52,12 +52,13 @@ def plan(path: Path | str, overrides: list[str] | None = None) -> dict[str, Any]
     return json.loads(_core.live_plan(path.read_text(), str(path), list(overrides or [])))
 
 
-def _stop(procs: list[subprocess.Popen]) -> None:
-    """Ends every process in `procs` that is still running: SIGTERM, then SIGKILL."""
+def _stop(procs: list[subprocess.Popen], sig: int = signal.SIGTERM, wait_s: float = 3.0) -> None:
+    """Ends every process in `procs` that is still running: `sig`, then SIGKILL after
+    `wait_s` seconds."""
     for p in procs:
         if p.poll() is None:
-            p.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + 3.0
+            p.send_signal(sig)
+    deadline = time.monotonic() + wait_s
     for p in procs:
         try:
             p.wait(timeout=max(0.0, deadline - time.monotonic()))
@@ -123,16 +124,7 @@ def run(path: Path | str, overrides: list[str] | None = None, out_dir: Path | st
         limit = START_DELAY + p["duration_s"] + p["grace_s"] + 30.0
         failure = _watch(p, procs, errs, started + limit)
         if failure is not None:
-            for proc in procs:
-                if proc.poll() is None:
-                    proc.send_signal(signal.SIGUSR1)
-            deadline = time.monotonic() + STOP_TIMEOUT
-            for proc in procs:
-                try:
-                    proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            _stop(procs, signal.SIGUSR1, STOP_TIMEOUT)  # the survivors report over their window so far
         reports = []
         for n, proc, o in zip(p["nodes"], procs, outputs):
             text = o.text()

@@ -355,26 +355,16 @@ impl Hosts {
                 ..FlowReport::default()
             });
         }
-        for r in &self.udp_receivers {
-            rows.push(FlowReport {
-                name: self.flows[r.flow].0.clone(),
-                group: self.flows[r.flow].1.clone(),
-                bytes_delivered: r.bytes_in_window,
-                goodput_bps: if secs > 0.0 { r.bytes_in_window as f64 * 8.0 / secs } else { 0.0 },
-                delivery_errors: r.errors,
-                ..FlowReport::default()
-            });
-        }
-        for r in &self.receivers {
-            rows.push(FlowReport {
-                name: self.flows[r.flow].0.clone(),
-                group: self.flows[r.flow].1.clone(),
-                bytes_delivered: r.bytes_in_window,
-                goodput_bps: if secs > 0.0 { r.bytes_in_window as f64 * 8.0 / secs } else { 0.0 },
-                delivery_errors: r.errors,
-                ..FlowReport::default()
-            });
-        }
+        let received = |flow: usize, bytes: u64, errors: u64| FlowReport {
+            name: self.flows[flow].0.clone(),
+            group: self.flows[flow].1.clone(),
+            bytes_delivered: bytes,
+            goodput_bps: if secs > 0.0 { bytes as f64 * 8.0 / secs } else { 0.0 },
+            delivery_errors: errors,
+            ..FlowReport::default()
+        };
+        rows.extend(self.udp_receivers.iter().map(|r| received(r.flow, r.bytes_in_window, r.errors)));
+        rows.extend(self.receivers.iter().map(|r| received(r.flow, r.bytes_in_window, r.errors)));
         rows
     }
 }

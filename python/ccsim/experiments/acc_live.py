@@ -73,7 +73,7 @@ ASSUMED = [
     ),
     (
         "flakeway",
-        "C delays every RDP segment toward D by the added delay (the data direction); the paper's flakeway adds its processing overhead too, ours adds none measurable",
+        "C delays every RDP segment toward D by the added delay (the data direction; with the UDP source, every datagram toward D); the paper's flakeway adds its processing overhead too, ours adds none measurable",
     ),
     (
         "RDP",
@@ -551,8 +551,8 @@ def protection_claim(bad, delays) -> Claim:
     ]
     c = v.every(cases, lambda e: v.greater(e, -100 * PROTECT_TOLERANCE))
     return Claim(
-        "ACC protects the well-behaved flows: a flow that ignores ACC's controls, beside an unresponsive constant-rate source, "
-        "does not take the well-behaved flow's share",
+        "ACC protects the well-behaved flows (asked here, not tested in the paper): a flow that ignores ACC's controls, beside "
+        "an unresponsive constant-rate source, does not take the well-behaved flow's share",
         c.outcome,
         c.ours,
         "the well-behaved flow keeps its share",
