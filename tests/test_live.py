@@ -218,11 +218,15 @@ def test_a_killed_router_stops_the_run_and_the_survivors_reports_are_kept(tmp_pa
     )
     killed = time.monotonic()
     os.kill(i1, signal.SIGKILL)
-    stdout, stderr = p.communicate(timeout=60)
+    # The others are told at once (every node is watched every 50 ms) and end within their
+    # next loop turn: all gone within a second, with some room for a loaded machine.
+    while nodes_of(str(ACC_LIVE)) and time.monotonic() < killed + 10:
+        time.sleep(0.02)
     took = time.monotonic() - killed
+    stdout, stderr = p.communicate(timeout=60)
     assert p.returncode == 1, stderr
     assert "node I1 died (killed by signal 9 (SIGKILL))" in stderr, stderr
-    assert took < 8, f"the run went on {took:.1f} s after I1 died"
+    assert took < 2, f"the other nodes ran on {took:.1f} s after I1 died"
     s = json.loads(stdout)
     assert s["failure"]["node"] == "I1" and s["failure"]["returncode"] == -9
     assert s["missing_nodes"] == ["I1"]
