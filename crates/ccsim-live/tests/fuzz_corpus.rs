@@ -33,6 +33,7 @@ fn the_seeds_decode_as_made() {
     assert!(matches!(wire::accept(&get("rdp_small_mac"), Some(&auth)).unwrap().body, Body::Rdp(s) if s.len() == 8));
     assert_eq!(wire::accept(&get("short"), None), Err(wire::WireError::Short));
     assert_eq!(wire::accept(&get("badversion"), None), Err(wire::WireError::Version));
+    assert!(matches!(wire::accept(&get("udp"), None).unwrap().body, Body::Udp(u) if u.seq == 7 && u.payload.len() == 12));
 }
 
 /// The documented fuzz command (`cargo +nightly fuzz run decode`, docs/live.md) resolves
