@@ -35,7 +35,7 @@ use crate::pcap::Capture;
 use crate::plan::Plan;
 use crate::pool::{Pkt, Pool, NOBODY};
 use crate::report::{NodeReport, QueueReport};
-use crate::wire::{self, Auth, Body, Conn, Control, FilterRequest, Type, WireError, HEADER};
+use crate::wire::{self, Auth, Body, Conn, Control, FilterRequest, WireError};
 use ccsim::sim::Rng;
 use std::collections::HashMap;
 use std::io;
@@ -321,7 +321,11 @@ impl Node {
         }
         let bytes = self.pool.bytes(&pkt);
         let Ok(h) = wire::header(bytes) else { return self.handle(pkt, now) };
-        let data = h.ty == Type::Rdp && endpoint::view(&bytes[HEADER..]).is_some_and(|v| v.data);
+        // The segment as the header bounds it (with a key, its MAC follows).
+        let data = match wire::decode(bytes) {
+            Ok(wire::Datagram { body: Body::Rdp(seg), .. }) => endpoint::view(seg).is_some_and(|v| v.data),
+            _ => false,
+        };
         match self.flakeways.offer(pkt, h.ty, data, self.plan.node_of_addr(h.dst), now) {
             Fate::Pass(p) => self.handle(p, now),
             Fate::Dropped(p) => self.pool.release(p.buf),
@@ -492,9 +496,12 @@ impl Node {
             self.filters.run(
                 now,
                 &mut self.acc,
-                |p| {
-                    let b = pool.bytes(p);
-                    b.get(HEADER..).and_then(endpoint::view).and_then(|v| v.acc).map_or(u32::MAX, |a| a.cwnd)
+                // The segment as the datagram's header bounds it: with a key, its MAC follows
+                // it, and a segment read with the MAC fails its checksum (and would never
+                // show the sender's reaction).
+                |p| match wire::decode(pool.bytes(p)) {
+                    Ok(wire::Datagram { body: Body::Rdp(seg), .. }) => endpoint::view(seg).and_then(|v| v.acc).map_or(u32::MAX, |a| a.cwnd),
+                    _ => u32::MAX,
                 },
                 |p, discard| out.push((p, discard)),
             );
