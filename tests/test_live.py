@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -191,3 +192,104 @@ def test_one_node_per_network_namespace():
     assert reports["C"]["address"].startswith("10.231.0.")
     assert all(f["bytes_delivered"] > 0 and f["delivery_errors"] == 0 for f in reports["D"]["flows"])
     assert reports["C"]["acc"]["controls_sent"] > 0
+
+
+def live_temp_dirs() -> set[str]:
+    return {p.name for p in Path(tempfile.gettempdir()).glob("ccsim-live-*")}
+
+
+def test_a_killed_router_stops_the_run_and_the_survivors_reports_are_kept(tmp_path):
+    before = live_temp_dirs()
+    out = tmp_path / "out"
+    p = subprocess.Popen(
+        [sys.executable, "-m", "ccsim", "live", "run", str(ACC_LIVE), "--set", "duration=20s", "--json", "--out", str(out)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while len(nodes_of(str(ACC_LIVE))) < 6 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(3.0)  # mid-run
+    i1 = next(
+        pid
+        for pid in nodes_of(str(ACC_LIVE))
+        if "--name I1 " in (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+    )
+    killed = time.monotonic()
+    os.kill(i1, signal.SIGKILL)
+    # The others are told at once (every node is watched every 50 ms) and end within their
+    # next loop turn: all gone within a second, with some room for a loaded machine.
+    while nodes_of(str(ACC_LIVE)) and time.monotonic() < killed + 10:
+        time.sleep(0.02)
+    took = time.monotonic() - killed
+    stdout, stderr = p.communicate(timeout=60)
+    assert p.returncode == 1, stderr
+    assert "node I1 died (killed by signal 9 (SIGKILL))" in stderr, stderr
+    assert took < 2, f"the other nodes ran on {took:.1f} s after I1 died"
+    s = json.loads(stdout)
+    assert s["failure"]["node"] == "I1" and s["failure"]["returncode"] == -9
+    assert s["missing_nodes"] == ["I1"]
+    assert {n["name"] for n in s["nodes"]} == {"E1", "E2", "D", "I2", "C"}
+    assert all(n["stopped_early_at_s"] is not None for n in s["nodes"])
+    assert s["nodes"][0]["stopped_early_at_s"] < 12, "stopped long before the 20 s"
+    e2 = next(f for f in s["flows"] if f["name"] == "e2[0]")
+    assert e2["goodput_bps"] > 0, "the surviving path's flow was measured until the stop"
+    assert json.loads((out / "summary.json").read_text())["failure"]["node"] == "I1"
+    time.sleep(0.2)
+    assert nodes_of(str(ACC_LIVE)) == []
+    assert live_temp_dirs() <= before
+
+
+def test_a_dead_nodes_last_stderr_lines_are_in_the_message(tmp_path):
+    # A node that cannot make its capture file dies at start with a message on stderr.
+    (tmp_path / "I2.pcap").mkdir()
+    r = ccsim("live", "run", str(ACC_LIVE), "--set", "duration=2s", "--set", 'live.pcap=["I2"]', "--out", str(tmp_path))
+    assert r.returncode == 1
+    assert "node I2 died (exit status 1); its last stderr lines:\nerror: I2: " in r.stderr, r.stderr
+    assert nodes_of(str(ACC_LIVE)) == []
+
+
+def test_sigterm_of_the_run_leaves_no_node_and_no_temp_dir(tmp_path):
+    before = live_temp_dirs()
+    f = tmp_path / "long.toml"
+    f.write_text(NO_FLOWS.format(duration="60s"))
+    p = subprocess.Popen([sys.executable, "-m", "ccsim", "live", "run", str(f)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while len(nodes_of(str(f))) < 3 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert live_temp_dirs() <= before, "the temp folder is gone as soon as the nodes' stderr files are open"
+    p.send_signal(signal.SIGTERM)
+    _, stderr = p.communicate(timeout=20)
+    assert p.returncode == 1 and "SIGTERM" in stderr, stderr
+    time.sleep(0.2)
+    assert nodes_of(str(f)) == []
+    assert live_temp_dirs() <= before
+
+
+def test_the_twin_has_the_live_runs_schema_and_the_delay_before_cs_queue(tmp_path):
+    r = ccsim("live", "twin", str(ACC_LIVE), "--set", "duration=5s", "--json", "--out", str(tmp_path))
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    assert s["mode"] == "twin" and json.loads((tmp_path / "summary.json").read_text()) == s
+    assert [n["name"] for n in s["nodes"]] == ["E1", "E2", "D", "I1", "I2", "C"]
+    assert {f["name"] for f in s["flows"]} == {"e1[0]", "e2[0]"}
+    neck = next(q for q in s["queues"] if q["link"] == "C->D")
+    assert neck["acc"] and neck["utilization"] > 0.5 and neck["mean_queue"] > 0
+    assert s["totals"]["filters_set"] > 0 and s["totals"]["controls_sent"] > 0
+    # The schema is the live run's, key for key.
+    r = ccsim("live", "run", str(ACC_LIVE), "--set", "duration=2s", "--json")
+    assert r.returncode == 0, r.stderr
+    live = json.loads(r.stdout)
+
+    def keys(x: dict) -> dict:
+        return {k: sorted(x[k]) if isinstance(x[k], dict) and k != "received_bytes_from" else None for k in x}
+
+    assert keys(s) == keys(live)
+    for part in ("flows", "queues", "nodes"):
+        assert keys(s[part][0]) == keys(live[part][0]), part
+        assert keys(s[part][-1]) == keys(live[part][-1]), part
+    text = ccsim("live", "twin", str(ACC_LIVE), "--set", "duration=2s")
+    assert text.returncode == 0 and "simulated twin of the live run" in text.stdout
+    bad = ccsim("live", "twin", str(ACC_LIVE), "--set", "live.flakeway.0.jitter=5ms")
+    assert bad.returncode == 2 and "live.flakeway[0].jitter" in bad.stderr

@@ -9,7 +9,7 @@
 local vnet = Proto("ccsim", "ccsim live overlay (VNet)")
 local acc = Proto("acc", "ACC control / filter request")
 
-local types = { [1] = "RDP segment", [2] = "ACC control", [3] = "ACC filter request" }
+local types = { [1] = "RDP segment", [2] = "ACC control", [3] = "ACC filter request", [4] = "UDP source datagram" }
 
 local f = vnet.fields
 f.magic = ProtoField.string("ccsim.magic", "Magic")
@@ -179,6 +179,9 @@ local function dissect(buf, pinfo, root)
         c:add(a.new_ss, buf(56, 1))
         c:add(a.mac, buf(60, 16))
         info = info .. string.format(" filter %d of carried %d", buf(40, 4):uint(), buf(36, 4):uint())
+    elseif ty == 4 and buf:len() >= 24 then
+        pinfo.cols.protocol = "ccsim/UDP"
+        info = info .. string.format(" %d -> %d seq=%d len=%d", buf(16, 2):uint(), buf(18, 2):uint(), buf(20, 4):uint(), buf(14, 2):uint() - 8)
     end
     pinfo.cols.info = info
     return true

@@ -42,6 +42,9 @@ pub struct EgressStats {
     pub sent_bytes_in_window: u64,
     pub sent_in_window: u64,
     pub drops_in_window: u64,
+    /// Time packets spent waiting for the transmitter within the window, summed over the
+    /// packets, ns: over the window's length, the mean queue length (packets waiting).
+    pub wait_ns_in_window: u64,
     /// How late sends were against the schedule (ns): sum and maximum over the window.
     pub lateness_ns_sum: u64,
     pub lateness_ns_max: u64,
@@ -122,6 +125,8 @@ impl Egress {
         let bytes = wire_bytes(pkt.len);
         let tx = self.ser.tx_time(bytes * 8, self.rate_bps).0;
         self.free_at = start + tx;
+        // It waits from now to its start (both known now, the queue being FIFO).
+        self.stats.wait_ns_in_window += start.min(window.1).saturating_sub(now.max(window.0));
         if (window.0..window.1).contains(&start) {
             self.stats.busy_ns_in_window += tx;
             self.stats.scheduled_bytes_in_window += bytes;
@@ -197,6 +202,15 @@ mod tests {
         let dues = drain(&mut e, 50_000_000);
         assert_eq!(dues, (1..=10).map(|k| k * 800_000 + 5_000_000).collect::<Vec<_>>());
         assert_eq!(e.stats.busy_ns_in_window, 8_000_000);
+        // They waited 0, 0.8, ..., 7.2 ms: 4.5 packets waiting on average over the 8 ms.
+        assert_eq!(e.stats.wait_ns_in_window, 36_000_000);
+        let mut w = Egress::new(0, 1, 10_000_000, Dur::ZERO, 0.0, 100, Rng::from_seed(1));
+        for _ in 0..10 {
+            w.enqueue(pkt(972), 0, (2_000_000, 4_000_000)).unwrap();
+        }
+        // Within [2, 4) ms: the first three start before 2 ms; the fourth to the tenth each
+        // wait through [2, min(start, 4)): 0.4 + 1.2 + 2 + 2 + 2 + 2 + 2 ms.
+        assert_eq!(w.stats.wait_ns_in_window, 11_600_000);
         assert_eq!(e.stats.lateness_ns_sum, (1..=10).map(|k| 50_000_000 - k * 800_000 - 5_000_000).sum::<u64>());
     }
 

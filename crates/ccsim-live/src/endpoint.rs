@@ -14,7 +14,8 @@
 
 use crate::plan::Plan;
 use crate::report::FlowReport;
-use crate::wire::Control;
+use crate::wire::{Control, Type, UdpBody, UDP_BODY};
+use ccsim::app::UdpSource;
 use ccsim::packet::Seq;
 use ccsim::packet::{AccState, Kind, Packet};
 use ccsim::rdp::{flags, wire as rw, RdpReceiver, RdpSender};
@@ -41,24 +42,30 @@ pub fn view(seg: &[u8]) -> Option<RdpView> {
     Some(RdpView { sport: h.sport, dport: h.dport, seq: f.seq.0, data, acc: f.acc })
 }
 
-/// Segments the hosts of a node want sent: (destination address, segment) in order.
+/// Datagram bodies the hosts of a node want sent: (type, destination address, body) in
+/// order: RDP segments and UDP sources' datagrams.
 #[derive(Default)]
 pub struct Outbox {
     data: Vec<u8>,
-    segs: Vec<(u32, u32, u32)>,
+    segs: Vec<(Type, u32, u32, u32)>,
 }
 
 impl Outbox {
+    /// An RDP segment.
     pub fn push(&mut self, dst: u32, seg: &[u8]) {
-        let start = self.data.len() as u32;
-        self.data.extend_from_slice(seg);
-        self.segs.push((dst, start, self.data.len() as u32));
+        self.push_body(Type::Rdp, dst, seg);
     }
 
-    /// Takes every segment, in order.
-    pub fn drain(&mut self, mut f: impl FnMut(u32, &[u8])) {
-        for &(dst, a, b) in &self.segs {
-            f(dst, &self.data[a as usize..b as usize]);
+    pub fn push_body(&mut self, ty: Type, dst: u32, body: &[u8]) {
+        let start = self.data.len() as u32;
+        self.data.extend_from_slice(body);
+        self.segs.push((ty, dst, start, self.data.len() as u32));
+    }
+
+    /// Takes every body, in order.
+    pub fn drain(&mut self, mut f: impl FnMut(Type, u32, &[u8])) {
+        for &(ty, dst, a, b) in &self.segs {
+            f(ty, dst, &self.data[a as usize..b as usize]);
         }
         self.segs.clear();
         self.data.clear();
@@ -79,6 +86,22 @@ struct Sending {
     stop: u64,
 }
 
+/// A UDP source here: the simulator's, sending at its own schedule's times.
+struct UdpSending {
+    flow: usize,
+    src: UdpSource,
+    started: bool,
+    next: u64,
+    start: u64,
+    stop: u64,
+}
+
+struct UdpReceiving {
+    flow: usize,
+    bytes_in_window: u64,
+    errors: u64,
+}
+
 struct Receiving {
     flow: usize,
     rx: RdpReceiver,
@@ -97,6 +120,8 @@ pub struct Hosts {
     flows: Vec<(String, String, u32, u32, u16, u16)>,
     senders: Vec<Sending>,
     receivers: Vec<Receiving>,
+    udp_senders: Vec<UdpSending>,
+    udp_receivers: Vec<UdpReceiving>,
     out: Vec<Packet>,
     seg: Vec<u8>,
     data: Vec<u8>,
@@ -108,13 +133,25 @@ impl Hosts {
     pub fn new(plan: &Plan, me: u32) -> Hosts {
         let mut senders = Vec::new();
         let mut receivers = Vec::new();
+        let mut udp_senders = Vec::new();
+        let mut udp_receivers = Vec::new();
         for (i, f) in plan.flows.iter().enumerate() {
+            let stop = f.stop.map_or(plan.duration.0, |s| s.0.min(plan.duration.0));
             if f.src == me {
-                let stop = f.stop.map_or(plan.duration.0, |s| s.0.min(plan.duration.0));
-                senders.push(Sending { flow: i, tx: f.rdp.tx.clone(), started: false, closed: false, start: f.start.0, stop });
+                if let Some(rdp) = &f.rdp {
+                    senders.push(Sending { flow: i, tx: rdp.tx.clone(), started: false, closed: false, start: f.start.0, stop });
+                }
+                if let Some(u) = &f.udp {
+                    udp_senders.push(UdpSending { flow: i, src: u.clone(), started: false, next: f.start.0, start: f.start.0, stop });
+                }
             }
             if f.dst == me {
-                receivers.push(Receiving { flow: i, rx: f.rdp.rx.clone(), next: None, bytes_in_window: 0, errors: 0 });
+                if let Some(rdp) = &f.rdp {
+                    receivers.push(Receiving { flow: i, rx: rdp.rx.clone(), next: None, bytes_in_window: 0, errors: 0 });
+                }
+                if f.udp.is_some() {
+                    udp_receivers.push(UdpReceiving { flow: i, bytes_in_window: 0, errors: 0 });
+                }
             }
         }
         Hosts {
@@ -123,6 +160,8 @@ impl Hosts {
             flows: plan.flows.iter().map(|f| (f.name.clone(), f.group.clone(), f.src, f.dst, f.sport, f.dport)).collect(),
             senders,
             receivers,
+            udp_senders,
+            udp_receivers,
             out: Vec::with_capacity(64),
             seg: vec![0; rw::MAX_HEADER + 65_536],
             data: vec![0; 65_536],
@@ -132,7 +171,23 @@ impl Hosts {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.senders.is_empty() && self.receivers.is_empty()
+        self.senders.is_empty() && self.receivers.is_empty() && self.udp_senders.is_empty() && self.udp_receivers.is_empty()
+    }
+
+    /// A UDP source's datagram from the node with address `src` arrived.
+    pub fn on_udp(&mut self, src: u32, d: &UdpBody, now: u64) {
+        let (flows, addr) = (&self.flows, &self.addr);
+        let Some(r) = self.udp_receivers.iter_mut().find(|r| {
+            let f = &flows[r.flow];
+            f.4 == d.sport && f.5 == d.dport && addr[f.2 as usize] == src
+        }) else {
+            return;
+        };
+        if d.payload.iter().enumerate().any(|(i, &b)| b != pattern(r.flow as u32, d.seq, i)) {
+            r.errors += 1;
+        } else if (self.window.0..self.window.1).contains(&now) {
+            r.bytes_in_window += d.payload.len() as u64;
+        }
     }
 
     /// A segment from the node with address `src` arrived.
@@ -219,6 +274,28 @@ impl Hosts {
             }
         }
         self.flush(out);
+        // UDP sources send at their schedule's times (a late wake-up sends what was due).
+        for u in &mut self.udp_senders {
+            if !u.started && now >= u.start {
+                u.started = true;
+                u.next = u.src.start(SimTime(u.start)).0;
+            }
+            while u.started && u.next <= now && u.next < u.stop {
+                let seq = u.src.stats.packets_sent as u32;
+                self.out.clear();
+                u.next = u.src.send(SimTime(u.next), &mut self.out).0;
+                let f = &self.flows[u.flow];
+                let n = u.src.payload as usize;
+                self.data[0..2].copy_from_slice(&f.4.to_be_bytes());
+                self.data[2..4].copy_from_slice(&f.5.to_be_bytes());
+                self.data[4..8].copy_from_slice(&seq.to_be_bytes());
+                for i in 0..n {
+                    self.data[UDP_BODY + i] = pattern(u.flow as u32, seq, i);
+                }
+                out.push_body(Type::Udp, self.addr[f.3 as usize], &self.data[..UDP_BODY + n]);
+            }
+        }
+        self.out.clear();
     }
 
     /// Encodes what the state machines sent, with the data pattern, into `out`.
@@ -245,7 +322,11 @@ impl Hosts {
             (true, true) => s.tx.deadline().map(|d| d.0),
         });
         let r = self.receivers.iter().filter_map(|r| r.rx.deadline().map(|d| d.0));
-        s.chain(r).min()
+        let u = self.udp_senders.iter().filter_map(|u| match u.started {
+            false => Some(u.start),
+            true => (u.next < u.stop).then_some(u.next),
+        });
+        s.chain(r).chain(u).min()
     }
 
     /// One row per connection end here (the caller merges a flow's two ends).
@@ -261,20 +342,29 @@ impl Hosts {
                 retransmissions: st.retransmitted_packets,
                 timeouts: st.timeouts,
                 fast_retransmits: st.fast_retransmits,
-                acc_controls: st.acc_reductions,
+                acc_controls_received: st.acc_controls,
+                acc_controls_obeyed: st.acc_reductions,
                 ..FlowReport::default()
             });
         }
-        for r in &self.receivers {
+        for u in &self.udp_senders {
             rows.push(FlowReport {
-                name: self.flows[r.flow].0.clone(),
-                group: self.flows[r.flow].1.clone(),
-                bytes_delivered: r.bytes_in_window,
-                goodput_bps: r.bytes_in_window as f64 * 8.0 / secs,
-                delivery_errors: r.errors,
+                name: self.flows[u.flow].0.clone(),
+                group: self.flows[u.flow].1.clone(),
+                segments_sent: u.src.stats.packets_sent,
                 ..FlowReport::default()
             });
         }
+        let received = |flow: usize, bytes: u64, errors: u64| FlowReport {
+            name: self.flows[flow].0.clone(),
+            group: self.flows[flow].1.clone(),
+            bytes_delivered: bytes,
+            goodput_bps: if secs > 0.0 { bytes as f64 * 8.0 / secs } else { 0.0 },
+            delivery_errors: errors,
+            ..FlowReport::default()
+        };
+        rows.extend(self.udp_receivers.iter().map(|r| received(r.flow, r.bytes_in_window, r.errors)));
+        rows.extend(self.receivers.iter().map(|r| received(r.flow, r.bytes_in_window, r.errors)));
         rows
     }
 }

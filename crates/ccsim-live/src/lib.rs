@@ -24,6 +24,7 @@ pub mod pcap;
 pub mod plan;
 pub mod pool;
 pub mod report;
+pub mod twin;
 pub mod wire;
 
 use plan::Plan;
@@ -69,6 +70,7 @@ pub fn node_process(text: &str, origin: &str, overrides: &[String], name: &str, 
         Meeting::Rendezvous => {
             // SAFETY: prctl with integer arguments: die with the parent.
             unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) };
+            node::stop_on_sigusr1();
             let socket = UdpSocket::bind((plan.bind.as_str(), 0)).map_err(|e| format!("{name}: cannot bind {}: {e}", plan.bind))?;
             let addr = socket.local_addr().map_err(|e| e.to_string())?;
             let mut out = io::stdout().lock();
@@ -126,7 +128,10 @@ pub fn plan_summary(p: &Plan) -> String {
     let flows: Vec<_> = p
         .flows
         .iter()
-        .map(|f| serde_json::json!({"name": f.name, "group": f.group, "src": p.nodes[f.src as usize].name, "dst": p.nodes[f.dst as usize].name}))
+        .map(|f| {
+            let transport = if f.udp.is_some() { "udp" } else { "rdp" };
+            serde_json::json!({"name": f.name, "group": f.group, "transport": transport, "src": p.nodes[f.src as usize].name, "dst": p.nodes[f.dst as usize].name})
+        })
         .collect();
     serde_json::json!({
         "name": p.name,

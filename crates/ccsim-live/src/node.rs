@@ -35,13 +35,14 @@ use crate::pcap::Capture;
 use crate::plan::Plan;
 use crate::pool::{Pkt, Pool, NOBODY};
 use crate::report::{NodeReport, QueueReport};
-use crate::wire::{self, Auth, Body, Conn, Control, FilterRequest, Type, WireError, HEADER};
+use crate::wire::{self, Auth, Body, Conn, Control, FilterRequest, WireError};
 use ccsim::sim::Rng;
 use std::collections::HashMap;
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
 use std::os::fd::AsRawFd;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// TTL of the datagrams a node makes.
@@ -50,6 +51,20 @@ pub const TTL: u8 = 64;
 const BATCH: usize = 256;
 /// Longest sleep, so that the end of the run is noticed.
 const MAX_SLEEP_NS: u64 = 20_000_000;
+
+/// Set by SIGUSR1 (see [`stop_on_sigusr1`]): the node ends its run now and reports.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_stop(_: libc::c_int) {
+    STOP.store(true, Ordering::Relaxed);
+}
+
+/// Makes SIGUSR1 end this process's node early, with its report over the window so far
+/// (`ccsim live run` sends it to the survivors when a node dies).
+pub fn stop_on_sigusr1() {
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+    unsafe { libc::signal(libc::SIGUSR1, on_stop as *const () as libc::sighandler_t) };
+}
 
 /// Everything a node needs to run.
 pub struct Setup {
@@ -106,6 +121,10 @@ pub struct Node {
     /// CPU time at the window's start, and used in it (once it has ended).
     cpu_at_window: Option<f64>,
     cpu_in_window: Option<f64>,
+    /// When SIGUSR1 ended the run early.
+    stopped_at: Option<u64>,
+    /// Bytes (IP size) received from each node in the window, by node id.
+    rx_bytes_in_window: Vec<u64>,
     scratch: Vec<u8>,
     /// Segments the filters judged in one run, reused.
     judged: Vec<(Pkt, bool)>,
@@ -197,6 +216,8 @@ impl Node {
             stop,
             cpu_at_window: None,
             cpu_in_window: None,
+            stopped_at: None,
+            rx_bytes_in_window: vec![0; n],
             scratch: Vec::with_capacity(wire::MAX_DATAGRAM),
             judged: Vec::with_capacity(256),
             filter_batch: false,
@@ -217,6 +238,13 @@ impl Node {
         loop {
             let now = self.now();
             if now >= self.stop {
+                break;
+            }
+            if STOP.load(Ordering::Relaxed) {
+                // The window ends here: its rates are over the time it lasted.
+                self.stopped_at = Some(now);
+                self.window.1 = self.window.1.min(now);
+                self.window.0 = self.window.0.min(self.window.1);
                 break;
             }
             if self.cpu_at_window.is_none() && now >= self.window.0 {
@@ -262,6 +290,9 @@ impl Node {
                         }
                     };
                     let pkt = Pkt { buf: b, len: n.min(wire::MAX_DATAGRAM) as u16, from: from_id, at: now };
+                    if from_id != NOBODY && self.in_window(now) {
+                        self.rx_bytes_in_window[from_id as usize] += crate::egress::wire_bytes(pkt.len);
+                    }
                     if let Some(c) = &mut self.capture {
                         c.record(from, self.peers[self.me as usize], self.pool.bytes(&pkt), now);
                     }
@@ -290,7 +321,11 @@ impl Node {
         }
         let bytes = self.pool.bytes(&pkt);
         let Ok(h) = wire::header(bytes) else { return self.handle(pkt, now) };
-        let data = h.ty == Type::Rdp && endpoint::view(&bytes[HEADER..]).is_some_and(|v| v.data);
+        // The segment as the header bounds it (with a key, its MAC follows).
+        let data = match wire::decode(bytes) {
+            Ok(wire::Datagram { body: Body::Rdp(seg), .. }) => endpoint::view(seg).is_some_and(|v| v.data),
+            _ => false,
+        };
         match self.flakeways.offer(pkt, h.ty, data, self.plan.node_of_addr(h.dst), now) {
             Fate::Pass(p) => self.handle(p, now),
             Fate::Dropped(p) => self.pool.release(p.buf),
@@ -359,6 +394,10 @@ impl Node {
                 self.pool.release(pkt.buf);
                 self.hosts.on_segment(src, &self.scratch, now, &mut self.outbox);
                 self.send_outbox(now);
+            }
+            Body::Udp(u) => {
+                self.hosts.on_udp(src, &u, now);
+                self.pool.release(pkt.buf);
             }
             Body::Control(c) => {
                 self.pool.release(pkt.buf);
@@ -457,9 +496,12 @@ impl Node {
             self.filters.run(
                 now,
                 &mut self.acc,
-                |p| {
-                    let b = pool.bytes(p);
-                    b.get(HEADER..).and_then(endpoint::view).and_then(|v| v.acc).map_or(u32::MAX, |a| a.cwnd)
+                // The segment as the datagram's header bounds it: with a key, its MAC follows
+                // it, and a segment read with the MAC fails its checksum (and would never
+                // show the sender's reaction).
+                |p| match wire::decode(pool.bytes(p)) {
+                    Ok(wire::Datagram { body: Body::Rdp(seg), .. }) => endpoint::view(seg).and_then(|v| v.acc).map_or(u32::MAX, |a| a.cwnd),
+                    _ => u32::MAX,
                 },
                 |p, discard| out.push((p, discard)),
             );
@@ -489,9 +531,9 @@ impl Node {
 
     fn send_outbox(&mut self, now: u64) {
         let mut outbox = std::mem::take(&mut self.outbox);
-        outbox.drain(|dst, seg| {
+        outbox.drain(|ty, dst, body| {
             let b = self.pool.alloc();
-            match wire::encode_rdp(self.pool.buf(b), self.addr, dst, TTL, seg, self.auth.as_ref()) {
+            match wire::encode_body(self.pool.buf(b), ty, self.addr, dst, TTL, body, self.auth.as_ref()) {
                 Some(n) => self.forward(Pkt { buf: b, len: n as u16, from: NOBODY, at: now }, dst, now),
                 None => self.pool.release(b),
             }
@@ -562,14 +604,16 @@ impl Node {
 
     fn report(mut self) -> NodeReport {
         let window_s = (self.window.1 - self.window.0) as f64 / 1e9;
+        // Rates over an empty window (a run stopped before its warm-up ended) are zero.
+        let per_s = if window_s > 0.0 { 1.0 / window_s } else { 0.0 };
         let queues = self
             .egress
             .iter()
             .zip(&self.monitors)
             .map(|(e, m)| {
                 let s = e.stats;
-                let utilization = s.busy_ns_in_window as f64 / (window_s * 1e9);
-                let sent_bps = s.sent_bytes_in_window as f64 * 8.0 / window_s;
+                let utilization = s.busy_ns_in_window as f64 / 1e9 * per_s;
+                let sent_bps = s.sent_bytes_in_window as f64 * 8.0 * per_s;
                 let expected = e.rate_bps as f64 * utilization;
                 QueueReport {
                     link: self.plan.links[e.link as usize].name.clone(),
@@ -579,7 +623,8 @@ impl Node {
                     stats: s,
                     utilization,
                     sent_bps,
-                    shaper_error: if expected > 0.0 { sent_bps / expected - 1.0 } else { 0.0 },
+                    send_error: if expected > 0.0 { sent_bps / expected - 1.0 } else { 0.0 },
+                    mean_queue: s.wait_ns_in_window as f64 / 1e9 * per_s,
                     lateness_mean_us: s.lateness_ns_sum as f64 / 1e3 / s.sent_in_window.max(1) as f64,
                 }
             })
@@ -593,6 +638,7 @@ impl Node {
             router: self.router,
             address: self.peers[self.me as usize].to_string(),
             window_s,
+            stopped_early_at_s: self.stopped_at.map(|t| t as f64 / 1e9),
             cpu_s: cpu,
             received: self.stats.received,
             forwarded: fw,
@@ -601,6 +647,13 @@ impl Node {
             ttl_expired: self.stats.ttl_expired,
             no_route: self.stats.no_route,
             unknown_source: self.stats.unknown_source,
+            received_bytes_from: self
+                .rx_bytes_in_window
+                .iter()
+                .enumerate()
+                .filter(|&(_, &b)| b > 0)
+                .map(|(i, &b)| (self.plan.nodes[i].name.clone(), b))
+                .collect(),
             queues,
             acc: self.acc,
             flakeway: self.flakeways.stats,

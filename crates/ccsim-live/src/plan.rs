@@ -14,7 +14,8 @@
 //!   `acc_rtt_floor` and `acc_filter_timeout`); every other queue drops silently;
 //! - next hops are the simulator's routes (`ccsim::net::Routes`);
 //! - each flow of transport `rdp` becomes an RDP connection from its source host to its
-//!   destination host, started at its start time (UDP and TCP flows are refused).
+//!   destination host, started at its start time; each `udp` flow, the simulator's UDP
+//!   source sending from its host at its rate (TCP flows are refused).
 
 use ccsim::engine::{Simulation, Transport};
 use ccsim::net::NodeKind;
@@ -130,8 +131,11 @@ pub struct FlowPlan {
     pub dport: u16,
     pub start: Dur,
     pub stop: Option<Dur>,
-    /// The flow's RDP settings, as the simulator built them.
-    pub rdp: RdpParams,
+    /// The flow's RDP settings, as the simulator built them (an RDP flow).
+    pub rdp: Option<RdpParams>,
+    /// The flow's UDP source, as the simulator built it (a UDP flow: constant rate,
+    /// Poisson or on/off; it does not respond to anything).
+    pub udp: Option<ccsim::app::UdpSource>,
 }
 
 #[derive(Clone, Debug)]
@@ -160,6 +164,12 @@ impl Plan {
     /// Reads scenario `text` (from `origin`) with `overrides` applied, as `ccsim run` would,
     /// and its `[live]` table.
     pub fn load(text: &str, origin: &str, overrides: &[String]) -> Result<Plan, ScenarioError> {
+        Plan::load_with_sim(text, origin, overrides).map(|(plan, _)| plan)
+    }
+
+    /// [`load`](Self::load), also returning the simulation the plan was made from (the
+    /// simulated twin's starting point, `crate::twin`).
+    pub fn load_with_sim(text: &str, origin: &str, overrides: &[String]) -> Result<(Plan, Simulation), ScenarioError> {
         // The simulator's `[[pcap]]` captures are not a live run's (a node captures with
         // `[live] pcap`): removed, so that building the plan creates no file.
         let mut without_pcap = overrides.to_vec();
@@ -174,7 +184,8 @@ impl Plan {
                 err(origin, &if p == "." { "live".into() } else { format!("live.{p}") }, e.into_inner().message().trim().to_string())
             })?,
         };
-        Plan::from_sim(&sim, live, origin)
+        let plan = Plan::from_sim(&sim, live, origin)?;
+        Ok((plan, sim))
     }
 
     fn from_sim(sim: &Simulation, live: LiveSpec, origin: &str) -> Result<Plan, ScenarioError> {
@@ -230,23 +241,37 @@ impl Plan {
         let mut flows = Vec::new();
         for f in &sim.flows {
             let name = format!("{}[{}]", f.group, f.index);
-            let Some(rdp) = RdpParams::of(&f.transport) else {
-                let what = match f.transport {
-                    Transport::Udp(_) => "udp",
-                    _ => "tcp",
-                };
-                return Err(err(origin, &format!("flows ({})", f.group), format!("a live run carries RDP flows only (transport = \"rdp\"), not {what}")));
+            let (rdp, udp, sport, dport) = match (&f.transport, RdpParams::of(&f.transport)) {
+                (Transport::Udp(src), _) => (None, Some((**src).clone()), src.ends.sport, src.ends.dport),
+                (_, Some(rdp)) => {
+                    let (sport, dport) = (rdp.sport, rdp.dport);
+                    (Some(rdp), None, sport, dport)
+                }
+                _ => {
+                    return Err(err(
+                        origin,
+                        &format!("flows ({})", f.group),
+                        "a live run carries RDP flows (transport = \"rdp\") and UDP sources (\"udp\"), not tcp",
+                    ))
+                }
             };
+            if let Some(u) = &udp {
+                let most = crate::wire::MAX_DATAGRAM - crate::wire::HEADER - crate::wire::UDP_BODY - crate::wire::MAC_LEN;
+                if u.payload as usize > most {
+                    return Err(err(origin, &format!("flows ({}).udp.packet_size", f.group), format!("a live datagram carries at most {most} bytes")));
+                }
+            }
             flows.push(FlowPlan {
                 name,
                 group: f.group.clone(),
                 src: f.src,
                 dst: f.dst,
-                sport: rdp.sport,
-                dport: rdp.dport,
+                sport,
+                dport,
                 start: Dur(f.start.as_nanos()),
                 stop: f.stop.map(|s| Dur(s.as_nanos())),
                 rdp,
+                udp,
             });
         }
         let mut flakeways = Vec::new();
@@ -416,7 +441,7 @@ mod tests {
     #[test]
     fn what_a_live_run_cannot_do_is_refused_naming_the_field() {
         let e = |o: &[&str]| Plan::load(LINE, "<t>", &o.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap_err().to_string();
-        assert!(e(&["flows.0.transport=tcp"]).contains("RDP flows only"));
+        assert!(e(&["flows.0.transport=tcp"]).contains("not tcp"));
         let red = e(&["links.1.queue={ discipline = \"red\", limit = 30, min_th = 5, max_th = 15 }"]);
         assert!(red.contains("drop-tail queues only"), "{red}");
         let bytes = e(&["links.1.queue={ limit_bytes = 30000, acc = true }"]);

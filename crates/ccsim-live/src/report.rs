@@ -20,8 +20,11 @@ pub struct FlowReport {
     pub retransmissions: u64,
     pub timeouts: u64,
     pub fast_retransmits: u64,
-    /// ACC controls the sender obeyed.
-    pub acc_controls: u64,
+    /// ACC controls that reached the sender (for an open connection with ACC on).
+    pub acc_controls_received: u64,
+    /// Of those, the controls it obeyed: it shrank its window (at most once per window of
+    /// data, never in fast recovery, never to open it; a misbehaving sender obeys none).
+    pub acc_controls_obeyed: u64,
     /// Payload delivered twice or out of order (must be zero).
     pub delivery_errors: u64,
 }
@@ -40,9 +43,12 @@ pub struct QueueReport {
     pub utilization: f64,
     /// Bits written to the socket per second of the window.
     pub sent_bps: f64,
-    /// sent_bps over (rate x utilization), minus one: how far the emulated link's
-    /// delivered rate is from its configured rate while it is busy.
-    pub shaper_error: f64,
+    /// sent_bps over (rate x utilization), minus one: how far the node's writes are from
+    /// its own schedule (near zero by construction; the check against what the far end
+    /// received is `ccsim live run`'s `shaper_error`).
+    pub send_error: f64,
+    /// Packets waiting for the transmitter, time-averaged over the window.
+    pub mean_queue: f64,
     pub lateness_mean_us: f64,
 }
 
@@ -54,6 +60,8 @@ pub struct NodeReport {
     pub address: String,
     /// Measurement window, s.
     pub window_s: f64,
+    /// When the run was ended early (SIGUSR1: another node died), s since the start.
+    pub stopped_early_at_s: Option<f64>,
     /// CPU time (user + system) the process used in the window, s.
     pub cpu_s: f64,
     pub received: u64,
@@ -66,6 +74,9 @@ pub struct NodeReport {
     pub no_route: u64,
     /// Datagrams from addresses that are not neighbours (still handled).
     pub unknown_source: u64,
+    /// Bytes (IP size) received in the window from each neighbour, by node name: what the
+    /// links into this node delivered, for the shaper check against the receiver.
+    pub received_bytes_from: std::collections::BTreeMap<String, u64>,
     pub queues: Vec<QueueReport>,
     pub acc: AccCounters,
     pub flakeway: FlakewayStats,

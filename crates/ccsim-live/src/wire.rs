@@ -67,6 +67,8 @@ pub enum Type {
     Rdp = 1,
     AccControl = 2,
     FilterRequest = 3,
+    /// A datagram of a constant-rate (UDP) source: ports, sequence number, payload.
+    Udp = 4,
 }
 
 /// Flag bit 0 of the header: a MAC follows the body.
@@ -126,7 +128,21 @@ pub enum Body<'a> {
     Rdp(&'a [u8]),
     Control(Control),
     Filter(FilterRequest),
+    Udp(UdpBody<'a>),
 }
+
+/// The body of a UDP source's datagram: its ports, its sequence number (from 0) and its
+/// payload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UdpBody<'a> {
+    pub sport: u16,
+    pub dport: u16,
+    pub seq: u32,
+    pub payload: &'a [u8],
+}
+
+/// Bytes of a UDP body before its payload.
+pub const UDP_BODY: usize = 8;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Datagram<'a> {
@@ -185,12 +201,14 @@ pub fn header(buf: &[u8]) -> Result<Header, WireError> {
         1 => Type::Rdp,
         2 => Type::AccControl,
         3 => Type::FilterRequest,
+        4 => Type::Udp,
         _ => return Err(WireError::Type),
     };
     let len = u16_at(buf, 14);
-    let mac = ty != Type::Rdp || buf[13] & FLAG_MAC != 0;
+    let mac = authenticated(ty) || buf[13] & FLAG_MAC != 0;
     let expect = match ty {
         Type::Rdp => HEADER + len as usize,
+        Type::Udp if len as usize >= UDP_BODY => HEADER + len as usize,
         Type::AccControl if len as usize == CONTROL_BODY => HEADER + CONTROL_BODY,
         Type::FilterRequest if len as usize == FILTER_BODY => HEADER + FILTER_BODY,
         _ => return Err(WireError::Length),
@@ -211,6 +229,7 @@ pub fn decode(buf: &[u8]) -> Result<Datagram<'_>, WireError> {
     let b = &buf[HEADER..];
     let body = match header.ty {
         Type::Rdp => Body::Rdp(&b[..header.len as usize]),
+        Type::Udp => Body::Udp(UdpBody { sport: u16_at(b, 0), dport: u16_at(b, 2), seq: u32_at(b, 4), payload: &b[UDP_BODY..header.len as usize] }),
         Type::AccControl => Body::Control(Control {
             conn: conn_at(b, 0),
             nonce: u64_at(b, 12),
@@ -244,7 +263,7 @@ pub fn put_header(buf: &mut [u8], ty: Type, src: u32, dst: u32, ttl: u8, len: u1
     buf[4..8].copy_from_slice(&src.to_be_bytes());
     buf[8..12].copy_from_slice(&dst.to_be_bytes());
     buf[12] = ttl;
-    buf[13] = if mac || ty != Type::Rdp { FLAG_MAC } else { 0 };
+    buf[13] = if mac || authenticated(ty) { FLAG_MAC } else { 0 };
     buf[14..16].copy_from_slice(&len.to_be_bytes());
 }
 
@@ -267,12 +286,18 @@ fn put_conn(b: &mut [u8], c: &Conn) {
 /// Encodes an RDP segment's datagram into `buf`, with a MAC when `auth` is given; returns
 /// its length, or None if the segment does not fit.
 pub fn encode_rdp(buf: &mut [u8], src: u32, dst: u32, ttl: u8, segment: &[u8], auth: Option<&Auth>) -> Option<usize> {
-    let n = HEADER + segment.len();
+    encode_body(buf, Type::Rdp, src, dst, ttl, segment, auth)
+}
+
+/// Encodes a datagram of type `ty` (RDP or UDP: a MAC only with a key) whose body is
+/// `body`; returns its length, or None if it does not fit.
+pub fn encode_body(buf: &mut [u8], ty: Type, src: u32, dst: u32, ttl: u8, body: &[u8], auth: Option<&Auth>) -> Option<usize> {
+    let n = HEADER + body.len();
     if n + auth.map_or(0, |_| MAC_LEN) > buf.len().min(MAX_DATAGRAM) {
         return None;
     }
-    put_header(buf, Type::Rdp, src, dst, ttl, segment.len() as u16, auth.is_some());
-    buf[HEADER..n].copy_from_slice(segment);
+    put_header(buf, ty, src, dst, ttl, body.len() as u16, auth.is_some());
+    buf[HEADER..n].copy_from_slice(body);
     Some(match auth {
         Some(a) => a.seal(buf, n),
         None => n,
@@ -416,6 +441,22 @@ mod tests {
         assert_eq!(decode(&buf[..3]), Err(WireError::Short));
         assert!(encode_rdp(&mut buf, 1, 2, 2, &[0; 60], None).is_none());
         assert!(encode_rdp(&mut buf, 1, 2, 2, &[0; 40], Some(&auth())).is_none(), "no room for the MAC");
+    }
+
+    #[test]
+    fn udp_round_trip_with_and_without_a_mac() {
+        let mut buf = [0u8; MAX_DATAGRAM];
+        let body = [0x12, 0x34, 0x00, 0x07, 0, 0, 0, 9, b'p', b'q'];
+        let n = encode_body(&mut buf, Type::Udp, 1, 2, 64, &body, None).unwrap();
+        let d = accept(&buf[..n], None).unwrap();
+        assert_eq!(d.body, Body::Udp(UdpBody { sport: 0x1234, dport: 7, seq: 9, payload: b"pq" }));
+        let a = auth();
+        let n = encode_body(&mut buf, Type::Udp, 1, 2, 64, &body, Some(&a)).unwrap();
+        assert!(accept(&buf[..n], Some(&a)).is_ok());
+        buf[HEADER + 9] ^= 1;
+        assert_eq!(accept(&buf[..n], Some(&a)), Err(WireError::Mac));
+        let n = encode_body(&mut buf, Type::Udp, 1, 2, 64, &body[..5], None).unwrap();
+        assert_eq!(decode(&buf[..n]), Err(WireError::Length), "shorter than a UDP body");
     }
 
     #[test]

@@ -33,4 +33,21 @@ fn the_seeds_decode_as_made() {
     assert!(matches!(wire::accept(&get("rdp_small_mac"), Some(&auth)).unwrap().body, Body::Rdp(s) if s.len() == 8));
     assert_eq!(wire::accept(&get("short"), None), Err(wire::WireError::Short));
     assert_eq!(wire::accept(&get("badversion"), None), Err(wire::WireError::Version));
+    assert!(matches!(wire::accept(&get("udp"), None).unwrap().body, Body::Udp(u) if u.seq == 7 && u.payload.len() == 12));
+}
+
+/// The documented fuzz command (`cargo +nightly fuzz run decode`, docs/live.md) resolves
+/// the fuzz crate's dependencies from `fuzz/Cargo.lock`: the lock must be current, or the
+/// command rewrites it. `cargo tree --locked` fails exactly when it would.
+#[test]
+fn the_fuzz_lock_file_is_current() {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/Cargo.toml");
+    let out = std::process::Command::new(cargo)
+        .args(["tree", "--locked", "--offline", "--depth", "0", "--manifest-path"])
+        .arg(&manifest)
+        .output()
+        .expect("cargo runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "fuzz/Cargo.lock is not current (`cd crates/ccsim-live/fuzz && cargo update -w` refreshes it): {err}");
 }

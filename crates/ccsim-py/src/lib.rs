@@ -262,6 +262,16 @@ fn live_plan(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>) -
     }
 }
 
+/// Runs the simulated twin of a live run to its end (`ccsim live twin`): the scenario's
+/// simulation with its flakeways on the links into their nodes (`ccsim_live::twin`);
+/// returns the simulator's report as JSON, the GIL released. Raises `ScenarioError`.
+#[pyfunction]
+#[pyo3(signature = (text, origin = "<string>", overrides = Vec::new()))]
+fn live_twin(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>) -> PyResult<String> {
+    let (text, origin_owned) = (text.to_owned(), origin.to_owned());
+    py.detach(move || ccsim_live::twin::run(&text, &origin_owned, &overrides)).map_err(|e| scenario_error(py, e))
+}
+
 /// The scenario as the builder expands it, without running it (`ccsim show`), as a JSON
 /// string: nodes, links and their queues, flows with their routes, the settings in force
 /// and the profile (see `ccsim::scenario::describe`). Raises `ScenarioError` as
@@ -366,6 +376,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(report_schema, m)?)?;
     m.add_function(wrap_pyfunction!(live_node, m)?)?;
     m.add_function(wrap_pyfunction!(live_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(live_twin, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(bare_durations, m)?)?;
     Ok(())

@@ -69,6 +69,9 @@ class Report:
     figures: list[Path] = field(default_factory=list)
     #: Lines shown under the title (profile, mode, what was run).
     facts: list[str] = field(default_factory=list)
+    #: Whether `out` holds simulator runs or sweeps for an interactive page (`view.html`);
+    #: False for a report on other measurements (live runs), which has none to make.
+    view: bool = True
 
     def heading(self, text: str) -> None:
         self.blocks.append(Block("heading", text))
@@ -204,7 +207,7 @@ class Report:
         from .._files import atomic_write_text
 
         md = self.out / "report.md"
-        link = write_view(self.out)
+        link = write_view(self.out) if self.view else False
         title, _, rest = self.markdown().partition("\n")
         atomic_write_text(md, f"{title}\n\n{VIEW_NOTE_MD}\n{rest}" if link else f"{title}\n{rest}")
         atomic_write_text(self.out / "report.html", html_page(self.title, (VIEW_NOTE_HTML if link else "") + self.html_body()))

@@ -345,6 +345,7 @@ def build(root: str | os.PathLike[str]) -> str:
     if not root.is_dir():
         raise ViewError(f"{root}: not a directory")
     parts: list[str] = []
+    other = []
     for d in _walk(root):
         label = str(d.relative_to(root)) if d != root else root.name or str(root)
         if (d / "sweep.json").exists():
@@ -353,11 +354,14 @@ def build(root: str | os.PathLike[str]) -> str:
             summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
             if "links" in summary and "nodes" in summary:  # a run's report, not a paper's table
                 parts += run_section(d, label)
+            else:
+                other.append(str(d / "summary.json"))
         figs = figure_files(d)
         if figs:
             parts += [heading(f"figures: {label}"), *figs]
     if not parts:
-        raise ViewError(f"{root}: no run (summary.json), sweep store (sweep.json) or figure found here or below")
+        seen = f" ({', '.join(other)} is not a simulator run's report)" if other else ""
+        raise ViewError(f"{root}: no run (summary.json), sweep store (sweep.json) or figure found here or below{seen}")
     return page(f"ccsim: {root.resolve().name}", parts, note=f"made by ccsim view from {root}")
 
 

@@ -201,6 +201,13 @@ impl Link {
         self.loss
     }
 
+    /// Sets the probability that a transmitted packet is lost on the wire (before the run:
+    /// a live run's simulated twin moves a flakeway's loss onto the links into its node).
+    pub fn set_loss(&mut self, loss: f64) {
+        self.loss = loss;
+        self.lossy = loss > 0.0;
+    }
+
     /// Whether the link loses packets at random.
     pub fn is_lossy(&self) -> bool {
         self.lossy

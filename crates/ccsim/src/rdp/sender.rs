@@ -42,6 +42,9 @@ pub struct SenderConfig {
     pub isn: u32,
     /// Carry the congestion state in every data segment and obey ACC controls.
     pub acc: bool,
+    /// With `acc`: obey the controls (false: a misbehaving sender, which carries its state
+    /// and counts the controls it receives but never shrinks its window for one).
+    pub obey_acc: bool,
     /// Bytes to send, or None for a bulk sender that always has data. A finite transfer
     /// closes the connection once every segment is acknowledged.
     pub data_bytes: Option<u64>,
@@ -66,6 +69,7 @@ impl Default for SenderConfig {
             dupack_threshold: 3,
             isn: 0,
             acc: true,
+            obey_acc: true,
             data_bytes: None,
             close_wait: Dur::from_secs(1),
             ttl: 64,
@@ -520,6 +524,9 @@ impl RdpSender {
     pub fn on_acc_control(&mut self, pkt: &Packet, now: SimTime) {
         let Some(ctl) = pkt.acc.filter(|_| self.cfg.acc && self.state == State::Open) else { return };
         self.stats.acc_controls += 1;
+        if !self.cfg.obey_acc {
+            return;
+        }
         let dropped = self.offset_of(pkt.seq);
         let covered = self.recover.max(self.acc_recover).max(self.una);
         if dropped < covered as i64 || dropped >= self.max as i64 || self.in_recovery || ctl.cwnd >= self.cwnd_packets() {
@@ -972,6 +979,13 @@ mod tests {
         plain.on_acc_control(&control(&plain, u + 2, 2), t(300));
         assert_eq!((plain.stats.acc_controls, plain.cwnd_packets()), (0, 10));
         assert!(pout.iter().filter(|p| p.payload > 0).all(|p| p.acc.is_none() && p.size == 20 + 18 + SEG));
+        // A misbehaving sender carries its state and counts the control, but keeps its window.
+        let mut mout = Vec::new();
+        let mut bad = open(SenderConfig { obey_acc: false, ..config() }, 100, &mut mout);
+        let u = grow_to(&mut bad, 10, &mut mout);
+        bad.on_acc_control(&control(&bad, u + 2, 2), t(300));
+        assert_eq!((bad.stats.acc_controls, bad.stats.acc_reductions, bad.cwnd_packets()), (1, 0, 10));
+        assert!(mout.iter().filter(|p| p.payload > 0).all(|p| p.acc.is_some()));
     }
 
     #[test]

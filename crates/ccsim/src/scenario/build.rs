@@ -596,6 +596,7 @@ fn rdp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8) -> Resul
         rcfg.close_wait = t.dur();
     }
     cfg.acc = r.acc.unwrap_or(true);
+    cfg.obey_acc = r.obey_acc.unwrap_or(true);
     cfg.isn = r.isn.unwrap_or(0);
     // The receiver accepts the segments its sender makes: header, ACC extension, data.
     rcfg.max_segment = (rdp::wire::FIXED_HEADER + rdp::wire::ACC_AREA) as u16 + cfg.segment_size as u16;

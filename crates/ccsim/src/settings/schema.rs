@@ -338,6 +338,10 @@ pub struct RdpSpec {
     /// Carry the congestion state in data segments and obey ACC controls (default true).
     #[serde(default)]
     pub acc: Option<bool>,
+    /// With `acc`: obey ACC controls (default true; false makes a misbehaving sender that
+    /// ignores them).
+    #[serde(default)]
+    pub obey_acc: Option<bool>,
     /// The sender's initial sequence number (default 0).
     #[serde(default)]
     pub isn: Option<u32>,
