@@ -31,7 +31,9 @@ pub mod random_drop;
 pub mod red;
 pub mod rtred;
 pub mod spec;
+pub mod stamping;
 pub mod step;
+pub mod xcp;
 
 pub use adaptive::{AdaptiveRed, AredVariant};
 pub use codel::{Codel, CodelParams};
@@ -261,6 +263,7 @@ disciplines! {
     Codel(Codel) = codel::REGISTRATION,
     FqCodel(FqCodel) = fq_codel::REGISTRATION,
     DualPi2(dualpi2::DualPi2) = dualpi2::REGISTRATION,
+    Xcp(xcp::Xcp) = xcp::REGISTRATION,
     #[cfg(test)]
     RandomDrop(random_drop::RandomDrop) = random_drop::REGISTRATION,
 }

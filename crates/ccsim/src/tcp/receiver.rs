@@ -35,7 +35,7 @@
 
 use super::Endpoints;
 use crate::packet::Seq;
-use crate::packet::{flags, Ecn, Packet, SackBlocks};
+use crate::packet::{flags, Ecn, Explicit, Packet, SackBlocks};
 use crate::sim::{Dur, SimTime};
 use crate::stats::counters;
 
@@ -106,6 +106,9 @@ pub struct TcpReceiver {
     last_in_order_ttl: Option<u8>,
     /// SACK: the blocks of the last option sent, most recent first.
     sack_sent: SackBlocks,
+    /// The congestion-header echo gathered since the last ACK (XCP, RCP:
+    /// [`Explicit::echo`]).
+    echo: Option<Explicit>,
     pub stats: ReceiverStats,
 }
 
@@ -122,6 +125,7 @@ impl TcpReceiver {
             dup_ack_suppress: false,
             last_in_order_ttl: None,
             sack_sent: SackBlocks::NONE,
+            echo: None,
             stats: ReceiverStats::default(),
         }
     }
@@ -162,6 +166,9 @@ impl TcpReceiver {
                 }
                 self.ece_pending = ce;
             }
+        }
+        if let Some(h) = pkt.explicit() {
+            self.echo = Some(Explicit::echo(self.echo, h));
         }
         let start = pkt.seq;
         let end = pkt.seq + pkt.payload;
@@ -300,6 +307,9 @@ impl TcpReceiver {
         if self.cfg.sack {
             let blocks = self.sack_blocks(trigger);
             ack.set_sack(blocks);
+        }
+        if let Some(echo) = self.echo.take() {
+            ack.set_explicit(echo);
         }
         out.push(ack);
     }

@@ -320,12 +320,18 @@ impl TcpSender {
         if let Some(r) = self.extras.as_mut().and_then(|e| e.rate.as_mut()) {
             r.begin_ack(self.max - self.una);
         }
+        let new_data = ack > self.una;
         if self.cfg.sack {
             self.on_sack_ack(pkt, ack, ece, now, out);
-        } else if ack > self.una {
+        } else if new_data {
             self.on_new_ack(ack, ece, now, out);
         } else if self.max > self.una && pkt.payload == 0 && pkt.wnd == self.peer_wnd {
             self.on_dupack(now, out);
+        }
+        // The routers' feedback an ACK of new data echoes (ns-2.35's XCP applies it in
+        // `recv_newack_helper`, after the ACK's own processing).
+        if let Some(echo) = pkt.explicit().filter(|_| new_data) {
+            self.cc.on_feedback(echo);
         }
         self.peer_wnd = pkt.wnd;
         if ece && self.una > self.ecn_recover && !self.in_recovery {
@@ -835,6 +841,9 @@ impl TcpSender {
         pkt.flags = f;
         pkt.ecn = if self.cfg.ecn && (!retransmission || self.cfg.ect_on_retransmit) { Ecn::Ect0 } else { Ecn::NotEct };
         pkt.acc = acc;
+        if let Some(h) = self.cc.header() {
+            pkt.set_explicit(h);
+        }
         out.push(pkt);
     }
 }
