@@ -1,8 +1,8 @@
-//! XCP end to end, the short subset of `scripts/validate_xcp.py`: flows of unequal RTTs (24
-//! to 84 ms) through one XCP bottleneck keep it nearly full with nearly no queue and share
-//! it fairly, the physics XCP claims (Katabi et al. 2002, Section 4); and plain NewReno
-//! flows through the same queue are served as by tail drop (the router only reads and
-//! stamps headers).
+//! XCP and RCP end to end, the short subset of `scripts/validate_xcp.py`: flows of unequal
+//! RTTs (24 to 84 ms) through one explicit-feedback bottleneck keep it nearly full with
+//! nearly no queue and share it fairly, the physics both protocols claim (Katabi et al.
+//! 2002, Section 4; Dukkipati and McKeown 2006, Section 3); and a plain NewReno flow through
+//! the same queues is served as by tail drop (the routers only read and stamp headers).
 //! The comparison with ns-2.35's own XCP is the script's (it needs `ns`).
 
 mod common;
@@ -63,9 +63,14 @@ fn xcp_fills_the_link_with_nearly_no_queue_and_shares_it_across_unequal_rtts() {
 }
 
 #[test]
+fn rcp_fills_the_link_with_nearly_no_queue_and_shares_it_across_unequal_rtts() {
+    physics("rcp", "rcp", 0.95);
+}
+
+#[test]
 fn other_traffic_passes_the_explicit_routers_as_a_tail_drop_queue() {
     let (_, plain) = run(&unequal_rtts("droptail", "newreno"));
-    for d in ["xcp"] {
+    for d in ["xcp", "rcp"] {
         let (_, r) = run(&unequal_rtts(d, "newreno"));
         let (a, b) = (bottleneck(&plain), bottleneck(&r));
         assert_eq!((a.arrivals, a.departures, a.drops), (b.arrivals, b.departures, b.drops), "{d}");

@@ -28,6 +28,7 @@ pub mod fq_codel;
 pub mod pie;
 #[cfg(test)]
 pub mod random_drop;
+pub mod rcp;
 pub mod red;
 pub mod rtred;
 pub mod spec;
@@ -264,6 +265,7 @@ disciplines! {
     FqCodel(FqCodel) = fq_codel::REGISTRATION,
     DualPi2(dualpi2::DualPi2) = dualpi2::REGISTRATION,
     Xcp(xcp::Xcp) = xcp::REGISTRATION,
+    Rcp(rcp::Rcp) = rcp::REGISTRATION,
     #[cfg(test)]
     RandomDrop(random_drop::RandomDrop) = random_drop::REGISTRATION,
 }

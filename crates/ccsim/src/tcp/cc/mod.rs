@@ -131,6 +131,7 @@ pub mod dctcp;
 pub mod packet_reno;
 #[cfg(test)]
 pub mod probe;
+pub mod rcp;
 pub mod reno;
 pub mod spec;
 pub mod window;
@@ -466,6 +467,7 @@ controllers! {
     Dctcp(DctcpConfig) -> Dctcp = [dctcp::REGISTRATION],
     Bbr(bbr::BbrConfig) -> Box<bbr::Bbr> = [bbr::REGISTRATION],
     Xcp(xcp::XcpConfig) -> xcp::Xcp = [xcp::REGISTRATION],
+    Rcp(rcp::RcpConfig) -> rcp::Rcp = [rcp::REGISTRATION],
     PacketReno(PacketRenoConfig) -> PacketReno = [],
     #[cfg(test)]
     Aimd(aimd::AimdConfig) -> aimd::Aimd = [aimd::REGISTRATION],
@@ -523,6 +525,7 @@ mod tests {
             CcConfig::Dctcp(DctcpConfig::default()),
             CcConfig::Bbr(bbr::BbrConfig::default()),
             CcConfig::Xcp(xcp::XcpConfig::default()),
+            CcConfig::Rcp(rcp::RcpConfig::default()),
         ];
         for cfg in all {
             let mut any = cfg.build(MSS, 1, u32::MAX / 2);
@@ -533,6 +536,7 @@ mod tests {
                 CcConfig::Dctcp(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Bbr(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Xcp(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
+                CcConfig::Rcp(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Aimd(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Probe(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
             };
