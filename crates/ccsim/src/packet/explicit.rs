@@ -5,7 +5,7 @@
 //!
 //! The sender writes its header on every data segment; each router on the path may lower
 //! the feedback (XCP: to its own, when smaller; RCP: the rate, to its own, when smaller); the
-//! receiver echoes it in its ACKs ([`Explicit::echo`]). Only the protocols' own ends and
+//! receiver echoes it in its ACKs ([`Gathered`]). Only the protocols' own ends and
 //! disciplines read it: a TCP segment of any other variant carries no header, and a router
 //! passes it by.
 //!
@@ -79,16 +79,45 @@ impl Explicit {
             _ => None,
         }
     }
+}
 
-    /// What the receiver's next ACK echoes once a data segment carrying `data` arrived,
-    /// `pending` being the echo gathered since its last ACK. XCP: the sum of the segments'
-    /// feedback (ns-2.35's `XcpTcpSink` adds every segment's feedback up and sends the sum
-    /// with its next ACK, so that a delayed ACK loses none); RCP: the latest rate.
-    pub fn echo(pending: Option<Explicit>, data: Explicit) -> Explicit {
-        match (pending, data) {
-            (Some(Explicit::Xcp(p)), Explicit::Xcp(d)) => Explicit::Xcp(XcpHeader { cwnd: 0.0, rtt_us: 0, feedback: p.feedback + d.feedback }),
-            (_, Explicit::Xcp(d)) => Explicit::Xcp(XcpHeader { cwnd: 0.0, rtt_us: 0, feedback: d.feedback }),
-            (_, Explicit::Rcp(d)) => Explicit::Rcp(RcpHeader { rate: d.rate, rtt_us: 0 }),
+/// What a receiver gathers for its next ACK's echo: XCP's feedback summed over the segments
+/// since its last ACK (ns-2.35's `XcpTcpSink` adds every segment's feedback up and sends the
+/// sum with its next ACK, so that a delayed ACK loses none), or RCP's latest rate. Held in
+/// 32 bits, so that a receiver keeps it in room it had spare (a receiver is three cache
+/// lines): 0 for nothing gathered; otherwise the two low bits say whose (1: XCP, 2: RCP) and
+/// the rest are the upper 30 bits of the `f32` (a precision of 2^-21, against the header's
+/// 2^-23).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Gathered(u32);
+
+impl Gathered {
+    pub const NONE: Gathered = Gathered(0);
+
+    fn of(kind: u32, v: f32) -> Gathered {
+        Gathered(v.to_bits() & !3 | kind)
+    }
+
+    fn value(self) -> f32 {
+        f32::from_bits(self.0 & !3)
+    }
+
+    /// The echo once a data segment carrying `data` arrived.
+    pub fn with(self, data: Explicit) -> Gathered {
+        match data {
+            Explicit::Xcp(d) if self.0 & 3 == XCP => Gathered::of(XCP, self.value() + d.feedback),
+            Explicit::Xcp(d) => Gathered::of(XCP, d.feedback),
+            Explicit::Rcp(d) => Gathered::of(RCP, d.rate),
+        }
+    }
+
+    /// The header an ACK carries for what was gathered, if anything; gathers anew.
+    pub fn take(&mut self) -> Option<Explicit> {
+        let g = std::mem::take(self);
+        match g.0 & 3 {
+            XCP => Some(Explicit::Xcp(XcpHeader { cwnd: 0.0, rtt_us: 0, feedback: g.value() })),
+            RCP => Some(Explicit::Rcp(RcpHeader { rate: g.value(), rtt_us: 0 })),
+            _ => None,
         }
     }
 }
@@ -146,10 +175,16 @@ mod tests {
     #[test]
     fn the_echo_sums_xcp_feedback_and_keeps_rcp_s_latest_rate() {
         let x = |f: f32| Explicit::Xcp(XcpHeader { cwnd: 5000.0, rtt_us: 100, feedback: f });
-        let e = Explicit::echo(None, x(100.0));
-        let e = Explicit::echo(Some(e), x(-30.0));
-        assert_eq!(e, Explicit::Xcp(XcpHeader { cwnd: 0.0, rtt_us: 0, feedback: 70.0 }));
+        let mut g = Gathered::NONE.with(x(100.0)).with(x(-30.0));
+        assert_eq!(g.take(), Some(Explicit::Xcp(XcpHeader { cwnd: 0.0, rtt_us: 0, feedback: 70.0 })));
+        assert_eq!((g, g.take()), (Gathered::NONE, None), "taken: gathered anew");
+        let mut g = Gathered::NONE.with(x(0.0));
+        assert_eq!(g.take(), Some(Explicit::Xcp(XcpHeader { cwnd: 0.0, rtt_us: 0, feedback: 0.0 })), "a zero sum is still an echo");
         let r = |rate: f32| Explicit::Rcp(RcpHeader { rate, rtt_us: 100 });
-        assert_eq!(Explicit::echo(Some(r(5.0)), r(3.0)), Explicit::Rcp(RcpHeader { rate: 3.0, rtt_us: 0 }));
+        let mut g = Gathered::NONE.with(r(5.0)).with(r(3.0));
+        assert_eq!(g.take(), Some(Explicit::Rcp(RcpHeader { rate: 3.0, rtt_us: 0 })));
+        let mut g = Gathered::NONE.with(x(1.0 / 3.0));
+        let Some(Explicit::Xcp(h)) = g.take() else { panic!() };
+        assert!((h.feedback - 1.0 / 3.0).abs() < 1e-6, "{}", h.feedback);
     }
 }

@@ -894,6 +894,37 @@ mod tests {
         acked
     }
 
+    /// An XCP sender stamps every segment with its header and moves its window by the
+    /// feedback an ACK of new data echoes; a duplicate's echo moves nothing.
+    #[test]
+    fn an_explicit_feedback_sender_stamps_segments_and_applies_the_echo_of_new_acks() {
+        use crate::packet::explicit::XcpHeader;
+        use crate::packet::Explicit;
+        let cfg = SenderConfig { cc: CcConfig::Xcp(crate::tcp::cc::xcp::XcpConfig::default()), init_cwnd: 4, ..config(Recovery::Reno) };
+        let mut s = TcpSender::new(cfg, ends(), 1 << 30);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        assert_eq!(out.len(), 4);
+        assert!(out.iter().all(|p| matches!(p.explicit(), Some(Explicit::Xcp(h)) if h.cwnd == 4000.0)), "{:?}", out[0].explicit());
+        let echo = |fb: f32| Explicit::Xcp(XcpHeader { cwnd: 0.0, rtt_us: 0, feedback: fb });
+        let mut a = ack(&s, MSS);
+        a.set_explicit(echo(1500.0));
+        s.on_ack(&a, t(100), &mut out);
+        assert_eq!(s.cwnd(), 5500, "4000 + 1500, no slow start of its own");
+        a.set_explicit(echo(1000.0));
+        s.on_ack(&a, t(101), &mut out);
+        assert_eq!(s.cwnd(), 5500, "a duplicate's echo is not applied");
+        // Plain senders carry no header and ignore an echo.
+        let mut plain = sender(Recovery::Reno, 0);
+        out.clear();
+        plain.start(t(0), &mut out);
+        assert_eq!(out[0].explicit(), None);
+        let mut a = ack(&plain, MSS);
+        a.set_explicit(echo(1500.0));
+        plain.on_ack(&a, t(100), &mut out);
+        assert_eq!(plain.cwnd(), 2 * MSS);
+    }
+
     #[test]
     fn slow_start_doubles_per_round_trip() {
         let mut s = sender(Recovery::NewReno, 0);
