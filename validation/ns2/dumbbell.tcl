@@ -44,14 +44,7 @@ set qmon [monitor_queue $ns $r1 $r2]
 
 set conns {}
 for {set i 0} {$i < $N} {incr i} {
-    set s [$ns node]
-    set d [$ns node]
-    $ns duplex-link $s $r1 1Gb 1ms DropTail
-    $ns duplex-link $r2 $d 1Gb 1ms DropTail
-    [$s get-module Manual] add-route-to-adj-node -default $r1
-    [$d get-module Manual] add-route-to-adj-node -default $r2
-    [$r1 get-module Manual] add-route-to-adj-node $s
-    [$r2 get-module Manual] add-route-to-adj-node $d
+    lassign [end_pair $ns $r1 $r2] s d
     lappend conns [bulk_tcp $ns Newreno $s $d $i [$startVar value]]
 }
 

@@ -116,6 +116,21 @@ proc print_tcp {prefix before after payload span} {
     puts "${prefix}timeouts=$timeouts"
 }
 
+# A sender and a receiver for a dumbbell with routers r1 and r2 (routes by the
+# Manual routing module): s -1 Gb/s, 1 ms- r1 and r2 -1 Gb/s, 1 ms- d, each way.
+# Returns {s d}.
+proc end_pair {ns r1 r2} {
+    set s [$ns node]
+    set d [$ns node]
+    $ns duplex-link $s $r1 1Gb 1ms DropTail
+    $ns duplex-link $r2 $d 1Gb 1ms DropTail
+    [$s get-module Manual] add-route-to-adj-node -default $r1
+    [$d get-module Manual] add-route-to-adj-node -default $r2
+    [$r1 get-module Manual] add-route-to-adj-node $s
+    [$r2 get-module Manual] add-route-to-adj-node $d
+    return [list $s $d]
+}
+
 # A one-way TCP of class `cls` from node s to node d with an FTP source
 # started at `start`; returns {tcp sink}.
 proc bulk_tcp {ns cls s d fid start} {

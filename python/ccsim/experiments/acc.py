@@ -63,6 +63,8 @@ COLOURS = {
     "acc+floor": "tab:olive",
     "cubic": "tab:brown",
     "dctcp": "tab:purple",
+    "xcp": "tab:red",
+    "rcp": "tab:pink",
 }
 
 RED = {"discipline": "red", "limit": 50, "min_th": 5, "max_th": 15, "max_p": 0.1}
@@ -256,12 +258,22 @@ TODAY = [
         },
         COLOURS["dctcp"],
     ),
+    today.Contender(
+        "XCP",
+        {"links.2.queue": {"discipline": "xcp", "limit": RED["limit"]}, "flows.0.tcp": {"variant": "xcp", "mss": 1000}},
+        COLOURS["xcp"],
+    ),
+    today.Contender(
+        "RCP",
+        {"links.2.queue": {"discipline": "rcp", "limit": RED["limit"]}, "flows.0.tcp": {"variant": "rcp", "mss": 1000}},
+        COLOURS["rcp"],
+    ),
 ]
 
 
 def against_today(rep: Report, opt: Options, delays: list[int], duration: float) -> None:
-    """ACC beside CUBIC (RFC 9438) over Tail Drop and DCTCP (RFC 8257) over a step marker on
-    the same dumbbell across RTTs."""
+    """ACC beside CUBIC (RFC 9438) over Tail Drop, DCTCP (RFC 8257) over a step marker, and
+    XCP and RCP through their routers, on the same dumbbell across RTTs."""
     reps = 5 if opt.quick else 10
     cases = [(f"{d}", {"links.2.delay": f"{d}ms"}) for d in delays]
     data = today.run(opt, dumbbell(duration=duration), cases, TODAY, metrics, reps)
@@ -285,6 +297,10 @@ def against_today(rep: Report, opt: Options, delays: list[int], duration: float)
             "kbps",
             v.greater,
         ),
+        today.Comparison("XCP keeps the bulk flows' RTT below ACC's (every d)", TODAY[4].name, TODAY[0].name, "rtt_ms", v.less),
+        today.Comparison("RCP keeps the bulk flows' RTT below ACC's (every d)", TODAY[5].name, TODAY[0].name, "rtt_ms", v.less),
+        today.Comparison("XCP gives the bulk flows more goodput than ACC (every d)", TODAY[4].name, TODAY[0].name, "kbps", v.greater),
+        today.Comparison("RCP gives the bulk flows more goodput than ACC (every d)", TODAY[5].name, TODAY[0].name, "kbps", v.greater),
     ]
     today.section(
         rep,
@@ -293,7 +309,9 @@ def against_today(rep: Report, opt: Options, delays: list[int], duration: float)
         comparisons,
         "ACC (Reno senders, RED with ACC at R1) and the paper's Reno over RED beside CUBIC over the same 50-packet Tail "
         f"Drop buffer and DCTCP over a step marker at K = {DCTCP_K} packets in it (marking ECN-capable packets, dropping "
-        "the UDP cross traffic's), with the same on/off cross traffic, across the R1 -> R2 delays.",
+        "the UDP cross traffic's), and ACC's heirs, the explicit-feedback routers: XCP (Katabi et al. 2002) and RCP "
+        "(Dukkipati and McKeown 2006), their senders through their router in the same 50-packet buffer (the cross "
+        "traffic counts as input to both), with the same on/off cross traffic, across the R1 -> R2 delays.",
         "R1 -> R2 delay d (ms)",
     )
 

@@ -8,9 +8,11 @@
 //! ([`Protocol`]) follows from the kind.
 
 pub mod checksum;
+pub mod explicit;
 pub mod rdp;
 pub mod seq;
 
+pub use explicit::Explicit;
 pub use rdp::{Fields, VarArea};
 pub use seq::Seq;
 
@@ -263,8 +265,8 @@ pub struct Packet {
     pub sent_at: SimTime,
     /// Present on data packets of ACC-enabled senders.
     pub acc: Option<AccState>,
-    /// RDP's variable header area: a SYN's parameters or an ACK's EACK set (zero in other
-    /// packets).
+    /// RDP's variable header area: a SYN's parameters or an ACK's EACK set; in a TCP
+    /// segment, XCP's or RCP's congestion header ([`explicit`]); zero in other packets.
     pub rdp_var: VarArea,
     /// IP fast reroute: 1 + the index of the explicit repair path the packet is tunnelled
     /// along, or 0 when it is routed normally.

@@ -38,34 +38,58 @@ pub struct SynParams {
 }
 
 /// RDP's variable header area (RFC 908 4.2.1: "used to transmit parameters for the SYN and
-/// EACK segments"), packed in 64 bits so that a packet stays a small `Copy` value. The
-/// header's flags say which it holds: a SYN's [`SynParams`], or, with EACK, the set of
-/// segments received out of sequence, bit `i` standing for segment `ACK + 2 + i` (segment
-/// `ACK + 1` is the one missing).
+/// EACK segments"), packed in three 32-bit words so that a packet stays a small `Copy` value.
+/// In an RDP segment the header's flags say which it holds, in the first two words: a SYN's
+/// [`SynParams`], or, with EACK, the set of segments received out of sequence, bit `i`
+/// standing for segment `ACK + 2 + i` (segment `ACK + 1` is the one missing). A TCP segment
+/// has no use for it and carries XCP's or RCP's congestion header there instead
+/// ([`super::explicit`]); the third word fills what was the packet's padding, so the packet
+/// is no larger for it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct VarArea(u64);
+pub struct VarArea([u32; 3]);
 
 impl VarArea {
     /// Nothing (a segment with neither SYN nor EACK).
-    pub const NONE: VarArea = VarArea(0);
+    pub const NONE: VarArea = VarArea([0; 3]);
+
+    /// The area holding the 64 bits `v` (RDP's use) in its first two words.
+    fn from_u64(v: u64) -> VarArea {
+        VarArea([v as u32, (v >> 32) as u32, 0])
+    }
+
+    /// The first two words as 64 bits.
+    fn as_u64(self) -> u64 {
+        self.0[0] as u64 | (self.0[1] as u64) << 32
+    }
 
     pub fn syn(p: SynParams) -> VarArea {
-        VarArea(p.max_outstanding as u64 | (p.max_segment as u64) << 16 | (p.sequenced as u64) << 32)
+        VarArea::from_u64(p.max_outstanding as u64 | (p.max_segment as u64) << 16 | (p.sequenced as u64) << 32)
     }
 
     /// The EACK set, as a map relative to the ACK number.
     pub fn eacks(bits: u64) -> VarArea {
-        VarArea(bits)
+        VarArea::from_u64(bits)
     }
 
     /// The SYN parameters (meaningful when the SYN flag is set).
     pub fn syn_params(self) -> SynParams {
-        SynParams { max_outstanding: self.0 as u16, max_segment: (self.0 >> 16) as u16, sequenced: self.0 >> 32 & 1 == 1 }
+        let v = self.as_u64();
+        SynParams { max_outstanding: v as u16, max_segment: (v >> 16) as u16, sequenced: v >> 32 & 1 == 1 }
     }
 
     /// The EACK map (meaningful when the EACK flag is set).
     pub fn eack_bits(self) -> u64 {
+        self.as_u64()
+    }
+
+    /// The three words (a TCP segment's congestion header, [`super::explicit`]).
+    pub const fn words(self) -> [u32; 3] {
         self.0
+    }
+
+    /// An area of three words.
+    pub const fn from_words(w: [u32; 3]) -> VarArea {
+        VarArea(w)
     }
 }
 

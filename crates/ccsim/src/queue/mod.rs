@@ -28,10 +28,13 @@ pub mod fq_codel;
 pub mod pie;
 #[cfg(test)]
 pub mod random_drop;
+pub mod rcp;
 pub mod red;
 pub mod rtred;
 pub mod spec;
+pub mod stamping;
 pub mod step;
+pub mod xcp;
 
 pub use adaptive::{AdaptiveRed, AredVariant};
 pub use codel::{Codel, CodelParams};
@@ -261,6 +264,8 @@ disciplines! {
     Codel(Codel) = codel::REGISTRATION,
     FqCodel(FqCodel) = fq_codel::REGISTRATION,
     DualPi2(dualpi2::DualPi2) = dualpi2::REGISTRATION,
+    Xcp(xcp::Xcp) = xcp::REGISTRATION,
+    Rcp(rcp::Rcp) = rcp::REGISTRATION,
     #[cfg(test)]
     RandomDrop(random_drop::RandomDrop) = random_drop::REGISTRATION,
 }

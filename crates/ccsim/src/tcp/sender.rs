@@ -320,12 +320,18 @@ impl TcpSender {
         if let Some(r) = self.extras.as_mut().and_then(|e| e.rate.as_mut()) {
             r.begin_ack(self.max - self.una);
         }
+        let new_data = ack > self.una;
         if self.cfg.sack {
             self.on_sack_ack(pkt, ack, ece, now, out);
-        } else if ack > self.una {
+        } else if new_data {
             self.on_new_ack(ack, ece, now, out);
         } else if self.max > self.una && pkt.payload == 0 && pkt.wnd == self.peer_wnd {
             self.on_dupack(now, out);
+        }
+        // The routers' feedback an ACK of new data echoes (ns-2.35's XCP applies it in
+        // `recv_newack_helper`, after the ACK's own processing).
+        if let Some(echo) = pkt.explicit().filter(|_| new_data) {
+            self.cc.on_feedback(echo);
         }
         self.peer_wnd = pkt.wnd;
         if ece && self.una > self.ecn_recover && !self.in_recovery {
@@ -835,6 +841,9 @@ impl TcpSender {
         pkt.flags = f;
         pkt.ecn = if self.cfg.ecn && (!retransmission || self.cfg.ect_on_retransmit) { Ecn::Ect0 } else { Ecn::NotEct };
         pkt.acc = acc;
+        if let Some(h) = self.cc.header() {
+            pkt.set_explicit(h);
+        }
         out.push(pkt);
     }
 }
@@ -883,6 +892,37 @@ mod tests {
             now += 1;
         }
         acked
+    }
+
+    /// An XCP sender stamps every segment with its header and moves its window by the
+    /// feedback an ACK of new data echoes; a duplicate's echo moves nothing.
+    #[test]
+    fn an_explicit_feedback_sender_stamps_segments_and_applies_the_echo_of_new_acks() {
+        use crate::packet::explicit::XcpHeader;
+        use crate::packet::Explicit;
+        let cfg = SenderConfig { cc: CcConfig::Xcp(crate::tcp::cc::xcp::XcpConfig::default()), init_cwnd: 4, ..config(Recovery::Reno) };
+        let mut s = TcpSender::new(cfg, ends(), 1 << 30);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        assert_eq!(out.len(), 4);
+        assert!(out.iter().all(|p| matches!(p.explicit(), Some(Explicit::Xcp(h)) if h.cwnd == 4000.0)), "{:?}", out[0].explicit());
+        let echo = |fb: f32| Explicit::Xcp(XcpHeader { cwnd: 0.0, rtt_us: 0, feedback: fb });
+        let mut a = ack(&s, MSS);
+        a.set_explicit(echo(1500.0));
+        s.on_ack(&a, t(100), &mut out);
+        assert_eq!(s.cwnd(), 5500, "4000 + 1500, no slow start of its own");
+        a.set_explicit(echo(1000.0));
+        s.on_ack(&a, t(101), &mut out);
+        assert_eq!(s.cwnd(), 5500, "a duplicate's echo is not applied");
+        // Plain senders carry no header and ignore an echo.
+        let mut plain = sender(Recovery::Reno, 0);
+        out.clear();
+        plain.start(t(0), &mut out);
+        assert_eq!(out[0].explicit(), None);
+        let mut a = ack(&plain, MSS);
+        a.set_explicit(echo(1500.0));
+        plain.on_ack(&a, t(100), &mut out);
+        assert_eq!(plain.cwnd(), 2 * MSS);
     }
 
     #[test]

@@ -24,6 +24,8 @@
 //! | an ACC control message it obeys | [`on_acc_control`](Controller::on_acc_control) | the router's window (Faber, Section 3.1) |
 //! | an ACK delivered data, if it asked for samples | [`on_rate_sample`](Controller::on_rate_sample) | nothing (`tcp/rate.rs` computes the sample) |
 //! | it may send new data | [`pacing_rate`](Controller::pacing_rate) | none: send as the window allows |
+//! | a data segment leaves | [`header`](Controller::header) | none: no congestion header |
+//! | an ACK of new data echoes router feedback | [`on_feedback`](Controller::on_feedback) | nothing |
 //!
 //! An algorithm writes the two hooks that have no sensible default (its growth and its
 //! decrease) and overrides any other hook it changes, calling the [`Window`]'s rules it
@@ -129,9 +131,11 @@ pub mod dctcp;
 pub mod packet_reno;
 #[cfg(test)]
 pub mod probe;
+pub mod rcp;
 pub mod reno;
 pub mod spec;
 pub mod window;
+pub mod xcp;
 
 pub use cubic::{Cubic, CubicConfig};
 pub use dctcp::{Dctcp, DctcpConfig};
@@ -141,6 +145,7 @@ pub use spec::{CcContext, EcnUse, Recovery, Registration};
 pub use window::{FullAck, NewRenoConfig, RenoConfig, SsthreshFrom, Window};
 
 use super::rate::RateSample;
+use crate::packet::Explicit;
 use crate::sim::{Dur, SimTime};
 
 /// An ACK of new data, as a controller sees it. Sequence positions are byte offsets from
@@ -325,6 +330,16 @@ pub trait Controller {
     fn pacing_rate(&self) -> Option<f64> {
         None
     }
+
+    /// The congestion header each data segment carries (XCP's, RCP's: `packet::explicit`),
+    /// written as the segment leaves; None for an algorithm without one.
+    fn header(&self) -> Option<Explicit> {
+        None
+    }
+
+    /// An ACK of new data echoed the routers' feedback (XCP's window change, RCP's rate),
+    /// after the ACK's other hooks and before the sender sends.
+    fn on_feedback(&mut self, _echo: Explicit) {}
 }
 
 /// Declares the controllers: the [`CcConfig`] and [`AnyController`] enums, their dispatch,
@@ -431,6 +446,14 @@ macro_rules! controllers {
             fn pacing_rate(&self) -> Option<f64> {
                 match self { $($(#[$attr])* AnyController::$variant(c) => c.pacing_rate(),)* }
             }
+            #[inline]
+            fn header(&self) -> Option<Explicit> {
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.header(),)* }
+            }
+            #[inline]
+            fn on_feedback(&mut self, echo: Explicit) {
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.on_feedback(echo),)* }
+            }
         }
 
         /// The registrations, line by line.
@@ -443,6 +466,8 @@ controllers! {
     Cubic(CubicConfig) -> Cubic = [cubic::REGISTRATION],
     Dctcp(DctcpConfig) -> Dctcp = [dctcp::REGISTRATION],
     Bbr(Box<bbr::BbrConfig>) -> Box<bbr::Bbr> = [bbr::REGISTRATION],
+    Xcp(xcp::XcpConfig) -> xcp::Xcp = [xcp::REGISTRATION],
+    Rcp(rcp::RcpConfig) -> rcp::Rcp = [rcp::REGISTRATION],
     PacketReno(PacketRenoConfig) -> PacketReno = [],
     #[cfg(test)]
     Aimd(aimd::AimdConfig) -> aimd::Aimd = [aimd::REGISTRATION],
@@ -499,6 +524,8 @@ mod tests {
             CcConfig::Cubic(CubicConfig::default()),
             CcConfig::Dctcp(DctcpConfig::default()),
             CcConfig::Bbr(Box::default()),
+            CcConfig::Xcp(xcp::XcpConfig::default()),
+            CcConfig::Rcp(rcp::RcpConfig::default()),
         ];
         for cfg in all {
             let mut any = cfg.build(MSS, 1, u32::MAX / 2);
@@ -508,6 +535,8 @@ mod tests {
                 CcConfig::Cubic(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Dctcp(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Bbr(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
+                CcConfig::Xcp(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
+                CcConfig::Rcp(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Aimd(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Probe(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
             };
