@@ -126,6 +126,7 @@ pub mod aimd;
 pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
+pub mod external;
 pub mod packet_reno;
 #[cfg(test)]
 pub mod probe;
@@ -444,6 +445,7 @@ controllers! {
     Dctcp(DctcpConfig) -> Dctcp = [dctcp::REGISTRATION],
     Bbr(bbr::BbrConfig) -> Box<bbr::Bbr> = [bbr::REGISTRATION],
     PacketReno(PacketRenoConfig) -> PacketReno = [],
+    External(external::ExternalConfig) -> external::External = [],
     #[cfg(test)]
     Aimd(aimd::AimdConfig) -> aimd::Aimd = [aimd::REGISTRATION],
     #[cfg(test)]
@@ -510,6 +512,7 @@ mod tests {
                 CcConfig::Bbr(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Aimd(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Probe(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
+                CcConfig::External(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
             };
             let steps: [fn(&mut dyn Controller); 12] = [
                 |c| c.on_ack(&ack(MSS, 20 * MSS)),
