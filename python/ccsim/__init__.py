@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import importlib
 
-from ._core import ScenarioError, Simulation
+from ._core import PluginError, ScenarioError, Simulation
 from ._core import version as _core_version
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
@@ -29,6 +29,23 @@ if TYPE_CHECKING:
     from typing import Any
 
     from . import plot, stats
+    from .plugins import (
+        ADMIT,
+        DROP,
+        DROP_AND_SPOOF,
+        EARLY,
+        EARLY_DROP,
+        ENQUEUE,
+        ENQUEUE_AND_SPOOF,
+        FORCED,
+        MARK,
+        CongestionControl,
+        QueueDiscipline,
+        RouterMechanism,
+        register_cc,
+        register_mechanism,
+        register_queue,
+    )
     from .results import Results
     from .runner import run
     from .sweeps import SweepResult, derive_seed, sweep
@@ -44,6 +61,27 @@ _LAZY = {
     "sweep": (".sweeps", "sweep"),
     "SweepResult": (".sweeps", "SweepResult"),
     "derive_seed": (".sweeps", "derive_seed"),
+    "plugins": (".plugins", None),
+    **{
+        name: (".plugins", name)
+        for name in (
+            "register_cc",
+            "register_queue",
+            "register_mechanism",
+            "CongestionControl",
+            "QueueDiscipline",
+            "RouterMechanism",
+            "ADMIT",
+            "EARLY",
+            "FORCED",
+            "EARLY_DROP",
+            "ENQUEUE",
+            "MARK",
+            "DROP",
+            "ENQUEUE_AND_SPOOF",
+            "DROP_AND_SPOOF",
+        )
+    },
 }
 
 
@@ -67,6 +105,22 @@ __all__ = [
     "run",
     "Results",
     "ScenarioError",
+    "PluginError",
+    "register_cc",
+    "register_queue",
+    "register_mechanism",
+    "CongestionControl",
+    "QueueDiscipline",
+    "RouterMechanism",
+    "ADMIT",
+    "EARLY",
+    "FORCED",
+    "EARLY_DROP",
+    "ENQUEUE",
+    "MARK",
+    "DROP",
+    "ENQUEUE_AND_SPOOF",
+    "DROP_AND_SPOOF",
     "Simulation",
     "__version__",
     "sweep",
