@@ -8,21 +8,16 @@ import ccsim
 
 
 class PyReno(ccsim.CongestionControl):
-    """RFC 5681 Reno, as `tcp/cc/reno.rs` with the "rfc" profile's rules."""
+    """RFC 5681 Reno, as `tcp/cc/reno.rs` with the "rfc" profile's rules: the base class's
+    rules in Python, called on every ACK and every reduction."""
 
     recovery = "reno"
 
     def on_ack(self, ack):
-        if ack.ece or not ack.cwnd_limited:
-            return
-        if self.cwnd < self.ssthresh:
-            self.cwnd += min(ack.acked, self.mss)
-        else:
-            self.cwnd += max(self.mss * self.mss // self.cwnd, 1)
+        super().on_ack(ack)
 
     def reduce(self, event, signal):
-        self.ssthresh = max(event.flight // 2, 2 * self.mss)
-        return self.ssthresh
+        return super().reduce(event, signal)
 
 
 class PyRed(ccsim.QueueDiscipline):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import ccsim
-import plugin_examples  # noqa: F401  (registers the plug-ins)
+import plugin_examples
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

@@ -23,29 +23,14 @@ import importlib
 
 from ._core import PluginError, ScenarioError, Simulation
 from ._core import version as _core_version
+from .plugins import *  # noqa: F403  (the plug-in classes, their registration, verdicts, actions)
+from .plugins import __all__ as _plugin_names
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
     from typing import Any
 
     from . import plot, stats
-    from .plugins import (
-        ADMIT,
-        DROP,
-        DROP_AND_SPOOF,
-        EARLY,
-        EARLY_DROP,
-        ENQUEUE,
-        ENQUEUE_AND_SPOOF,
-        FORCED,
-        MARK,
-        CongestionControl,
-        QueueDiscipline,
-        RouterMechanism,
-        register_cc,
-        register_mechanism,
-        register_queue,
-    )
     from .results import Results
     from .runner import run
     from .sweeps import SweepResult, derive_seed, sweep
@@ -61,27 +46,6 @@ _LAZY = {
     "sweep": (".sweeps", "sweep"),
     "SweepResult": (".sweeps", "SweepResult"),
     "derive_seed": (".sweeps", "derive_seed"),
-    "plugins": (".plugins", None),
-    **{
-        name: (".plugins", name)
-        for name in (
-            "register_cc",
-            "register_queue",
-            "register_mechanism",
-            "CongestionControl",
-            "QueueDiscipline",
-            "RouterMechanism",
-            "ADMIT",
-            "EARLY",
-            "FORCED",
-            "EARLY_DROP",
-            "ENQUEUE",
-            "MARK",
-            "DROP",
-            "ENQUEUE_AND_SPOOF",
-            "DROP_AND_SPOOF",
-        )
-    },
 }
 
 
@@ -102,25 +66,11 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    *_plugin_names,
     "run",
     "Results",
     "ScenarioError",
     "PluginError",
-    "register_cc",
-    "register_queue",
-    "register_mechanism",
-    "CongestionControl",
-    "QueueDiscipline",
-    "RouterMechanism",
-    "ADMIT",
-    "EARLY",
-    "FORCED",
-    "EARLY_DROP",
-    "ENQUEUE",
-    "MARK",
-    "DROP",
-    "ENQUEUE_AND_SPOOF",
-    "DROP_AND_SPOOF",
     "Simulation",
     "__version__",
     "sweep",

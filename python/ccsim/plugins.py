@@ -206,14 +206,15 @@ def _check(name: Any, cls: Any, base: type) -> None:
 
 
 def register_cc(name: str, cls: type[CongestionControl]) -> None:
-    """Registers `cls` as the congestion control `tcp.variant = name` selects (a registered
-    name wins over a built-in one only where no built-in has it)."""
+    """Registers `cls` as the congestion control `tcp.variant = name` selects; registering a
+    name again replaces the class. A built-in name (`"reno"`) raises `ValueError`."""
     _check(name, cls, CongestionControl)
     _core.register_cc(name, cls, cls.recovery, cls.ecn, _defined(cls, CongestionControl, _CC_HOOKS), bool(cls.paces))
 
 
 def register_queue(name: str, cls: type[QueueDiscipline]) -> None:
-    """Registers `cls` as the queue discipline `discipline = name` selects."""
+    """Registers `cls` as the queue discipline `discipline = name` selects; registering a
+    name again replaces the class. A built-in name (`"red"`) raises `ValueError`."""
     _check(name, cls, QueueDiscipline)
     _core.register_queue(name, cls, _defined(cls, QueueDiscipline, _QUEUE_HOOKS))
 

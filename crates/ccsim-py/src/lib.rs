@@ -61,15 +61,10 @@ fn import_plugins(py: Python<'_>, text: &str, origin: &str) -> PyResult<()> {
     Ok(())
 }
 
-/// Whether runs keep the GIL: a plug-in's hooks need it, and any may be one once a plug-in
-/// is registered.
-fn keeps_gil() -> bool {
-    plugins::ANY.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// Runs `f` with the GIL released, unless plug-ins may run in it.
-fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> T + Send) -> T {
-    if keeps_gil() {
+/// Runs `f` with the GIL released, unless plug-ins may run in it (`keep`): a plug-in's
+/// hooks need the GIL.
+fn detached<T: Send>(py: Python<'_>, keep: bool, f: impl FnOnce() -> T + Send) -> T {
+    if keep {
         f()
     } else {
         py.detach(f)
@@ -116,6 +111,8 @@ struct Simulation {
     origin: String,
     /// A plug-in stopped the run (its message): the simulation cannot go on.
     failed: Option<String>,
+    /// The scenario uses plug-ins: the run keeps the GIL.
+    plugins: bool,
 }
 
 #[pymethods]
@@ -138,9 +135,11 @@ impl Simulation {
         let text = text.to_owned();
         let origin_owned = origin.to_owned();
         let limits = ccsim::scenario::Limits { max_memory, max_events, force };
-        let built = detached(py, move || ccsim::scenario::load_with(&text, &origin_owned, &overrides, seed, out_dir.as_deref(), &limits));
+        let before = plugins::built();
+        let keep = plugins::ANY.load(std::sync::atomic::Ordering::Relaxed);
+        let built = detached(py, keep, move || ccsim::scenario::load_with(&text, &origin_owned, &overrides, seed, out_dir.as_deref(), &limits));
         match built {
-            Ok(sim) => Ok(Simulation { sim, origin: origin.to_owned(), failed: None }),
+            Ok(sim) => Ok(Simulation { sim, origin: origin.to_owned(), failed: None, plugins: plugins::built() != before }),
             Err(e) => Err(scenario_error(py, e)),
         }
     }
@@ -174,7 +173,7 @@ impl Simulation {
                 ccsim::sim::stop::disarm();
                 reached
             });
-            let reached = match detached(py, move || std::panic::catch_unwind(slice)) {
+            let reached = match detached(py, self.plugins, move || std::panic::catch_unwind(slice)) {
                 Ok(reached) => reached,
                 Err(payload) => {
                     ccsim::sim::stop::disarm();
@@ -229,7 +228,7 @@ impl Simulation {
     /// during the run; that capture is removed.
     fn finish_traces(&mut self, py: Python<'_>) -> PyResult<()> {
         let sim = &mut self.sim;
-        detached(py, move || sim.finish_traces())
+        detached(py, self.plugins, move || sim.finish_traces())
             .map_err(|(path, message)| scenario_error(py, ccsim::scenario::ScenarioError { origin: self.origin.clone(), path, message }))
     }
 
@@ -248,7 +247,7 @@ impl Simulation {
         use ccsim::trace::packet_log as pl;
         let Some(log) = self.sim.packet_log.as_ref() else { return Ok(None) };
         let d = pyo3::types::PyDict::new(py);
-        let bytes = detached(py, || log.to_bytes(self.sim.now));
+        let bytes = detached(py, self.plugins, || log.to_bytes(self.sim.now));
         d.set_item("records", pyo3::types::PyBytes::new(py, &bytes))?;
         d.set_item("record_bytes", pl::RECORD_BYTES)?;
         d.set_item("not_kept", log.not_kept)?;
@@ -265,7 +264,7 @@ impl Simulation {
     /// The report (measured from the end of the warm-up to now) as a JSON string.
     fn report_json(&mut self, py: Python<'_>) -> String {
         let sim = &mut self.sim;
-        detached(py, move || Report::new(sim).to_json())
+        detached(py, self.plugins, move || Report::new(sim).to_json())
     }
 
     /// The report without its tables that grow with the network (flows, links, nodes),
@@ -275,7 +274,7 @@ impl Simulation {
     #[pyo3(signature = (queues = Vec::new()))]
     fn summary_json(&mut self, py: Python<'_>, queues: Vec<String>) -> String {
         let sim = &mut self.sim;
-        detached(py, move || {
+        detached(py, self.plugins, move || {
             let mut r = Report::new(sim);
             r.flows.clear();
             r.links.clear();

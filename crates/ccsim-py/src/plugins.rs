@@ -31,11 +31,24 @@ use pyo3::types::{PyDict, PyList, PyType};
 use pyo3::{intern, IntoPyObjectExt};
 use std::cell::RefCell;
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-/// Whether any plug-in was ever registered in this process: a simulation then keeps the GIL.
+/// Whether any plug-in was ever registered in this process: a scenario is then built with
+/// the GIL held.
 pub static ANY: AtomicBool = AtomicBool::new(false);
+
+/// Plug-in instances built so far in this process: a simulation whose build changed it uses
+/// plug-ins, and runs with the GIL held.
+static BUILT: AtomicU64 = AtomicU64::new(0);
+
+pub fn built() -> u64 {
+    BUILT.load(Ordering::Relaxed)
+}
+
+fn count_built() {
+    BUILT.fetch_add(1, Ordering::Relaxed);
+}
 
 fn secs(t: SimTime) -> f64 {
     t.as_nanos() as f64 / 1e9
@@ -356,6 +369,7 @@ impl CcPlugin for CcClass {
             let place = Place { plugin: self.name.clone(), site: Arc::from(format!("flow {}", site.name)) };
             let pending = Pending { rng: site.rng, site: site.name, link_bps: 0, limit: (None, None) };
             let obj = instantiate(py, &self.cls, table, pending)?;
+            count_built();
             let obj = obj.cast_into::<CongestionControlBase>().map_err(|_| SettingError::new("", "not a ccsim.CongestionControl"))?.unbind();
             Ok(Arc::new(CcInstance { obj, window: ctx.window.clone(), hooks: self.hooks, paces: self.paces, place }) as Arc<dyn Configured>)
         })
@@ -556,7 +570,7 @@ fn recovery_of(s: &str) -> PyResult<Recovery> {
 /// Registers `cls` (a subclass of `CongestionControlBase`) as `tcp.variant = name`;
 /// `hooks` are the hooks it defines. Called by `ccsim.register_cc`.
 #[pyfunction]
-pub fn register_cc(py: Python<'_>, name: &str, cls: Bound<'_, PyType>, recovery: &str, ecn: &str, hooks: Vec<String>, paces: bool) -> PyResult<()> {
+pub fn register_cc(name: &str, cls: Bound<'_, PyType>, recovery: &str, ecn: &str, hooks: Vec<String>, paces: bool) -> PyResult<()> {
     if !cls.is_subclass_of::<CongestionControlBase>()? {
         return Err(PyTypeError::new_err(format!("{name:?}: the class must derive from ccsim.CongestionControl")));
     }
@@ -565,9 +579,11 @@ pub fn register_cc(py: Python<'_>, name: &str, cls: Bound<'_, PyType>, recovery:
         "per-packet" => EcnUse::PerPacket,
         other => return Err(PyValueError::new_err(format!("ecn = {other:?}: expected \"optional\" or \"per-packet\""))),
     };
+    if ccsim::tcp::cc::spec::find(name).is_some() {
+        return Err(PyValueError::new_err(format!("{name:?} is a built-in congestion control: choose another name")));
+    }
     let hooks = Overrides::of(&hooks, CC_HOOKS)?;
     let plugin = CcClass { name: Arc::from(name), cls: cls.unbind(), recovery: recovery_of(recovery)?, ecn, hooks, paces };
-    let _ = py;
     ccsim::tcp::cc::external::PLUGINS.register(name, Arc::new(plugin));
     ANY.store(true, Ordering::Relaxed);
     Ok(())
@@ -739,6 +755,7 @@ impl AqmPlugin for AqmClass {
             let place = Place { plugin: self.name.clone(), site: Arc::from(format!("link {}", site.name)) };
             let pending = Pending { rng: site.rng, site: site.name, link_bps: ctx.link_bps, limit };
             let obj = instantiate(py, &self.cls, table, pending)?;
+            count_built();
             let obj = obj.cast_into::<QueueDisciplineBase>().map_err(|_| SettingError::new("", "not a ccsim.QueueDiscipline"))?.unbind().into_any();
             Ok(Box::new(PyAqm { obj, hooks: self.hooks, place }) as Box<dyn ExternalAqm>)
         })
@@ -825,6 +842,9 @@ impl ExternalAqm for PyAqm {
 pub fn register_queue(name: &str, cls: Bound<'_, PyType>, hooks: Vec<String>) -> PyResult<()> {
     if !cls.is_subclass_of::<QueueDisciplineBase>()? {
         return Err(PyTypeError::new_err(format!("{name:?}: the class must derive from ccsim.QueueDiscipline")));
+    }
+    if ccsim::queue::spec::find(name).is_some() {
+        return Err(PyValueError::new_err(format!("{name:?} is a built-in queue discipline: choose another name")));
     }
     let hooks = Overrides::of(&hooks, AQM_HOOKS)?;
     if !hooks.has(0) {
@@ -914,6 +934,7 @@ impl MechanismPlugin for MechanismClass {
             let pending = Pending { rng: site.rng, site: site.name, link_bps: 0, limit: (None, None) };
             let made = instantiate(py, &self.cls, table, pending);
             NAMES.with(|x| x.borrow_mut().take());
+            count_built();
             let obj = made?.cast_into::<RouterMechanismBase>().map_err(|_| SettingError::new("", "not a ccsim.RouterMechanism"))?.unbind();
             let mut hooks = Hooks::default();
             for (i, h) in HOOK_BITS.iter().enumerate() {
