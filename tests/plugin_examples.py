@@ -66,6 +66,51 @@ class RandomDrop(ccsim.QueueDiscipline):
         return ccsim.EARLY if queue.packets >= self.min and self.rng.uniform() < self.p else ccsim.ADMIT
 
 
+class EveryHook(ccsim.CongestionControl):
+    """NewReno with every decrease hook defined in Python (the base class's rules), and a
+    delivery-rate sample on every ACK, paced at the rate it measures once it has one."""
+
+    paces = True
+
+    def __init__(self):
+        self.samples = 0
+
+    def on_ack(self, ack):
+        super().on_ack(ack)
+
+    def on_loss(self, event):
+        super().on_loss(event)
+
+    def on_ecn(self, event):
+        super().on_ecn(event)
+
+    def on_timeout(self, event):
+        super().on_timeout(event)
+
+    def on_rate_sample(self, rs):
+        self.samples += 1
+        EveryHook.samples_seen = EveryHook.samples_seen + 1
+        if rs.delivery_rate > 0 and not rs.is_app_limited:
+            self.pacing_rate = 2.0 * rs.delivery_rate
+
+
+EveryHook.samples_seen = 0
+
+
+class StandardDecrease(ccsim.CongestionControl):
+    """NewReno with its loss, ECN and timeout hooks written in Python (the base class's
+    rules): the same windows as the core's rules under the "rfc" profile."""
+
+    def on_loss(self, event):
+        super().on_loss(event)
+
+    def on_ecn(self, event):
+        super().on_ecn(event)
+
+    def on_timeout(self, event):
+        super().on_timeout(event)
+
+
 class Boom(ccsim.CongestionControl):
     """Raises in on_ack once simulated time passes `at` seconds."""
 
@@ -109,6 +154,8 @@ class Blackhole(ccsim.RouterMechanism):
 
 ccsim.register_cc("pyreno", PyReno)
 ccsim.register_cc("boom", Boom)
+ccsim.register_cc("every_hook", EveryHook)
+ccsim.register_cc("standard_decrease", StandardDecrease)
 ccsim.register_cc("negative", Negative)
 ccsim.register_queue("pyred", PyRed)
 ccsim.register_queue("random_drop_py", RandomDrop)

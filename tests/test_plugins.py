@@ -66,6 +66,23 @@ def test_an_empty_subclass_is_newreno():
     assert report(scenario("plain_newreno")) == report(scenario("newreno"))
 
 
+def test_loss_ecn_and_timeout_hooks_in_python_give_the_core_rules_results():
+    red_ecn = 'discipline = "red", limit = 100, min_th = 5, max_th = 15, signal = "ecn"'
+    for queue in ['discipline = "droptail", limit = 20', red_ecn]:
+        text = scenario(queue=queue).replace("mss = 1000 }", "mss = 1000, ecn = true }")
+        builtin = report(text)
+        assert report(text.replace('variant = "newreno"', 'variant = "standard_decrease"')) == builtin
+    flows = json.loads(builtin)["flows"]
+    assert sum(f["ecn_reductions"] for f in flows) > 0
+
+
+def test_rate_samples_reach_a_plugin_that_asks_and_it_may_pace():
+    plugin_examples.EveryHook.samples_seen = 0
+    rep = json.loads(report(scenario("every_hook")))
+    assert plugin_examples.EveryHook.samples_seen > 1000
+    assert rep["totals"]["goodput_bps"] > 5e6
+
+
 def test_an_exception_in_a_hook_stops_the_run_with_its_traceback_time_flow_and_hook():
     sim = ccsim.Simulation(scenario("boom"), "<test>", [], None)
     with pytest.raises(ccsim.PluginError) as info:
