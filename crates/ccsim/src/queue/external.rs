@@ -40,37 +40,61 @@ impl Clone for External {
     }
 }
 
+// Out of line and cold: the registry's `match` reaches these only for a plug-in, and the
+// run loop's hot paths should be laid out as if it never does.
 impl Aqm for External {
+    #[cold]
+    #[inline(never)]
     fn on_arrival(&mut self, pkt: &Packet, occ: Occupancy, now: SimTime, rng: &mut Rng) -> Verdict {
         self.0.on_arrival(pkt, occ, now, rng)
     }
+    #[cold]
+    #[inline(never)]
     fn on_departure(&mut self, occ: Occupancy, now: SimTime) {
         self.0.on_departure(occ, now)
     }
+    #[cold]
+    #[inline(never)]
     fn on_departure_of(&mut self, occ: Occupancy, departed_bytes: u32, now: SimTime) {
         self.0.on_departure_of(occ, departed_bytes, now)
     }
+    #[cold]
+    #[inline(never)]
     fn decides_at_dequeue(&self) -> bool {
         self.0.decides_at_dequeue()
     }
+    #[cold]
+    #[inline(never)]
     fn on_dequeue(&mut self, head: Option<Head>, now: SimTime) -> Verdict {
         self.0.on_dequeue(head, now)
     }
+    #[cold]
+    #[inline(never)]
     fn after_dequeue_signal(&mut self, dropped: bool) {
         self.0.after_dequeue_signal(dropped)
     }
+    #[cold]
+    #[inline(never)]
     fn on_overflow(&mut self) -> bool {
         self.0.on_overflow()
     }
+    #[cold]
+    #[inline(never)]
     fn probe(&self) -> Probe {
         self.0.probe()
     }
+    #[cold]
+    #[inline(never)]
     fn update_period(&self) -> Option<(Dur, &'static str)> {
         self.0.update_period()
     }
+    #[cold]
+    #[inline(never)]
     fn own_buffer(&mut self) -> Option<&mut dyn OwnBuffer> {
         self.0.own_buffer()
     }
+    #[cold]
+    #[inline(never)]
     fn own_buffer_ref(&self) -> Option<&dyn OwnBuffer> {
         self.0.own_buffer_ref()
     }

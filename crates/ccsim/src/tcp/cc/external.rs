@@ -73,58 +73,96 @@ impl PartialEq for External {
     }
 }
 
+// Out of line and cold: the registry's `match` reaches these only for a plug-in, and the
+// run loop's hot paths should be laid out as if it never does.
 impl Controller for External {
+    #[cold]
+    #[inline(never)]
     fn window(&self) -> &Window {
         self.0.window()
     }
+    #[cold]
+    #[inline(never)]
     fn window_mut(&mut self) -> &mut Window {
         self.0.window_mut()
     }
+    #[cold]
+    #[inline(never)]
     fn on_ack(&mut self, ack: &Ack) {
         self.0.on_ack(ack)
     }
+    #[cold]
+    #[inline(never)]
     fn reduce(&mut self, ev: &Event, signal: Signal) -> u32 {
         self.0.reduce(ev, signal)
     }
+    #[cold]
+    #[inline(never)]
     fn on_fast_retransmit(&mut self, ev: &Event) {
         self.0.on_fast_retransmit(ev)
     }
+    #[cold]
+    #[inline(never)]
     fn on_recovery_start(&mut self, ev: &Event) {
         self.0.on_recovery_start(ev)
     }
+    #[cold]
+    #[inline(never)]
     fn on_sack_recovery_start(&mut self, ev: &Event) {
         self.0.on_sack_recovery_start(ev)
     }
+    #[cold]
+    #[inline(never)]
     fn on_recovery_dupack(&mut self, ev: &Event) {
         self.0.on_recovery_dupack(ev)
     }
+    #[cold]
+    #[inline(never)]
     fn on_partial_ack(&mut self, ack: &Ack) {
         self.0.on_partial_ack(ack)
     }
+    #[cold]
+    #[inline(never)]
     fn on_recovery_end(&mut self, ack: &Ack) {
         self.0.on_recovery_end(ack)
     }
+    #[cold]
+    #[inline(never)]
     fn on_timeout(&mut self, ev: &Event) {
         self.0.on_timeout(ev)
     }
+    #[cold]
+    #[inline(never)]
     fn on_ecn_echo(&mut self, ev: &Event) {
         self.0.on_ecn_echo(ev)
     }
+    #[cold]
+    #[inline(never)]
     fn on_loss_in_answered_window(&mut self, ev: &Event) {
         self.0.on_loss_in_answered_window(ev)
     }
+    #[cold]
+    #[inline(never)]
     fn on_acc_control(&mut self, ev: &Event, cwnd: u32, ssthresh: u32) {
         self.0.on_acc_control(ev, cwnd, ssthresh)
     }
+    #[cold]
+    #[inline(never)]
     fn wants_rate_samples(&self) -> bool {
         self.0.wants_rate_samples()
     }
+    #[cold]
+    #[inline(never)]
     fn on_rate_sample(&mut self, rs: &RateSample) {
         self.0.on_rate_sample(rs)
     }
+    #[cold]
+    #[inline(never)]
     fn paces(&self) -> bool {
         self.0.paces()
     }
+    #[cold]
+    #[inline(never)]
     fn pacing_rate(&self) -> Option<f64> {
         self.0.pacing_rate()
     }
