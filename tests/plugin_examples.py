@@ -66,37 +66,6 @@ class RandomDrop(ccsim.QueueDiscipline):
         return ccsim.EARLY if queue.packets >= self.min and self.rng.uniform() < self.p else ccsim.ADMIT
 
 
-class EveryHook(ccsim.CongestionControl):
-    """NewReno with every decrease hook defined in Python (the base class's rules), and a
-    delivery-rate sample on every ACK, paced at the rate it measures once it has one."""
-
-    paces = True
-
-    def __init__(self):
-        self.samples = 0
-
-    def on_ack(self, ack):
-        super().on_ack(ack)
-
-    def on_loss(self, event):
-        super().on_loss(event)
-
-    def on_ecn(self, event):
-        super().on_ecn(event)
-
-    def on_timeout(self, event):
-        super().on_timeout(event)
-
-    def on_rate_sample(self, rs):
-        self.samples += 1
-        EveryHook.samples_seen = EveryHook.samples_seen + 1
-        if rs.delivery_rate > 0 and not rs.is_app_limited:
-            self.pacing_rate = 2.0 * rs.delivery_rate
-
-
-EveryHook.samples_seen = 0
-
-
 class StandardDecrease(ccsim.CongestionControl):
     """NewReno with its loss, ECN and timeout hooks written in Python (the base class's
     rules): the same windows as the core's rules under the "rfc" profile."""
@@ -109,6 +78,23 @@ class StandardDecrease(ccsim.CongestionControl):
 
     def on_timeout(self, event):
         super().on_timeout(event)
+
+
+class EveryHook(StandardDecrease):
+    """StandardDecrease with growth in Python too, and a delivery-rate sample on every ACK,
+    paced at twice the rate it measures once it has one."""
+
+    paces = True
+    #: Samples seen by every instance (the tests count them).
+    samples_seen = 0
+
+    def on_ack(self, ack):
+        super().on_ack(ack)
+
+    def on_rate_sample(self, rs):
+        EveryHook.samples_seen += 1
+        if rs.delivery_rate > 0 and not rs.is_app_limited:
+            self.pacing_rate = 2.0 * rs.delivery_rate
 
 
 class Boom(ccsim.CongestionControl):
