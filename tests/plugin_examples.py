@@ -138,6 +138,30 @@ class Blackhole(ccsim.RouterMechanism):
         return False
 
 
+class Dropper(ccsim.RouterMechanism):
+    """Turns the bottleneck queue's actions on flow `flow`'s packets into drops from `start`
+    seconds on, until a timer it sets then expires after `length` seconds; counts its hooks."""
+
+    calls = {}
+
+    def __init__(self, flow=0, start=10.0, length=0.5):
+        self.link, self.flow, self.start, self.length = self.links["R1->R2"], flow, start, length
+        self.until = None
+
+    def on_verdict(self, link, pkt, verdict, action, now):
+        Dropper.calls["on_verdict"] = Dropper.calls.get("on_verdict", 0) + 1
+        if self.until is None and now >= self.start:
+            self.until = float("inf")
+            self.set_timer(now + self.length, 7, 8)
+        if link == self.link and pkt.flow == self.flow and self.start <= now < self.until:
+            return ccsim.DROP
+        return action
+
+    def on_timer(self, a, b, now):
+        Dropper.calls["on_timer"] = (a, b, now)
+        self.until = now
+
+
 ccsim.register_cc("pyreno", PyReno)
 ccsim.register_cc("boom", Boom)
 ccsim.register_cc("every_hook", EveryHook)
@@ -147,3 +171,4 @@ ccsim.register_queue("pyred", PyRed)
 ccsim.register_queue("random_drop_py", RandomDrop)
 ccsim.register_queue("bad_verdict", BadVerdict)
 ccsim.register_mechanism("blackhole", Blackhole)
+ccsim.register_mechanism("dropper", Dropper)

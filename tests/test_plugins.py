@@ -148,6 +148,17 @@ def test_a_router_mechanism_discards_and_the_flows_see_it():
     assert sum(f["timeouts"] for f in flows) > sum(f["timeouts"] for f in plain)
 
 
+def test_a_mechanism_changes_actions_until_its_timer_expires():
+    plugin_examples.Dropper.calls.clear()
+    text = scenario(extra='\n[[mechanisms]]\nname = "dropper"\nflow = 3\n')
+    flows = json.loads(report(text))["flows"]
+    plain = json.loads(report(scenario()))["flows"]
+    assert flows[3]["forward_dropped"] > plain[3]["forward_dropped"]
+    a, b, at = plugin_examples.Dropper.calls["on_timer"]
+    assert (a, b) == (7, 8) and 10.5 <= at < 10.6
+    assert plugin_examples.Dropper.calls["on_verdict"] > 1000
+
+
 def test_an_unknown_mechanism_names_its_table():
     with pytest.raises(ccsim.ScenarioError) as info:
         ccsim.Simulation(scenario(extra='\n[[mechanisms]]\nname = "nothing"\n'), "<test>", [], None)
