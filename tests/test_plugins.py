@@ -186,14 +186,16 @@ def test_a_module_beside_the_scenario_is_found(tmp_path):
     assert res.totals["goodput_bps"] > 0
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-def test_a_sweep_runs_plugins_in_its_workers(tmp_path, workers):
-    sw = ccsim.sweep(
-        scenario(queue='discipline = "pyred", limit = 100, min_th = 5, max_th = 15'),
-        grid={"links.1.queue.max_p": [0.05, 0.2]},
-        out=tmp_path / "sw",
-        workers=workers,
-        progress=False,
-    )
-    runs = sw.runs
-    assert len(runs) == 2 and set(runs["status"].to_list()) == {"ok"}, runs
+def test_a_sweep_runs_plugins_in_its_workers_with_the_same_results(tmp_path):
+    reports = []
+    for workers in (1, 2):
+        sw = ccsim.sweep(
+            scenario(queue='discipline = "pyred", limit = 100, min_th = 5, max_th = 15'),
+            grid={"links.1.queue.max_p": [0.05, 0.2]},
+            out=tmp_path / f"sw{workers}",
+            workers=workers,
+            progress=False,
+        )
+        assert sw.runs.height == 2 and set(sw.runs["status"].to_list()) == {"ok"}, sw.runs
+        reports.append([report for _, report in sw.summaries()])
+    assert reports[0] == reports[1]
