@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import importlib
 
-from ._core import ScenarioError, Simulation
+from ._core import PluginError, ScenarioError, Simulation
 from ._core import version as _core_version
+from .plugins import *  # noqa: F403  (the plug-in classes, their registration, verdicts, actions)
+from .plugins import __all__ as _plugin_names
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
 if TYPE_CHECKING:
@@ -64,9 +66,11 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    *_plugin_names,
     "run",
     "Results",
     "ScenarioError",
+    "PluginError",
     "Simulation",
     "__version__",
     "sweep",

@@ -7,6 +7,118 @@ class ScenarioError(ValueError):
     path: str
     message: str
 
+class PluginError(RuntimeError):
+    """A plug-in stopped the run: an exception in a hook (with its traceback) or a bad value."""
+
+    plugin: str
+    hook: str
+    site: str
+    time: float
+    detail: str
+
+class Random:
+    """A run's named random stream."""
+
+    def __init__(self, seed: int = 1) -> None: ...
+    def uniform(self) -> float: ...
+    def uniform_range(self, lo: float, hi: float) -> float: ...
+    def exponential(self, mean: float) -> float: ...
+    def bernoulli(self, p: float) -> bool: ...
+    def next_u64(self) -> int: ...
+
+class AckInfo:
+    now: float
+    acked: int
+    una: int
+    max: int
+    flight: int
+    ece: bool
+    cwnd_limited: bool
+    rtt: float | None
+    srtt: float | None
+
+class EventInfo:
+    now: float
+    flight: int
+    dupacks: int
+    backoffs: int
+    rwnd: int
+    ecn_answered: bool
+
+class RateInfo:
+    delivered: int
+    interval: float
+    delivery_rate: float
+    rtt: float | None
+    prior_in_flight: int
+    is_app_limited: bool
+    total_delivered: int
+
+class Packet:
+    kind: str
+    flow: int
+    src: int
+    dst: int
+    size: int
+    payload: int
+    ttl: int
+    seq: int
+    ack: int
+    ecn: str
+    ect: bool
+    sent_at: float
+
+class QueueInfo:
+    packets: int
+    bytes: int
+    now: float
+    now_ns: int
+
+class HeadInfo:
+    sojourn: float
+    bytes_left: int
+
+class CongestionControlBase:
+    cwnd: int | float
+    ssthresh: int | float
+    pacing_rate: float | None
+    @property
+    def mss(self) -> int: ...
+    @property
+    def rng(self) -> Random: ...
+    @property
+    def flow(self) -> str: ...
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+class QueueDisciplineBase:
+    @property
+    def rng(self) -> Random: ...
+    @property
+    def link(self) -> str: ...
+    @property
+    def link_bps(self) -> int: ...
+    @property
+    def limit_packets(self) -> int | None: ...
+    @property
+    def limit_bytes(self) -> int | None: ...
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+
+class RouterMechanismBase:
+    @property
+    def rng(self) -> Random: ...
+    @property
+    def nodes(self) -> dict[str, int]: ...
+    @property
+    def links(self) -> dict[str, int]: ...
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def send(self, node: int, pkt: Packet) -> None: ...
+    def send_first(self, node: int, pkt: Packet) -> None: ...
+    def set_timer(self, at: float, a: int = 0, b: int = 0) -> None: ...
+
+def register_cc(name: str, cls: type, recovery: str, ecn: str, hooks: list[str], paces: bool) -> None: ...
+def register_queue(name: str, cls: type, hooks: list[str]) -> None: ...
+def register_mechanism(name: str, cls: type, hooks: list[str]) -> None: ...
+
 class Simulation:
     def __init__(
         self,

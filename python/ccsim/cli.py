@@ -9,7 +9,7 @@ import os
 import sys
 
 from . import __version__, _core
-from ._core import ScenarioError
+from ._core import PluginError, ScenarioError
 from .commands import CliError, Parser, discover
 
 EPILOG = """\
@@ -54,6 +54,10 @@ def main(argv: list[str] | None = None) -> int:
     except (ScenarioError, CliError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    except PluginError as e:
+        # A plug-in's exception (with its traceback) or bad value: the run failed, not the command line.
+        print(f"error: {e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -5,6 +5,8 @@
 //! [`ccsim::report::Report`] as JSON; everything else (results tables, CLI, progress) lives in
 //! the Python package `ccsim`.
 
+mod plugins;
+
 use ccsim::engine;
 use ccsim::report::Report;
 use ccsim::sim::SimTime;
@@ -23,6 +25,51 @@ create_exception!(
     PyValueError,
     "A problem with a scenario, located by file and field path.\n\nAttributes: `origin` (the file, or \"<string>\"), `path` (the field path such as `links[2].rate`, empty for whole-file problems) and `message`. `str()` gives `origin: path: message`."
 );
+
+create_exception!(
+    ccsim,
+    PluginError,
+    pyo3::exceptions::PyRuntimeError,
+    "A plug-in (a Python congestion control, queue discipline or router mechanism) stopped the run: it raised an exception, or a hook returned a value the simulator cannot use.\n\nAttributes: `plugin` (its registered name), `hook` (`on_ack`), `site` (the flow or link), `time` (simulated seconds) and `detail` (the traceback, or what was wrong). `str()` gives them all."
+);
+
+/// The run stopped in a plug-in: its failure as `PluginError`; any other panic goes on.
+fn plugin_error(py: Python<'_>, payload: Box<dyn std::any::Any + Send>) -> PyErr {
+    let Some(f) = payload.downcast_ref::<ccsim::settings::external::Failure>() else { std::panic::resume_unwind(payload) };
+    let err = PluginError::new_err(f.to_string());
+    let value = err.value(py);
+    let set = || -> PyResult<()> {
+        value.setattr("plugin", &f.plugin)?;
+        value.setattr("hook", f.hook)?;
+        value.setattr("site", &f.site)?;
+        value.setattr("time", secs(f.at))?;
+        value.setattr("detail", &f.message)?;
+        Ok(())
+    };
+    match set() {
+        Ok(()) => err,
+        Err(other) => other,
+    }
+}
+
+/// Imports the modules a scenario's `plugins` key names (`ccsim.plugins.import_modules`),
+/// so that the plug-ins they register are there when it is built.
+fn import_plugins(py: Python<'_>, text: &str, origin: &str) -> PyResult<()> {
+    if text.contains("plugins") {
+        py.import("ccsim.plugins")?.call_method1("import_modules", (text, origin))?;
+    }
+    Ok(())
+}
+
+/// Runs `f` with the GIL released, unless plug-ins may run in it (`keep`): a plug-in's
+/// hooks need the GIL.
+fn detached<T: Send>(py: Python<'_>, keep: bool, f: impl FnOnce() -> T + Send) -> T {
+    if keep {
+        f()
+    } else {
+        py.detach(f)
+    }
+}
 
 /// Seconds, correctly rounded (`SimTime::as_secs_f64` multiplies by 1e-9, which is not exact:
 /// 1000 s would read 1000.0000000000001).
@@ -62,6 +109,10 @@ fn scenario_error(py: Python<'_>, e: ccsim::scenario::ScenarioError) -> PyErr {
 struct Simulation {
     sim: engine::Simulation,
     origin: String,
+    /// A plug-in stopped the run (its message): the simulation cannot go on.
+    failed: Option<String>,
+    /// The scenario uses plug-ins: the run keeps the GIL.
+    plugins: bool,
 }
 
 #[pymethods]
@@ -80,12 +131,15 @@ impl Simulation {
         max_events: Option<u64>,
         max_memory: Option<u64>,
     ) -> PyResult<Simulation> {
+        import_plugins(py, text, origin)?;
         let text = text.to_owned();
         let origin_owned = origin.to_owned();
         let limits = ccsim::scenario::Limits { max_memory, max_events, force };
-        let built = py.detach(move || ccsim::scenario::load_with(&text, &origin_owned, &overrides, seed, out_dir.as_deref(), &limits));
+        let before = plugins::built();
+        let keep = plugins::ANY.load(std::sync::atomic::Ordering::Relaxed);
+        let built = detached(py, keep, move || ccsim::scenario::load_with(&text, &origin_owned, &overrides, seed, out_dir.as_deref(), &limits));
         match built {
-            Ok(sim) => Ok(Simulation { sim, origin: origin.to_owned() }),
+            Ok(sim) => Ok(Simulation { sim, origin: origin.to_owned(), failed: None, plugins: plugins::built() != before }),
             Err(e) => Err(scenario_error(py, e)),
         }
     }
@@ -104,17 +158,30 @@ impl Simulation {
         if seconds.is_nan() {
             return Err(PyValueError::new_err("run_until: time is NaN"));
         }
+        if let Some(m) = &self.failed {
+            return Err(PluginError::new_err(format!("the run cannot go on: {m}")));
+        }
         let t = if seconds >= secs(self.sim.stop_at) { self.sim.stop_at } else { SimTime::from_secs_f64(seconds) };
         interrupt::install();
         // Links are brought up to now once, when the run stops, not after every slice.
         let result = loop {
             let sim = &mut self.sim;
-            let reached = py.detach(move || {
+            // A plug-in that fails unwinds out of the slice (`settings::external::Failure`).
+            let slice = std::panic::AssertUnwindSafe(move || {
                 ccsim::sim::stop::arm();
                 let reached = sim.run_slice(t, EVENTS_PER_SLICE);
                 ccsim::sim::stop::disarm();
                 reached
             });
+            let reached = match detached(py, self.plugins, move || std::panic::catch_unwind(slice)) {
+                Ok(reached) => reached,
+                Err(payload) => {
+                    ccsim::sim::stop::disarm();
+                    let e = plugin_error(py, payload);
+                    self.failed = Some(e.value(py).to_string());
+                    return Err(e);
+                }
+            };
             if let Some(stall) = &self.sim.stalled {
                 if stall.reason == ccsim::engine::StallReason::Interrupted {
                     py.check_signals()?;
@@ -129,7 +196,12 @@ impl Simulation {
                 break Err(e);
             }
         };
-        self.sim.advance_links();
+        let sim = &mut self.sim;
+        if let Err(payload) = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || sim.advance_links())) {
+            let e = plugin_error(py, payload);
+            self.failed = Some(e.value(py).to_string());
+            return Err(e);
+        }
         result
     }
 
@@ -156,7 +228,7 @@ impl Simulation {
     /// during the run; that capture is removed.
     fn finish_traces(&mut self, py: Python<'_>) -> PyResult<()> {
         let sim = &mut self.sim;
-        py.detach(move || sim.finish_traces())
+        detached(py, self.plugins, move || sim.finish_traces())
             .map_err(|(path, message)| scenario_error(py, ccsim::scenario::ScenarioError { origin: self.origin.clone(), path, message }))
     }
 
@@ -175,7 +247,7 @@ impl Simulation {
         use ccsim::trace::packet_log as pl;
         let Some(log) = self.sim.packet_log.as_ref() else { return Ok(None) };
         let d = pyo3::types::PyDict::new(py);
-        let bytes = py.detach(|| log.to_bytes(self.sim.now));
+        let bytes = detached(py, self.plugins, || log.to_bytes(self.sim.now));
         d.set_item("records", pyo3::types::PyBytes::new(py, &bytes))?;
         d.set_item("record_bytes", pl::RECORD_BYTES)?;
         d.set_item("not_kept", log.not_kept)?;
@@ -192,7 +264,7 @@ impl Simulation {
     /// The report (measured from the end of the warm-up to now) as a JSON string.
     fn report_json(&mut self, py: Python<'_>) -> String {
         let sim = &mut self.sim;
-        py.detach(move || Report::new(sim).to_json())
+        detached(py, self.plugins, move || Report::new(sim).to_json())
     }
 
     /// The report without its tables that grow with the network (flows, links, nodes),
@@ -202,7 +274,7 @@ impl Simulation {
     #[pyo3(signature = (queues = Vec::new()))]
     fn summary_json(&mut self, py: Python<'_>, queues: Vec<String>) -> String {
         let sim = &mut self.sim;
-        py.detach(move || {
+        detached(py, self.plugins, move || {
             let mut r = Report::new(sim);
             r.flows.clear();
             r.links.clear();
@@ -279,6 +351,7 @@ fn live_twin(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>) -
 #[pyfunction]
 #[pyo3(signature = (text, origin = "<string>", overrides = Vec::new(), seed = None))]
 fn describe(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>, seed: Option<u64>) -> PyResult<String> {
+    import_plugins(py, text, origin)?;
     ccsim::scenario::describe::describe(text, origin, &overrides, seed).map(|v| v.to_string()).map_err(|e| scenario_error(py, e))
 }
 
@@ -371,6 +444,8 @@ fn build() -> &'static str {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("PluginError", m.py().get_type::<PluginError>())?;
+    plugins::add(m)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_function(wrap_pyfunction!(build, m)?)?;
     m.add_function(wrap_pyfunction!(report_schema, m)?)?;

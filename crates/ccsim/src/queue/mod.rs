@@ -23,6 +23,7 @@ pub mod adaptive;
 pub mod codel;
 pub mod droptail;
 pub mod dualpi2;
+pub mod external;
 pub mod fifo;
 pub mod fq_codel;
 pub mod pie;
@@ -180,17 +181,21 @@ macro_rules! disciplines {
         #[derive(Clone, Debug)]
         pub enum Discipline {
             $($(#[$attr])* $variant(Box<$ty>),)*
+            /// A plug-in (`external.rs`), found by name when no registration has it.
+            External(Box<external::External>),
         }
 
         impl Discipline {
             pub fn as_aqm(&mut self) -> &mut dyn Aqm {
                 match self {
                     $($(#[$attr])* Discipline::$variant(d) => &mut **d,)*
+                    Discipline::External(d) => &mut **d,
                 }
             }
             pub fn as_aqm_ref(&self) -> &dyn Aqm {
                 match self {
                     $($(#[$attr])* Discipline::$variant(d) => &**d,)*
+                    Discipline::External(d) => &**d,
                 }
             }
             pub fn probe(&self) -> Probe {
@@ -202,6 +207,7 @@ macro_rules! disciplines {
             pub fn decides_at_dequeue(&self) -> bool {
                 match self {
                     $($(#[$attr])* Discipline::$variant(d) => Aqm::decides_at_dequeue(&**d),)*
+                    Discipline::External(d) => Aqm::decides_at_dequeue(&**d),
                 }
             }
             // The hooks every packet passes through, dispatched statically (a match the
@@ -211,6 +217,7 @@ macro_rules! disciplines {
             pub fn on_arrival(&mut self, pkt: &Packet, occ: Occupancy, now: SimTime, rng: &mut Rng) -> Verdict {
                 match self {
                     $($(#[$attr])* Discipline::$variant(d) => Aqm::on_arrival(&mut **d, pkt, occ, now, rng),)*
+                    Discipline::External(d) => Aqm::on_arrival(&mut **d, pkt, occ, now, rng),
                 }
             }
             /// [`Aqm::own_buffer`].
@@ -218,6 +225,7 @@ macro_rules! disciplines {
             pub fn own_buffer(&mut self) -> Option<&mut dyn OwnBuffer> {
                 match self {
                     $($(#[$attr])* Discipline::$variant(d) => Aqm::own_buffer(&mut **d),)*
+                    Discipline::External(d) => Aqm::own_buffer(&mut **d),
                 }
             }
             /// [`Aqm::own_buffer_ref`].
@@ -225,6 +233,7 @@ macro_rules! disciplines {
             pub fn own_buffer_ref(&self) -> Option<&dyn OwnBuffer> {
                 match self {
                     $($(#[$attr])* Discipline::$variant(d) => Aqm::own_buffer_ref(&**d),)*
+                    Discipline::External(d) => Aqm::own_buffer_ref(&**d),
                 }
             }
             /// [`Aqm::on_overflow`].
@@ -232,6 +241,7 @@ macro_rules! disciplines {
             pub fn on_overflow(&mut self) -> bool {
                 match self {
                     $($(#[$attr])* Discipline::$variant(d) => Aqm::on_overflow(&mut **d),)*
+                    Discipline::External(d) => Aqm::on_overflow(&mut **d),
                 }
             }
             /// [`Aqm::on_departure_of`].
@@ -239,12 +249,14 @@ macro_rules! disciplines {
             pub fn on_departure_of(&mut self, occ: Occupancy, departed_bytes: u32, now: SimTime) {
                 match self {
                     $($(#[$attr])* Discipline::$variant(d) => Aqm::on_departure_of(&mut **d, occ, departed_bytes, now),)*
+                    Discipline::External(d) => Aqm::on_departure_of(&mut **d, occ, departed_bytes, now),
                 }
             }
-            /// The registration this discipline was built from (its name, its keys).
-            pub fn registration(&self) -> &'static spec::Registration {
+            /// The name of the discipline: its registration's, or the plug-in's.
+            pub fn name(&self) -> &str {
                 match self {
-                    $($(#[$attr])* Discipline::$variant(_) => &$registration,)*
+                    $($(#[$attr])* Discipline::$variant(_) => $registration.name,)*
+                    Discipline::External(d) => d.0.name(),
                 }
             }
         }

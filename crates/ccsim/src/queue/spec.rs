@@ -54,7 +54,8 @@
 //!   packets to the router ([`EgressQueue::take_evicted`](super::EgressQueue::take_evicted)).
 //!   The counters, drop areas and time integrals of `EgressQueue` see only total occupancy.
 
-use super::{Discipline, Limit};
+use super::{external, Discipline, Limit};
+use crate::settings::external::Site;
 use crate::settings::profile::Profile;
 use std::fmt;
 
@@ -124,9 +125,15 @@ pub fn find(name: &str) -> Option<&'static Registration> {
 
 /// Builds the discipline `name` from `table`, the discipline's own keys of a queue's table
 /// (`common` lists the keys every queue has besides, for the message about an unknown key).
-pub fn build(name: &str, table: &Table, ctx: &QueueContext, common: &[&str]) -> Result<Discipline, SettingError> {
+/// A name no registration has may be a plug-in's (`external.rs`), built for `site` with the
+/// whole table.
+pub fn build(name: &str, table: &Table, ctx: &QueueContext, common: &[&str], site: impl FnOnce() -> Site) -> Result<Discipline, SettingError> {
     let Some(reg) = find(name) else {
-        let names: Vec<String> = super::REGISTRY.iter().map(|r| format!("{:?}", r.name)).collect();
+        if let Some(plugin) = external::PLUGINS.find(name) {
+            return Ok(Discipline::External(Box::new(external::External(plugin.build(table, ctx, site())?))));
+        }
+        let plugins = external::PLUGINS.names();
+        let names: Vec<String> = super::REGISTRY.iter().map(|r| r.name).chain(plugins.iter().map(String::as_str)).map(|n| format!("{n:?}")).collect();
         let all = super::REGISTRY.iter().flat_map(|r| std::iter::once(r.name).chain(r.aliases.iter().copied()));
         let hint = crate::settings::error::did_you_mean(name, all).map_or_else(String::new, |m| format!(": did you mean {m:?}?"));
         return Err(SettingError::new("discipline", format!("unknown discipline {name:?}{hint} (expected {})", one_of(&names, "or"))));
@@ -162,6 +169,11 @@ fn misplaced(key: &str, name: &str, own: &[&str], common: &[&str]) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// The place of a plug-in discipline (none of these tests builds one).
+    fn site() -> Site {
+        Site { name: "l".into(), rng: crate::sim::Rng::from_seed(1) }
+    }
+
     use super::*;
     fn table(text: &str) -> Table {
         text.parse().unwrap()
@@ -174,7 +186,7 @@ mod tests {
         for reg in super::super::REGISTRY {
             let keys = (reg.keys)();
             let mine: Table = given.iter().filter(|(k, _)| keys.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
-            assert!(build(reg.name, &mine, &ctx, &[]).is_ok(), "{}", reg.name);
+            assert!(build(reg.name, &mine, &ctx, &[], site).is_ok(), "{}", reg.name);
             for alias in reg.aliases {
                 assert_eq!(find(alias).unwrap().name, reg.name);
             }
@@ -200,7 +212,7 @@ mod tests {
     #[test]
     fn a_key_of_another_discipline_says_which_take_it() {
         let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default() };
-        let err = |name: &str, text: &str| build(name, &table(text), &ctx, &["limit", "signal"]).unwrap_err();
+        let err = |name: &str, text: &str| build(name, &table(text), &ctx, &["limit", "signal"], site).unwrap_err();
         assert_eq!(err("droptail", "max_p = 0.1"), SettingError::new("max_p", "only for the RED family (red, ared, rtred), not for discipline \"droptail\""));
         assert_eq!(
             err("red", "min_th = 5\nmax_th = 15\nrisk_th = 20"),
@@ -231,8 +243,8 @@ mod tests {
     #[test]
     fn a_misspelt_discipline_gets_the_one_probably_meant() {
         let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default() };
-        let e = build("fq-codel", &Table::new(), &ctx, &[]).unwrap_err();
+        let e = build("fq-codel", &Table::new(), &ctx, &[], site).unwrap_err();
         assert!(e.message.starts_with("unknown discipline \"fq-codel\": did you mean \"fq_codel\"? (expected \"droptail\""), "{e}");
-        assert!(build("blue", &Table::new(), &ctx, &[]).unwrap_err().message.starts_with("unknown discipline \"blue\" (expected"));
+        assert!(build("blue", &Table::new(), &ctx, &[], site).unwrap_err().message.starts_with("unknown discipline \"blue\" (expected"));
     }
 }

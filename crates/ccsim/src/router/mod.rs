@@ -34,6 +34,7 @@
 
 pub mod acc;
 pub mod ack_spoof;
+pub mod external;
 pub mod flow_table;
 pub mod frr;
 pub mod hooks;
@@ -165,6 +166,7 @@ mechanisms! {
     FastReroute => crate::router::frr::FastReroute,
     Acc => acc::Acc,
     AckSpoofing => ack_spoof::AckSpoofing,
+    External => external::External,
     #[cfg(test)]
     Probe => probe::Probe,
 }

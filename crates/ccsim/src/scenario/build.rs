@@ -10,6 +10,7 @@ use crate::queue::{self, fifo::MAX_AREAS, Discipline, EgressQueue, Limit, QueueC
 use crate::rdp::{self, RdpReceiver, RdpSender};
 use crate::router::{BuildContext, Mechanism};
 pub use crate::settings::error::{fail, BuildError};
+use crate::settings::external::Site;
 use crate::settings::profile::{self, Profile};
 use crate::settings::schema::{DelayedAck, FlowSpec, LinkSpec, PcapSpec, QueueSpec, Scenario, SeriesSpecToml};
 use crate::settings::units::num;
@@ -328,7 +329,7 @@ fn make_queue(q: QueueSpec, path: &str, rate_bps: u64, seed: u64, link: &str, pr
         (None, None) => Limit::Packets(QueueSpec::DEFAULT_LIMIT),
     };
     let ctx = QueueContext { link_bps: rate_bps, limit, profile };
-    let discipline = make_discipline(&q, path, &ctx)?;
+    let discipline = make_discipline(&q, path, &ctx, || Site { name: link.to_string(), rng: Rng::stream(seed, &format!("aqm/{link}")) })?;
     let policy = match q.signal.as_deref().map(|name| (name, SignalPolicy::from_name(name))) {
         None => SignalPolicy::default(),
         Some((_, Some(policy))) => policy,
@@ -348,10 +349,11 @@ fn make_queue(q: QueueSpec, path: &str, rate_bps: u64, seed: u64, link: &str, pr
     Ok(EgressQueue::new(limit, discipline, policy, Rng::stream(seed, &format!("aqm/{link}")), areas))
 }
 
-/// The discipline `q` names, built by its registration from its own keys.
-fn make_discipline(q: &QueueSpec, path: &str, ctx: &QueueContext) -> Result<Discipline, BuildError> {
+/// The discipline `q` names, built by its registration from its own keys (a plug-in, for
+/// `site`: the link and the stream the queue's own disciplines draw from).
+fn make_discipline(q: &QueueSpec, path: &str, ctx: &QueueContext, site: impl FnOnce() -> Site) -> Result<Discipline, BuildError> {
     let name = q.discipline.as_deref().unwrap_or(queue::spec::DEFAULT_DISCIPLINE);
-    queue::spec::build(name, &q.settings, ctx, QueueSpec::COMMON_KEYS).map_err(|e| (e.path_under(path), e.message))
+    queue::spec::build(name, &q.settings, ctx, QueueSpec::COMMON_KEYS, site).map_err(|e| (e.path_under(path), e.message))
 }
 
 fn add_flows(
@@ -393,7 +395,10 @@ fn add_flows(
             let mut start_rng = Rng::stream(seed, &format!("start/{group}/{k}"));
             let start = SimTime::ZERO + spec.start.map_or(Dur::ZERO, |s| s.draw(&mut start_rng));
             let transport = match transport {
-                "tcp" => tcp_transport(spec, path, ends, ttl, profile, Rng::stream(seed, &format!("tick/{group}/{k}")))?,
+                "tcp" => tcp_transport(spec, path, ends, ttl, profile, Rng::stream(seed, &format!("tick/{group}/{k}")), || Site {
+                    name: format!("{group}[{k}]"),
+                    rng: Rng::stream(seed, &format!("cc/{group}/{k}")),
+                })?,
                 "udp" => udp_transport(spec, path, ends, ttl, Rng::stream(seed, &format!("udp/{group}/{k}")))?,
                 "rdp" => rdp_transport(spec, path, ends, ttl)?,
                 other => return fail(format!("{path}.transport"), format!("unknown transport {other:?} (expected \"tcp\", \"udp\" or \"rdp\")")),
@@ -408,7 +413,16 @@ fn add_flows(
 
 /// The TCP sender and receiver of one flow; defaults as `profile` has them
 /// (`settings::profile` lists them). `tick_rng` draws the phase of ns-2's RTT clock.
-fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile: Profile, mut tick_rng: Rng) -> Result<Transport, BuildError> {
+/// `site` names the flow and gives its random stream, for a plug-in controller.
+fn tcp_transport(
+    spec: &FlowSpec,
+    path: &str,
+    ends: Endpoints,
+    ttl: u8,
+    profile: Profile,
+    mut tick_rng: Rng,
+    site: impl FnOnce() -> Site,
+) -> Result<Transport, BuildError> {
     only_table(spec, path, "tcp")?;
     let t = spec.tcp.clone().unwrap_or_default();
     let data_bytes = reliable_app(spec, path, "TCP")?;
@@ -434,28 +448,28 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile:
     // A variant is a congestion controller with the loss recovery it pairs with, chosen from
     // the registry (tcp/cc/mod.rs); its own keys are in the table named after it.
     let variant = t.variant.as_deref().unwrap_or(cc::spec::DEFAULT_VARIANT);
-    let Some(reg) = cc::spec::find(variant) else {
+    let Some(reg) = cc::spec::Variant::find(variant) else {
         return fail(format!("{tp}.variant"), format!("unknown variant {variant:?} (expected {})", cc::spec::names()));
     };
     for (name, value) in &t.controllers {
-        if cc::spec::find(name).is_none() {
+        if cc::spec::Variant::find(name).is_none() {
             return fail(
                 format!("{tp}.{name}"),
                 format!("unknown field `{name}`: not a key of `tcp`, nor a variant's table (variants: {})", cc::spec::names()),
             );
         }
-        if name != reg.name {
+        if name != reg.name() {
             return fail(format!("{tp}.{name}"), format!("only for `variant = {name:?}`, not for variant {variant:?}"));
         }
         if !value.is_table() {
             return fail(format!("{tp}.{name}"), format!("must be a table of variant {name:?}'s settings (`{name}.KEY = value`)"));
         }
     }
-    let own = t.controllers.get(reg.name).and_then(toml::Value::as_table).cloned().unwrap_or_default();
+    let own = t.controllers.get(reg.name()).and_then(toml::Value::as_table).cloned().unwrap_or_default();
     let ctx = CcContext { window: NewRenoConfig { reno, full_ack }, full_ack_given: t.full_ack.is_some() };
-    let cc = cc::spec::build(reg, &own, &ctx).map_err(|e| (e.path_under(&tp), e.message))?;
-    let recovery = reg.recovery;
-    let per_packet_ecn = reg.ecn == EcnUse::PerPacket;
+    let cc = reg.build(&own, &ctx, site).map_err(|e| (e.path_under(&tp), e.message))?;
+    let recovery = reg.recovery();
+    let per_packet_ecn = reg.ecn() == EcnUse::PerPacket;
     if per_packet_ecn && t.ecn == Some(false) {
         return fail(format!("{tp}.ecn"), format!("variant {variant:?} needs ECN (it turns it on; leave `ecn` out or set it true)"));
     }

@@ -73,7 +73,7 @@ fn of(sim: &Simulation, profile: &str, pcap: Vec<Value>) -> Value {
                 "loss": l.loss(),
                 "cost": l.cost,
                 "queue": {
-                    "discipline": q.discipline.registration().name,
+                    "discipline": q.discipline.name(),
                     "limit": limit,
                     "limit_unit": unit,
                     "signal": match q.policy { SignalPolicy::Drop => "drop", SignalPolicy::Ecn => "ecn", SignalPolicy::Spoof => "spoof" },

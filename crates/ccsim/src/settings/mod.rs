@@ -5,6 +5,7 @@
 //! and not on the layers above.
 
 pub mod error;
+pub mod external;
 pub mod profile;
 pub mod schema;
 pub mod table;

@@ -54,6 +54,14 @@ pub struct Scenario {
     /// The per-packet event log (see `ccsim::trace::packet_log`); absent: none.
     #[serde(default)]
     pub packet_log: Option<PacketLogSpec>,
+    /// Python modules that register the plug-ins the scenario names, imported before it is
+    /// built (by the Python package; the core ignores the list).
+    #[serde(default)]
+    pub plugins: Vec<String>,
+    /// Router mechanisms registered as plug-ins, one table each: `name` selects the plug-in,
+    /// the other keys are its settings (`router::external`).
+    #[serde(default)]
+    pub mechanisms: Vec<toml::Table>,
 }
 
 /// Which packet events to log. Empty lists select everything of their kind.

@@ -128,6 +128,7 @@ pub mod aimd;
 pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
+pub mod external;
 pub mod packet_reno;
 #[cfg(test)]
 pub mod probe;
@@ -469,6 +470,7 @@ controllers! {
     Xcp(xcp::XcpConfig) -> xcp::Xcp = [xcp::REGISTRATION],
     Rcp(rcp::RcpConfig) -> rcp::Rcp = [rcp::REGISTRATION],
     PacketReno(PacketRenoConfig) -> PacketReno = [],
+    External(external::ExternalConfig) -> external::External = [],
     #[cfg(test)]
     Aimd(aimd::AimdConfig) -> aimd::Aimd = [aimd::REGISTRATION],
     #[cfg(test)]
@@ -539,6 +541,7 @@ mod tests {
                 CcConfig::Rcp(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Aimd(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Probe(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
+                CcConfig::External(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
             };
             let steps: [fn(&mut dyn Controller); 12] = [
                 |c| c.on_ack(&ack(MSS, 20 * MSS)),

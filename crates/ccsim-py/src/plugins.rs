@@ -1,0 +1,1096 @@
+//! Plug-ins written in Python: congestion controls, queue disciplines and router mechanisms
+//! as classes (`python/ccsim/plugins.py` documents them for their authors).
+//!
+//! Each kind has a base class here (`CongestionControlBase`, `QueueDisciplineBase`,
+//! `RouterMechanismBase`) holding what the core reads after every hook (the window, the
+//! effects asked for) and what the plug-in is given (its random stream, its link's rate);
+//! `register_*` puts a class in the core's plug-in list of its kind
+//! (`ccsim::settings::external`), and the core builds one instance per flow, link or
+//! `[[mechanisms]]` table, calling `cls(**settings)`.
+//!
+//! A hook runs with the GIL: a simulation whose scenario may use plug-ins runs without
+//! releasing it (`lib.rs`). An exception in a hook, or a value the core cannot use (a negative
+//! window, NaN), stops the run by unwinding with a [`Failure`], which `Simulation.run_until`
+//! turns into `PluginError`.
+
+use ccsim::net::{LinkId, NodeId, Packet};
+use ccsim::queue::external::{ExternalAqm, Plugin as AqmPlugin};
+use ccsim::queue::{Aqm, Head, Occupancy, QueueContext, Verdict};
+use ccsim::router::external::{ExternalMechanism, Plugin as MechanismPlugin};
+use ccsim::router::{BuildContext, Cx, Hooks, Passage, RouterMechanism, Timer};
+use ccsim::settings::external::{Failure, Site};
+use ccsim::settings::table::{SettingError, Table};
+use ccsim::signal::Action;
+use ccsim::sim::{Rng, SimTime};
+use ccsim::tcp::cc::external::{Configured, ExternalController, Plugin as CcPlugin};
+use ccsim::tcp::cc::{Ack, CcContext, Controller, EcnUse, Event, NewRenoConfig, Recovery, Signal, Window};
+use ccsim::tcp::rate::RateSample;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyType};
+use pyo3::{intern, IntoPyObjectExt};
+use std::cell::RefCell;
+use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Whether any plug-in was ever registered in this process: a scenario is then built with
+/// the GIL held.
+pub static ANY: AtomicBool = AtomicBool::new(false);
+
+/// Plug-in instances built so far in this process: a simulation whose build changed it uses
+/// plug-ins, and runs with the GIL held.
+static BUILT: AtomicU64 = AtomicU64::new(0);
+
+pub fn built() -> u64 {
+    BUILT.load(Ordering::Relaxed)
+}
+
+fn count_built() {
+    BUILT.fetch_add(1, Ordering::Relaxed);
+}
+
+fn secs(t: SimTime) -> f64 {
+    t.as_nanos() as f64 / 1e9
+}
+
+// ---------------------------------------------------------------------------------------
+// What every plug-in is given: its random stream, and its place.
+
+/// A run's named random stream (xoshiro256**, the core's `Rng`): the only randomness a
+/// plug-in should draw, so that the same scenario and seed give the same results.
+#[pyclass(module = "ccsim._core")]
+pub struct Random {
+    rng: Rng,
+}
+
+#[pymethods]
+impl Random {
+    /// A stream of its own, seeded with `seed` (for tests; a run gives each plug-in its own).
+    #[new]
+    #[pyo3(signature = (seed = 1))]
+    fn new(seed: u64) -> Random {
+        Random { rng: Rng::from_seed(seed) }
+    }
+    /// Uniform in [0, 1), 53 bits.
+    fn uniform(&mut self) -> f64 {
+        self.rng.uniform()
+    }
+    /// Uniform in [lo, hi).
+    fn uniform_range(&mut self, lo: f64, hi: f64) -> f64 {
+        self.rng.uniform_range(lo, hi)
+    }
+    /// Exponential with mean `mean`.
+    fn exponential(&mut self, mean: f64) -> f64 {
+        self.rng.exponential(mean)
+    }
+    /// True with probability `p` (draws nothing when `p <= 0`).
+    fn bernoulli(&mut self, p: f64) -> bool {
+        self.rng.bernoulli(p)
+    }
+    /// The next 64 random bits.
+    fn next_u64(&mut self) -> u64 {
+        self.rng.next_u64()
+    }
+}
+
+/// What an instance is given before its `__init__` runs (the base class's `__new__` takes it).
+struct Pending {
+    rng: Rng,
+    site: String,
+    link_bps: u64,
+    limit: Limits,
+}
+
+thread_local! {
+    static PENDING: RefCell<Option<Pending>> = const { RefCell::new(None) };
+}
+
+/// A buffer limit: in packets, or in bytes.
+type Limits = (Option<u32>, Option<u64>);
+
+/// The base's share of a new instance: the pending stream and place, or a stream seeded 1
+/// for an instance made outside a run.
+fn take_pending(py: Python<'_>) -> PyResult<(Py<Random>, String, u64, Limits)> {
+    let p = PENDING.with(|p| p.borrow_mut().take());
+    let (rng, site, bps, limit) = match p {
+        Some(p) => (p.rng, p.site, p.link_bps, p.limit),
+        None => (Rng::from_seed(1), String::new(), 0, (None, None)),
+    };
+    Ok((Py::new(py, Random { rng })?, site, bps, limit))
+}
+
+/// `cls(**settings)` with `pending` handed to its base; an exception is a setting error of
+/// the table (its message the exception's).
+fn instantiate<'py>(py: Python<'py>, cls: &Py<PyType>, table: &Table, pending: Pending) -> Result<Bound<'py, PyAny>, SettingError> {
+    let kwargs = table_to_dict(py, table).map_err(|e| SettingError::new("", e.to_string()))?;
+    PENDING.with(|p| *p.borrow_mut() = Some(pending));
+    let made = cls.bind(py).call((), Some(&kwargs));
+    PENDING.with(|p| p.borrow_mut().take());
+    made.map_err(|e| SettingError::new("", format!("{} raised {}", cls_name(py, cls), one_line(py, &e))))
+}
+
+fn cls_name(py: Python<'_>, cls: &Py<PyType>) -> String {
+    cls.bind(py).qualname().map(|n| n.to_string()).unwrap_or_else(|_| "the plug-in".into())
+}
+
+/// `TypeError: message`, on one line.
+fn one_line(py: Python<'_>, e: &PyErr) -> String {
+    let ty = e.get_type(py).qualname().map(|n| n.to_string()).unwrap_or_default();
+    format!("{ty}: {}", e.value(py))
+}
+
+/// The exception with its traceback, as Python prints it.
+fn traceback(py: Python<'_>, e: &PyErr) -> String {
+    let formatted = (|| -> PyResult<String> {
+        let tb = py.import("traceback")?;
+        let lines = tb.call_method1("format_exception", (e.get_type(py), e.value(py), e.traceback(py)))?;
+        Ok(lines.extract::<Vec<String>>()?.concat())
+    })();
+    formatted.unwrap_or_else(|_| one_line(py, e)).trim_end().to_string()
+}
+
+fn toml_to_py<'py>(py: Python<'py>, v: &toml::Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match v {
+        toml::Value::String(s) => s.into_bound_py_any(py)?,
+        toml::Value::Integer(i) => i.into_bound_py_any(py)?,
+        toml::Value::Float(f) => f.into_bound_py_any(py)?,
+        toml::Value::Boolean(b) => b.into_bound_py_any(py)?,
+        toml::Value::Datetime(d) => d.to_string().into_bound_py_any(py)?,
+        toml::Value::Array(a) => PyList::new(py, a.iter().map(|x| toml_to_py(py, x)).collect::<PyResult<Vec<_>>>()?)?.into_any(),
+        toml::Value::Table(t) => table_to_dict(py, t)?.into_any(),
+    })
+}
+
+fn table_to_dict<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (k, v) in t {
+        d.set_item(k, toml_to_py(py, v)?)?;
+    }
+    Ok(d)
+}
+
+/// Where a hook runs, for its failure: the plug-in, its place, the hook's time.
+#[derive(Clone, Debug)]
+struct Place {
+    plugin: Arc<str>,
+    site: Arc<str>,
+}
+
+impl Place {
+    fn fail(&self, hook: &'static str, at: SimTime, message: String) -> ! {
+        Failure { plugin: self.plugin.to_string(), hook, site: self.site.to_string(), at, message }.raise()
+    }
+    fn raised(&self, py: Python<'_>, hook: &'static str, at: SimTime, e: PyErr) -> ! {
+        self.fail(hook, at, format!("{}\n{}", one_line(py, &e), traceback(py, &e)))
+    }
+}
+
+/// The overridden hooks of a class, by name, from the list the Python side computed.
+#[derive(Clone, Copy, Debug, Default)]
+struct Overrides(u32);
+
+impl Overrides {
+    fn of(names: &[String], all: &[&str]) -> PyResult<Overrides> {
+        let mut bits = 0;
+        for n in names {
+            let Some(i) = all.iter().position(|h| h == n) else {
+                return Err(PyValueError::new_err(format!("unknown hook {n:?} (hooks: {})", all.join(", "))));
+            };
+            bits |= 1 << i;
+        }
+        Ok(Overrides(bits))
+    }
+    fn has(self, i: usize) -> bool {
+        self.0 & (1 << i) != 0
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Congestion control.
+
+const CC_HOOKS: &[&str] = &["on_ack", "reduce", "on_loss", "on_ecn", "on_timeout", "on_rate_sample"];
+const ON_ACK: usize = 0;
+const REDUCE: usize = 1;
+const ON_LOSS: usize = 2;
+const ON_ECN: usize = 3;
+const ON_TIMEOUT: usize = 4;
+const ON_RATE_SAMPLE: usize = 5;
+
+/// The base of a Python congestion control: the window the sender reads after every hook.
+#[pyclass(subclass, module = "ccsim._core")]
+pub struct CongestionControlBase {
+    cwnd: f64,
+    ssthresh: f64,
+    /// Bytes per segment (SMSS).
+    #[pyo3(get)]
+    mss: u32,
+    /// The rate to pace new data at, bytes per second (for a class with `paces = True`).
+    #[pyo3(get, set)]
+    pacing_rate: Option<f64>,
+    /// The flow's random stream.
+    #[pyo3(get)]
+    rng: Py<Random>,
+    /// The flow, `group[index]`.
+    #[pyo3(get)]
+    flow: String,
+}
+
+/// A window value as Python reads it: an int where it is whole.
+fn number(py: Python<'_>, v: f64) -> PyResult<Py<PyAny>> {
+    if v.is_finite() && v.fract() == 0.0 && v.abs() < 9e15 {
+        (v as i64).into_py_any(py)
+    } else {
+        v.into_py_any(py)
+    }
+}
+
+#[pymethods]
+impl CongestionControlBase {
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let (rng, flow, _, _) = take_pending(py)?;
+        Ok(CongestionControlBase { cwnd: 0.0, ssthresh: 0.0, mss: 0, pacing_rate: None, rng, flow })
+    }
+    /// The congestion window, bytes.
+    #[getter]
+    fn get_cwnd(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        number(py, self.cwnd)
+    }
+    #[setter]
+    fn set_cwnd(&mut self, v: f64) {
+        self.cwnd = v;
+    }
+    /// The slow-start threshold, bytes.
+    #[getter]
+    fn get_ssthresh(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        number(py, self.ssthresh)
+    }
+    #[setter]
+    fn set_ssthresh(&mut self, v: f64) {
+        self.ssthresh = v;
+    }
+}
+
+/// An ACK of new data (`Controller::on_ack`'s `Ack`). Times in seconds, sizes in bytes.
+#[pyclass(frozen, get_all, module = "ccsim._core")]
+pub struct AckInfo {
+    now: f64,
+    acked: u64,
+    una: u64,
+    max: u64,
+    flight: u64,
+    ece: bool,
+    cwnd_limited: bool,
+    rtt: Option<f64>,
+    srtt: Option<f64>,
+}
+
+impl AckInfo {
+    fn of(a: &Ack) -> AckInfo {
+        AckInfo {
+            now: secs(a.now),
+            acked: a.acked,
+            una: a.una,
+            max: a.max,
+            flight: a.max - a.una,
+            ece: a.ece,
+            cwnd_limited: a.cwnd_limited,
+            rtt: a.rtt.map(|d| d.as_secs_f64()),
+            srtt: a.srtt.map(|d| d.as_secs_f64()),
+        }
+    }
+}
+
+/// A duplicate ACK, a congestion signal, a timeout (`Controller`'s `Event`).
+#[pyclass(frozen, get_all, module = "ccsim._core")]
+pub struct EventInfo {
+    now: f64,
+    flight: u32,
+    dupacks: u32,
+    backoffs: u32,
+    rwnd: u32,
+    ecn_answered: bool,
+}
+
+impl EventInfo {
+    fn of(e: &Event) -> EventInfo {
+        EventInfo { now: secs(e.now), flight: e.flight, dupacks: e.dupacks, backoffs: e.backoffs, rwnd: e.rwnd, ecn_answered: e.ecn_answered }
+    }
+}
+
+/// A delivery-rate sample (`tcp/rate.rs`): `delivery_rate` is `delivered / interval`,
+/// bytes per second (0 for an empty interval).
+#[pyclass(frozen, get_all, module = "ccsim._core")]
+pub struct RateInfo {
+    delivered: u64,
+    interval: f64,
+    delivery_rate: f64,
+    rtt: Option<f64>,
+    prior_in_flight: u64,
+    is_app_limited: bool,
+    total_delivered: u64,
+}
+
+impl RateInfo {
+    fn of(rs: &RateSample) -> RateInfo {
+        let interval = rs.interval.as_secs_f64();
+        RateInfo {
+            delivered: rs.delivered,
+            interval,
+            delivery_rate: if interval > 0.0 { rs.delivered as f64 / interval } else { 0.0 },
+            rtt: rs.rtt.map(|d| d.as_secs_f64()),
+            prior_in_flight: rs.prior_in_flight,
+            is_app_limited: rs.is_app_limited,
+            total_delivered: rs.total_delivered,
+        }
+    }
+}
+
+struct CcClass {
+    name: Arc<str>,
+    cls: Py<PyType>,
+    recovery: Recovery,
+    ecn: EcnUse,
+    hooks: Overrides,
+    paces: bool,
+}
+
+impl CcPlugin for CcClass {
+    fn recovery(&self) -> Recovery {
+        self.recovery
+    }
+    fn ecn(&self) -> EcnUse {
+        self.ecn
+    }
+    fn configure(&self, table: &Table, ctx: &CcContext, site: Site) -> Result<Arc<dyn Configured>, SettingError> {
+        Python::attach(|py| {
+            let place = Place { plugin: self.name.clone(), site: Arc::from(format!("flow {}", site.name)) };
+            let pending = Pending { rng: site.rng, site: site.name, link_bps: 0, limit: (None, None) };
+            let obj = instantiate(py, &self.cls, table, pending)?;
+            count_built();
+            let obj = obj.cast_into::<CongestionControlBase>().map_err(|_| SettingError::new("", "not a ccsim.CongestionControl"))?.unbind();
+            Ok(Arc::new(CcInstance { obj, window: ctx.window.clone(), hooks: self.hooks, paces: self.paces, place }) as Arc<dyn Configured>)
+        })
+    }
+}
+
+struct CcInstance {
+    obj: Py<CongestionControlBase>,
+    window: NewRenoConfig,
+    hooks: Overrides,
+    paces: bool,
+    place: Place,
+}
+
+impl fmt::Debug for CcInstance {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "plug-in {:?} ({})", self.place.plugin, self.place.site)
+    }
+}
+
+impl Configured for CcInstance {
+    fn build(&self, mss: u32, init_cwnd: u32, init_ssthresh: u32) -> Box<dyn ExternalController> {
+        let w = self.window.window(mss, init_cwnd, init_ssthresh);
+        let obj = Python::attach(|py| {
+            let mut b = self.obj.bind(py).borrow_mut();
+            b.mss = mss;
+            b.cwnd = w.cwnd as f64;
+            b.ssthresh = w.ssthresh as f64;
+            self.obj.clone_ref(py)
+        });
+        Box::new(PyController { obj, w, hooks: self.hooks, paces: self.paces, place: self.place.clone(), now: SimTime::ZERO })
+    }
+}
+
+/// A flow's Python controller: the core's window, synchronised with the instance's
+/// `cwnd` and `ssthresh` around every hook; hooks the class does not define are the window's
+/// standard rules.
+struct PyController {
+    obj: Py<CongestionControlBase>,
+    w: Window,
+    hooks: Overrides,
+    paces: bool,
+    place: Place,
+    now: SimTime,
+}
+
+impl fmt::Debug for PyController {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "plug-in {:?} ({}): {:?}", self.place.plugin, self.place.site, self.w)
+    }
+}
+
+/// A window value the core can hold: whole bytes (rounded down), finite, at least `least`.
+fn window_value(what: &str, v: f64, least: u32) -> Result<u32, String> {
+    if v.is_nan() || v < least as f64 || v >= 4_294_967_296.0 {
+        let shown = if v.is_finite() && v.fract() == 0.0 { format!("{}", v as i64) } else { format!("{v}") };
+        return Err(format!("{what} = {shown}: must be a number of bytes from {least} to 4294967295"));
+    }
+    Ok(v as u32)
+}
+
+impl PyController {
+    /// Calls the hook `hook` with the window handed over and taken back.
+    fn call<R>(&mut self, hook: &'static str, now: SimTime, f: impl FnOnce(Python<'_>, &Bound<'_, CongestionControlBase>) -> PyResult<R>) -> R {
+        self.now = now;
+        Python::attach(|py| {
+            let obj = self.obj.bind(py);
+            {
+                let mut b = obj.borrow_mut();
+                b.cwnd = self.w.cwnd as f64;
+                b.ssthresh = self.w.ssthresh as f64;
+            }
+            let out = f(py, obj).unwrap_or_else(|e| self.place.raised(py, hook, now, e));
+            let b = obj.borrow();
+            let cwnd = window_value("cwnd", b.cwnd, 1);
+            let ssthresh = window_value("ssthresh", b.ssthresh, 0);
+            match (cwnd, ssthresh) {
+                (Ok(c), Ok(s)) => {
+                    self.w.cwnd = c;
+                    self.w.ssthresh = s;
+                }
+                (Err(m), _) | (_, Err(m)) => self.place.fail(hook, now, m),
+            }
+            out
+        })
+    }
+
+    fn event_hook(&mut self, hook: &'static str, ev: &Event) {
+        self.call(hook, ev.now, |py, obj| obj.call_method1(pyo3::types::PyString::intern(py, hook), (EventInfo::of(ev),)).map(drop));
+    }
+}
+
+/// The trait's default rules for a controller, with `reduce` and `on_ack` still the plug-in's.
+struct Standard<'a>(&'a mut PyController);
+
+impl Controller for Standard<'_> {
+    fn window(&self) -> &Window {
+        &self.0.w
+    }
+    fn window_mut(&mut self) -> &mut Window {
+        &mut self.0.w
+    }
+    fn on_ack(&mut self, ack: &Ack) {
+        self.0.on_ack(ack)
+    }
+    fn reduce(&mut self, ev: &Event, signal: Signal) -> u32 {
+        self.0.reduce(ev, signal)
+    }
+}
+
+impl Controller for PyController {
+    fn window(&self) -> &Window {
+        &self.w
+    }
+    fn window_mut(&mut self) -> &mut Window {
+        &mut self.w
+    }
+    fn on_ack(&mut self, ack: &Ack) {
+        if !self.hooks.has(ON_ACK) {
+            self.w.grow(ack);
+            return;
+        }
+        self.call("on_ack", ack.now, |py, obj| obj.call_method1(intern!(py, "on_ack"), (AckInfo::of(ack),)).map(drop));
+    }
+    fn reduce(&mut self, ev: &Event, signal: Signal) -> u32 {
+        if !self.hooks.has(REDUCE) {
+            return self.w.reduce(ev);
+        }
+        let name = match signal {
+            Signal::Loss => "loss",
+            Signal::Ecn => "ecn",
+            Signal::Timeout => "timeout",
+        };
+        let place = self.place.clone();
+        let left = self.call("reduce", ev.now, |py, obj| obj.call_method1(intern!(py, "reduce"), (EventInfo::of(ev), name))?.extract::<f64>());
+        window_value("reduce's window", left, 1).unwrap_or_else(|m| place.fail("reduce", ev.now, m))
+    }
+    fn on_fast_retransmit(&mut self, ev: &Event) {
+        if !self.hooks.has(ON_LOSS) {
+            return Standard(self).on_fast_retransmit(ev);
+        }
+        self.event_hook("on_loss", ev);
+        let left = self.w.cwnd;
+        self.w.set_base(left);
+    }
+    fn on_timeout(&mut self, ev: &Event) {
+        if !self.hooks.has(ON_TIMEOUT) {
+            return Standard(self).on_timeout(ev);
+        }
+        self.event_hook("on_timeout", ev);
+        // Whatever window the hook left, the timeout ends any fast recovery.
+        let cwnd = self.w.cwnd;
+        self.w.collapse();
+        self.w.cwnd = cwnd;
+    }
+    fn on_ecn_echo(&mut self, ev: &Event) {
+        if !self.hooks.has(ON_ECN) {
+            return Standard(self).on_ecn_echo(ev);
+        }
+        self.event_hook("on_ecn", ev);
+    }
+    fn wants_rate_samples(&self) -> bool {
+        self.hooks.has(ON_RATE_SAMPLE)
+    }
+    fn on_rate_sample(&mut self, rs: &RateSample) {
+        let now = self.now;
+        self.call("on_rate_sample", now, |py, obj| obj.call_method1(intern!(py, "on_rate_sample"), (RateInfo::of(rs),)).map(drop));
+    }
+    fn paces(&self) -> bool {
+        self.paces
+    }
+    fn pacing_rate(&self) -> Option<f64> {
+        let rate = Python::attach(|py| self.obj.bind(py).borrow().pacing_rate);
+        match rate {
+            Some(r) if !(r > 0.0 && r.is_finite()) => {
+                self.place.fail("pacing_rate", self.now, format!("pacing_rate = {r}: must be a positive number of bytes per second, or None"))
+            }
+            r => r,
+        }
+    }
+}
+
+impl ExternalController for PyController {
+    fn clone_box(&self) -> Box<dyn ExternalController> {
+        let obj = Python::attach(|py| self.obj.clone_ref(py));
+        Box::new(PyController { obj, w: self.w.clone(), hooks: self.hooks, paces: self.paces, place: self.place.clone(), now: self.now })
+    }
+}
+
+fn recovery_of(s: &str) -> PyResult<Recovery> {
+    match s {
+        "reno" => Ok(Recovery::Reno),
+        "newreno" => Ok(Recovery::NewReno),
+        other => Err(PyValueError::new_err(format!("recovery = {other:?}: expected \"reno\" or \"newreno\""))),
+    }
+}
+
+/// Registers `cls` (a subclass of `CongestionControlBase`) as `tcp.variant = name`;
+/// `hooks` are the hooks it defines. Called by `ccsim.register_cc`.
+#[pyfunction]
+pub fn register_cc(name: &str, cls: Bound<'_, PyType>, recovery: &str, ecn: &str, hooks: Vec<String>, paces: bool) -> PyResult<()> {
+    if !cls.is_subclass_of::<CongestionControlBase>()? {
+        return Err(PyTypeError::new_err(format!("{name:?}: the class must derive from ccsim.CongestionControl")));
+    }
+    let ecn = match ecn {
+        "optional" => EcnUse::Optional,
+        "per-packet" => EcnUse::PerPacket,
+        other => return Err(PyValueError::new_err(format!("ecn = {other:?}: expected \"optional\" or \"per-packet\""))),
+    };
+    if ccsim::tcp::cc::spec::find(name).is_some() {
+        return Err(PyValueError::new_err(format!("{name:?} is a built-in congestion control: choose another name")));
+    }
+    let hooks = Overrides::of(&hooks, CC_HOOKS)?;
+    let plugin = CcClass { name: Arc::from(name), cls: cls.unbind(), recovery: recovery_of(recovery)?, ecn, hooks, paces };
+    ccsim::tcp::cc::external::PLUGINS.register(name, Arc::new(plugin));
+    ANY.store(true, Ordering::Relaxed);
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// The packet, as plug-ins read it.
+
+/// A packet, read-only: a copy of the one the hook is about.
+#[pyclass(frozen, module = "ccsim._core", name = "Packet")]
+#[derive(Clone)]
+pub struct PacketView {
+    pub pkt: Packet,
+}
+
+#[pymethods]
+impl PacketView {
+    /// `tcp_data`, `tcp_ack`, `spoofed_ack`, `acc_control`, `udp`, `rdp_data`, `rdp_ack`.
+    #[getter]
+    fn kind(&self) -> String {
+        format!("{:?}", self.pkt.kind).chars().fold(String::new(), |mut s, c| {
+            if c.is_uppercase() && !s.is_empty() {
+                s.push('_');
+            }
+            s.push(c.to_ascii_lowercase());
+            s
+        })
+    }
+    /// The flow's index in the scenario's order.
+    #[getter]
+    fn flow(&self) -> u32 {
+        self.pkt.flow
+    }
+    #[getter]
+    fn src(&self) -> u32 {
+        self.pkt.src
+    }
+    #[getter]
+    fn dst(&self) -> u32 {
+        self.pkt.dst
+    }
+    /// Bytes on the wire, headers included.
+    #[getter]
+    fn size(&self) -> u32 {
+        self.pkt.size
+    }
+    /// Bytes of payload.
+    #[getter]
+    fn payload(&self) -> u32 {
+        self.pkt.payload
+    }
+    #[getter]
+    fn ttl(&self) -> u8 {
+        self.pkt.ttl
+    }
+    /// The sequence number (bytes from the initial one).
+    #[getter]
+    fn seq(&self) -> u64 {
+        self.pkt.seq.0 as u64
+    }
+    /// The acknowledgment number.
+    #[getter]
+    fn ack(&self) -> u64 {
+        self.pkt.ack.0 as u64
+    }
+    /// `not_ect`, `ect1`, `ect0` or `ce`.
+    #[getter]
+    fn ecn(&self) -> &'static str {
+        match self.pkt.ecn {
+            ccsim::packet::Ecn::NotEct => "not_ect",
+            ccsim::packet::Ecn::Ect1 => "ect1",
+            ccsim::packet::Ecn::Ect0 => "ect0",
+            ccsim::packet::Ecn::Ce => "ce",
+        }
+    }
+    /// ECN-capable transport: a mark can replace a drop.
+    #[getter]
+    fn ect(&self) -> bool {
+        self.pkt.ecn != ccsim::packet::Ecn::NotEct
+    }
+    /// When the packet was sent, seconds.
+    #[getter]
+    fn sent_at(&self) -> f64 {
+        secs(self.pkt.sent_at)
+    }
+    fn __repr__(&self) -> String {
+        format!("<Packet {} flow {} seq {} size {}>", self.kind(), self.pkt.flow, self.seq(), self.pkt.size)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Queue disciplines.
+
+const AQM_HOOKS: &[&str] = &["on_arrival", "on_departure", "on_dequeue", "on_overflow"];
+const ON_DEPARTURE: usize = 1;
+const ON_DEQUEUE: usize = 2;
+const ON_OVERFLOW: usize = 3;
+
+/// The base of a Python queue discipline.
+#[pyclass(subclass, module = "ccsim._core")]
+pub struct QueueDisciplineBase {
+    /// The link's random stream (`aqm/<link>`, the one built-in disciplines draw from).
+    #[pyo3(get)]
+    rng: Py<Random>,
+    /// The link, `"R1->R2"`.
+    #[pyo3(get)]
+    link: String,
+    /// The link's rate, bit/s.
+    #[pyo3(get)]
+    link_bps: u64,
+    /// The buffer's limit in packets, or None where it is in bytes.
+    #[pyo3(get)]
+    limit_packets: Option<u32>,
+    /// The buffer's limit in bytes, or None where it is in packets.
+    #[pyo3(get)]
+    limit_bytes: Option<u64>,
+}
+
+#[pymethods]
+impl QueueDisciplineBase {
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let (rng, link, link_bps, (limit_packets, limit_bytes)) = take_pending(py)?;
+        Ok(QueueDisciplineBase { rng, link, link_bps, limit_packets, limit_bytes })
+    }
+}
+
+/// The queue as a discipline's hook finds it: `packets` and `bytes` queued (before an
+/// arriving packet is added, after a departing one left), and the time.
+#[pyclass(frozen, get_all, module = "ccsim._core")]
+pub struct QueueInfo {
+    packets: u32,
+    bytes: u64,
+    /// Seconds.
+    now: f64,
+    /// Nanoseconds, exact.
+    now_ns: u64,
+}
+
+impl QueueInfo {
+    fn of(occ: Occupancy, now: SimTime) -> QueueInfo {
+        QueueInfo { packets: occ.packets, bytes: occ.bytes, now: secs(now), now_ns: now.as_nanos() }
+    }
+}
+
+/// The head packet a dequeue-time discipline decides on.
+#[pyclass(frozen, get_all, module = "ccsim._core")]
+pub struct HeadInfo {
+    /// Seconds it spent queued.
+    sojourn: f64,
+    /// Bytes left behind it.
+    bytes_left: u64,
+}
+
+struct AqmClass {
+    name: Arc<str>,
+    cls: Py<PyType>,
+    hooks: Overrides,
+}
+
+impl AqmPlugin for AqmClass {
+    fn build(&self, table: &Table, ctx: &QueueContext, site: Site) -> Result<Box<dyn ExternalAqm>, SettingError> {
+        Python::attach(|py| {
+            let limit = match ctx.limit {
+                ccsim::queue::Limit::Packets(n) => (Some(n), None),
+                ccsim::queue::Limit::Bytes(b) => (None, Some(b)),
+            };
+            let place = Place { plugin: self.name.clone(), site: Arc::from(format!("link {}", site.name)) };
+            let pending = Pending { rng: site.rng, site: site.name, link_bps: ctx.link_bps, limit };
+            let obj = instantiate(py, &self.cls, table, pending)?;
+            count_built();
+            let obj = obj.cast_into::<QueueDisciplineBase>().map_err(|_| SettingError::new("", "not a ccsim.QueueDiscipline"))?.unbind().into_any();
+            Ok(Box::new(PyAqm { obj, hooks: self.hooks, place }) as Box<dyn ExternalAqm>)
+        })
+    }
+}
+
+struct PyAqm {
+    obj: Py<PyAny>,
+    hooks: Overrides,
+    place: Place,
+}
+
+impl fmt::Debug for PyAqm {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "plug-in {:?} ({})", self.place.plugin, self.place.site)
+    }
+}
+
+fn verdict_of(v: &Bound<'_, PyAny>) -> Result<Verdict, String> {
+    match v.extract::<i64>() {
+        Ok(0) => Ok(Verdict::Admit),
+        Ok(1) => Ok(Verdict::Early),
+        Ok(2) => Ok(Verdict::Forced),
+        Ok(3) => Ok(Verdict::EarlyDrop),
+        _ => Err(format!("returned {}: expected ADMIT, EARLY, FORCED or EARLY_DROP", v.repr().map(|r| r.to_string()).unwrap_or_default())),
+    }
+}
+
+impl PyAqm {
+    fn call<R>(&self, hook: &'static str, now: SimTime, f: impl FnOnce(Python<'_>, &Bound<'_, PyAny>) -> PyResult<Result<R, String>>) -> R {
+        Python::attach(|py| match f(py, self.obj.bind(py)) {
+            Ok(Ok(r)) => r,
+            Ok(Err(m)) => self.place.fail(hook, now, format!("{hook} {m}")),
+            Err(e) => self.place.raised(py, hook, now, e),
+        })
+    }
+}
+
+impl Aqm for PyAqm {
+    fn on_arrival(&mut self, pkt: &Packet, occ: Occupancy, now: SimTime, _rng: &mut Rng) -> Verdict {
+        self.call("on_arrival", now, |py, obj| {
+            let v = obj.call_method1(intern!(py, "on_arrival"), (PacketView { pkt: *pkt }, QueueInfo::of(occ, now)))?;
+            Ok(verdict_of(&v))
+        })
+    }
+    fn on_departure_of(&mut self, occ: Occupancy, departed_bytes: u32, now: SimTime) {
+        if self.hooks.has(ON_DEPARTURE) {
+            self.call("on_departure", now, |py, obj| {
+                obj.call_method1(intern!(py, "on_departure"), (QueueInfo::of(occ, now), departed_bytes))?;
+                Ok(Ok(()))
+            })
+        }
+    }
+    fn decides_at_dequeue(&self) -> bool {
+        self.hooks.has(ON_DEQUEUE)
+    }
+    fn on_dequeue(&mut self, head: Option<Head>, now: SimTime) -> Verdict {
+        self.call("on_dequeue", now, |py, obj| {
+            let head = head.map(|h| HeadInfo { sojourn: h.sojourn.as_secs_f64(), bytes_left: h.bytes_left });
+            let v = obj.call_method1(intern!(py, "on_dequeue"), (head, secs(now)))?;
+            Ok(verdict_of(&v))
+        })
+    }
+    fn on_overflow(&mut self) -> bool {
+        if !self.hooks.has(ON_OVERFLOW) {
+            return false;
+        }
+        self.call("on_overflow", SimTime::ZERO, |py, obj| Ok(Ok(obj.call_method0(intern!(py, "on_overflow"))?.is_truthy()?)))
+    }
+}
+
+impl ExternalAqm for PyAqm {
+    fn clone_box(&self) -> Box<dyn ExternalAqm> {
+        Box::new(PyAqm { obj: Python::attach(|py| self.obj.clone_ref(py)), hooks: self.hooks, place: self.place.clone() })
+    }
+    fn name(&self) -> &str {
+        &self.place.plugin
+    }
+}
+
+/// Registers `cls` (a subclass of `QueueDisciplineBase`) as `discipline = name`; `hooks`
+/// are the hooks it defines. Called by `ccsim.register_queue`.
+#[pyfunction]
+pub fn register_queue(name: &str, cls: Bound<'_, PyType>, hooks: Vec<String>) -> PyResult<()> {
+    if !cls.is_subclass_of::<QueueDisciplineBase>()? {
+        return Err(PyTypeError::new_err(format!("{name:?}: the class must derive from ccsim.QueueDiscipline")));
+    }
+    if ccsim::queue::spec::find(name).is_some() {
+        return Err(PyValueError::new_err(format!("{name:?} is a built-in queue discipline: choose another name")));
+    }
+    let hooks = Overrides::of(&hooks, AQM_HOOKS)?;
+    if !hooks.has(0) {
+        return Err(PyTypeError::new_err(format!("{name:?}: a queue discipline defines on_arrival")));
+    }
+    ccsim::queue::external::PLUGINS.register(name, Arc::new(AqmClass { name: Arc::from(name), cls: cls.unbind(), hooks }));
+    ANY.store(true, Ordering::Relaxed);
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Router mechanisms.
+
+const MECHANISM_HOOKS: &[&str] = &["on_arrival", "next_hop", "on_verdict", "on_queue_drop", "on_link_change", "on_timer"];
+const HOOK_BITS: [Hooks; 5] = [Hooks::ARRIVAL, Hooks::NEXT_HOP, Hooks::VERDICT, Hooks::QUEUE_DROP, Hooks::LINK_CHANGE];
+
+/// The base of a Python router mechanism: the effects its hooks ask for, applied by the
+/// engine after the hook returns, as a Rust mechanism's `Cx` does.
+#[pyclass(subclass, module = "ccsim._core")]
+pub struct RouterMechanismBase {
+    /// The mechanism's random stream (`mechanism/<index>`).
+    #[pyo3(get)]
+    rng: Py<Random>,
+    /// Node names to their numbers (as hooks give them).
+    #[pyo3(get)]
+    nodes: Py<PyDict>,
+    /// Link names (`"R1->R2"`) to their numbers.
+    #[pyo3(get)]
+    links: Py<PyDict>,
+    sends: Vec<(NodeId, Packet, bool)>,
+    timers: Vec<(f64, u32, u32)>,
+}
+
+/// Names and numbers.
+type Numbered = Vec<(String, u32)>;
+
+thread_local! {
+    /// The nodes and links a new mechanism is given before its `__init__` runs.
+    static NAMES: RefCell<Option<(Numbered, Numbered)>> = const { RefCell::new(None) };
+}
+
+#[pymethods]
+impl RouterMechanismBase {
+    #[new]
+    #[pyo3(signature = (*_args, **_kwargs))]
+    fn new(py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let (rng, _, _, _) = take_pending(py)?;
+        let (nodes, links) = (PyDict::new(py), PyDict::new(py));
+        if let Some((n, l)) = NAMES.with(|x| x.borrow_mut().take()) {
+            for (k, v) in n {
+                nodes.set_item(k, v)?;
+            }
+            for (k, v) in l {
+                links.set_item(k, v)?;
+            }
+        }
+        Ok(RouterMechanismBase { rng, nodes: nodes.unbind(), links: links.unbind(), sends: Vec::new(), timers: Vec::new() })
+    }
+    /// Sends `pkt` from node `node` once the hook returns.
+    fn send(&mut self, node: u32, pkt: PyRef<'_, PacketView>) {
+        self.sends.push((node, pkt.pkt, false));
+    }
+    /// In `on_arrival`: sends `pkt` from `node` before the arriving packet goes on.
+    fn send_first(&mut self, node: u32, pkt: PyRef<'_, PacketView>) {
+        self.sends.push((node, pkt.pkt, true));
+    }
+    /// Calls `on_timer(a, b, now)` at simulated time `at` (seconds).
+    #[pyo3(signature = (at, a = 0, b = 0))]
+    fn set_timer(&mut self, at: f64, a: u32, b: u32) {
+        self.timers.push((at, a, b));
+    }
+}
+
+struct MechanismClass {
+    name: Arc<str>,
+    cls: Py<PyType>,
+    hooks: Overrides,
+}
+
+impl MechanismPlugin for MechanismClass {
+    fn build(&self, table: &Table, cx: &BuildContext, site: Site) -> Result<Box<dyn ExternalMechanism>, SettingError> {
+        Python::attach(|py| {
+            let nodes = cx.net.nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i as u32)).collect();
+            let links = cx.net.links.iter().enumerate().map(|(i, l)| (l.name.clone(), i as u32)).collect();
+            NAMES.with(|x| *x.borrow_mut() = Some((nodes, links)));
+            let place = Place { plugin: self.name.clone(), site: Arc::from(site.name.as_str()) };
+            let pending = Pending { rng: site.rng, site: site.name, link_bps: 0, limit: (None, None) };
+            let made = instantiate(py, &self.cls, table, pending);
+            NAMES.with(|x| x.borrow_mut().take());
+            count_built();
+            let obj = made?.cast_into::<RouterMechanismBase>().map_err(|_| SettingError::new("", "not a ccsim.RouterMechanism"))?.unbind();
+            let mut hooks = Hooks::default();
+            for (i, h) in HOOK_BITS.iter().enumerate() {
+                if self.hooks.has(i) {
+                    hooks = hooks | *h;
+                }
+            }
+            Ok(Box::new(PyMechanism { obj, hooks, defined: self.hooks, place }) as Box<dyn ExternalMechanism>)
+        })
+    }
+}
+
+struct PyMechanism {
+    obj: Py<RouterMechanismBase>,
+    hooks: Hooks,
+    defined: Overrides,
+    place: Place,
+}
+
+impl fmt::Debug for PyMechanism {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "plug-in {:?} ({})", self.place.plugin, self.place.site)
+    }
+}
+
+const ACTIONS: [Action; 5] = [Action::Enqueue, Action::MarkAndEnqueue, Action::Drop, Action::EnqueueAndSpoof, Action::DropAndSpoof];
+
+impl PyMechanism {
+    /// Calls a hook, then hands the effects it asked for to the engine.
+    fn call<R>(&self, hook: &'static str, cx: &mut Cx, f: impl FnOnce(Python<'_>, &Bound<'_, RouterMechanismBase>, f64) -> PyResult<Result<R, String>>) -> R {
+        let now = cx.now;
+        Python::attach(|py| {
+            let obj = self.obj.bind(py);
+            let out = match f(py, obj, secs(now)) {
+                Ok(Ok(r)) => r,
+                Ok(Err(m)) => self.place.fail(hook, now, format!("{hook} {m}")),
+                Err(e) => self.place.raised(py, hook, now, e),
+            };
+            let mut b = obj.borrow_mut();
+            for (from, pkt, first) in b.sends.drain(..) {
+                if first {
+                    cx.send_first(from, pkt)
+                } else {
+                    cx.send(from, pkt)
+                }
+            }
+            for (at, a, bb) in b.timers.drain(..) {
+                if !(at.is_finite() && at >= secs(now)) {
+                    self.place.fail(hook, now, format!("set_timer(at = {at}): must be a time from now on"));
+                }
+                cx.set_timer(SimTime::from_secs_f64(at), Timer { kind: 0, a, b: bb });
+            }
+            out
+        })
+    }
+}
+
+fn none_or<T>(v: &Bound<'_, PyAny>, f: impl FnOnce() -> Result<T, String>) -> Result<Option<T>, String> {
+    if v.is_none() {
+        Ok(None)
+    } else {
+        f().map(Some)
+    }
+}
+
+impl RouterMechanism for PyMechanism {
+    fn hooks(&self) -> Hooks {
+        self.hooks
+    }
+    fn on_arrival(&mut self, node: NodeId, pkt: &Packet, cx: &mut Cx) -> Passage {
+        self.call("on_arrival", cx, |py, obj, now| {
+            let v = obj.call_method1(intern!(py, "on_arrival"), (node, PacketView { pkt: *pkt }, now))?;
+            Ok(match v.extract::<Option<bool>>() {
+                Ok(None | Some(false)) => Ok(Passage::Forward),
+                Ok(Some(true)) => Ok(Passage::Discard),
+                Err(_) => Err(format!("returned {}: expected True (discard), False or None (forward)", v.repr()?)),
+            })
+        })
+    }
+    fn next_hop(&mut self, node: NodeId, pkt: &mut Packet, chosen: Option<LinkId>, cx: &mut Cx) -> Option<LinkId> {
+        let links = cx.net.links.len();
+        self.call("next_hop", cx, |py, obj, now| {
+            let v = obj.call_method1(intern!(py, "next_hop"), (node, PacketView { pkt: *pkt }, chosen, now))?;
+            Ok(none_or(&v, || match v.extract::<u32>() {
+                Ok(l) if (l as usize) < links => Ok(l),
+                _ => Err(format!("returned {}: expected a link number or None", v.repr().map(|r| r.to_string()).unwrap_or_default())),
+            }))
+        })
+    }
+    fn on_verdict(&mut self, link: LinkId, pkt: &Packet, verdict: ccsim::signal::Verdict, action: Action, cx: &mut Cx) -> Action {
+        let verdict = ["admit", "early", "forced", "early_drop", "overflow"][verdict as usize];
+        let given = ACTIONS.iter().position(|a| *a == action).unwrap_or(0);
+        self.call("on_verdict", cx, |py, obj, now| {
+            let v = obj.call_method1(intern!(py, "on_verdict"), (link, PacketView { pkt: *pkt }, verdict, given, now))?;
+            Ok(match v.extract::<usize>() {
+                Ok(i) if i < ACTIONS.len() => Ok(ACTIONS[i]),
+                _ => Err(format!("returned {}: expected ENQUEUE, MARK, DROP, ENQUEUE_AND_SPOOF or DROP_AND_SPOOF", v.repr()?)),
+            })
+        })
+    }
+    fn on_queue_drop(&mut self, link: LinkId, pkt: &Packet, cx: &mut Cx) {
+        self.call("on_queue_drop", cx, |py, obj, now| {
+            obj.call_method1(intern!(py, "on_queue_drop"), (link, PacketView { pkt: *pkt }, now))?;
+            Ok(Ok(()))
+        })
+    }
+    fn on_link_change(&mut self, link: LinkId, up: bool, cx: &mut Cx) {
+        self.call("on_link_change", cx, |py, obj, now| {
+            obj.call_method1(intern!(py, "on_link_change"), (link, up, now))?;
+            Ok(Ok(()))
+        })
+    }
+    fn on_timer(&mut self, timer: Timer, cx: &mut Cx) {
+        if !self.defined.has(5) {
+            return;
+        }
+        self.call("on_timer", cx, |py, obj, now| {
+            obj.call_method1(intern!(py, "on_timer"), (timer.a, timer.b, now))?;
+            Ok(Ok(()))
+        })
+    }
+}
+
+impl ExternalMechanism for PyMechanism {
+    fn clone_box(&self) -> Box<dyn ExternalMechanism> {
+        let obj = Python::attach(|py| self.obj.clone_ref(py));
+        Box::new(PyMechanism { obj, hooks: self.hooks, defined: self.defined, place: self.place.clone() })
+    }
+}
+
+/// Registers `cls` (a subclass of `RouterMechanismBase`) for `[[mechanisms]] name = name`;
+/// `hooks` are the hooks it defines. Called by `ccsim.register_mechanism`.
+#[pyfunction]
+pub fn register_mechanism(name: &str, cls: Bound<'_, PyType>, hooks: Vec<String>) -> PyResult<()> {
+    if !cls.is_subclass_of::<RouterMechanismBase>()? {
+        return Err(PyTypeError::new_err(format!("{name:?}: the class must derive from ccsim.RouterMechanism")));
+    }
+    let hooks = Overrides::of(&hooks, MECHANISM_HOOKS)?;
+    ccsim::router::external::PLUGINS.register(name, Arc::new(MechanismClass { name: Arc::from(name), cls: cls.unbind(), hooks }));
+    ANY.store(true, Ordering::Relaxed);
+    Ok(())
+}
+
+pub fn add(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Random>()?;
+    m.add_class::<CongestionControlBase>()?;
+    m.add_class::<AckInfo>()?;
+    m.add_class::<EventInfo>()?;
+    m.add_class::<RateInfo>()?;
+    m.add_class::<PacketView>()?;
+    m.add_class::<QueueDisciplineBase>()?;
+    m.add_class::<QueueInfo>()?;
+    m.add_class::<HeadInfo>()?;
+    m.add_class::<RouterMechanismBase>()?;
+    m.add_function(wrap_pyfunction!(register_cc, m)?)?;
+    m.add_function(wrap_pyfunction!(register_queue, m)?)?;
+    m.add_function(wrap_pyfunction!(register_mechanism, m)?)?;
+    Ok(())
+}
