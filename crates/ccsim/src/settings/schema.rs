@@ -413,6 +413,14 @@ pub struct TcpSpec {
     pub delayed_ack: Option<DelayedAck>,
     #[serde(default)]
     pub ecn: Option<bool>,
+    /// The sender asks for Accurate ECN feedback (RFC 9768) in the handshake (default true
+    /// for a variant that needs L4S's ECN, false otherwise).
+    #[serde(default)]
+    pub accecn: Option<bool>,
+    /// The ECN feedback the receiver supports: `accecn` (default), `rfc3168` or `none`; the
+    /// handshake settles on what both ends support (`tcp/accecn.rs`).
+    #[serde(default)]
+    pub receiver_ecn: Option<String>,
     /// NewReno's timer during recovery: `impatient` (RFC 6582 and ns-2.35, default) or
     /// `slow-but-steady` (restart on every partial ACK, as ns-2 before 2003).
     #[serde(default)]
