@@ -127,6 +127,7 @@ pub mod bbr;
 pub mod cubic;
 pub mod dctcp;
 pub mod packet_reno;
+pub mod prague;
 #[cfg(test)]
 pub mod probe;
 pub mod reno;
@@ -456,6 +457,7 @@ controllers! {
     Cubic(CubicConfig) -> Cubic = [cubic::REGISTRATION],
     Dctcp(DctcpConfig) -> Dctcp = [dctcp::REGISTRATION],
     Bbr(bbr::BbrConfig) -> Box<bbr::Bbr> = [bbr::REGISTRATION],
+    Prague(prague::PragueConfig) -> Box<prague::Prague> = [prague::REGISTRATION],
     PacketReno(PacketRenoConfig) -> PacketReno = [],
     #[cfg(test)]
     Aimd(aimd::AimdConfig) -> aimd::Aimd = [aimd::REGISTRATION],
