@@ -231,7 +231,11 @@ _QUEUE_KEYS = {
 }  # fmt: skip
 #: The keys of a congestion-control variant's own table (`tcp.cubic.beta`), and the
 #: window keys a variant refuses (its value is then the variant's, set by no key).
-_VARIANT_KEYS = {"cubic": {"c", "beta", "fast_convergence", "reno_friendly"}, "dctcp": {"g", "init_alpha"}}
+_VARIANT_KEYS = {
+    "cubic": {"c", "beta", "fast_convergence", "reno_friendly"},
+    "dctcp": {"g", "init_alpha"},
+    "prague": {"g", "init_alpha", "rtt_target", "rtt_scaling", "rtt_transition"},
+}
 _NOT_FOR = {"reno": {"full_ack"}}
 #: Keys of a flow itself (`flows.N.ttl`), not of its transport's table; `settings_keys`
 #: names them with this prefix.

@@ -349,7 +349,7 @@ pub struct RdpSpec {
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct TcpSpec {
     /// A congestion control of the registry (`crate::tcp::cc::registry`): `newreno`
-    /// (default), `reno`, `cubic`, `dctcp` or `bbr`.
+    /// (default), `reno`, `cubic`, `dctcp`, `bbr` or `prague`.
     #[serde(default)]
     pub variant: Option<String>,
     /// Payload bytes per segment (default 1000).
