@@ -3,14 +3,11 @@
 //! CE marks the receiver feeds back and the sender reads (every mark the bottleneck made
 //! reaches the sender's count exactly), and the ACE field as tshark reads it in a capture.
 
-use std::path::{Path, PathBuf};
-
-use ccsim::engine::Simulation;
 use ccsim::packet::Ecn;
 use ccsim::tcp::EcnEcho;
 
 mod common;
-use common::{link, tshark};
+use common::{link, run_in, tshark};
 
 /// One NewReno flow S -> D through a 10 Mb/s bottleneck whose step marker marks every
 /// packet that finds 20 queued; `tcp` is added to the flow's `tcp` table. The capture is
@@ -56,17 +53,8 @@ fn marks(q: &ccsim::queue::fifo::QueueStats) -> u64 {
     q.marks_early + q.marks_forced + q.marks_dequeue
 }
 
-fn out_dir(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("accecn").join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-fn run_in(text: &str, dir: &Path) -> Simulation {
-    let mut sim = ccsim::scenario::load_in(text, "<test>", &[], None, Some(dir)).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
-    sim.finish_traces().unwrap();
-    sim
+fn out_dir(test: &str) -> std::path::PathBuf {
+    common::out_dir("accecn", test)
 }
 
 #[test]

@@ -316,14 +316,7 @@ pub const REGISTRATION: Registration = Registration { name: "prague", recovery: 
 fn build(table: &Table, ctx: &CcContext) -> Result<CcConfig, SettingError> {
     let spec = read::<PragueSpec>(table)?;
     let d = PragueConfig::default();
-    let g = spec.g.unwrap_or(d.g);
-    if !(g > 0.0 && g <= 1.0) {
-        return Err(SettingError::new("g", format!("must be in (0, 1], got {g}")));
-    }
-    let init_alpha = spec.init_alpha.unwrap_or(d.init_alpha);
-    if !(0.0..=1.0).contains(&init_alpha) {
-        return Err(SettingError::new("init_alpha", format!("must be in [0, 1], got {init_alpha}")));
-    }
+    let (g, init_alpha) = super::dctcp::estimate_keys(spec.g, spec.init_alpha)?;
     let rtt_target = match spec.rtt_target {
         Some(t) if !(t.0 > 0.0 && t.0.is_finite()) => return Err(SettingError::new("rtt_target", format!("must be a positive duration, got {}s", t.0))),
         Some(t) => t.dur(),
