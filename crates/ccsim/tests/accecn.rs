@@ -124,3 +124,18 @@ fn the_ace_field_carries_every_mark_to_the_sender() {
     assert!(data.iter().all(|r| r.split('\t').next() == Some(&(Ecn::Ect0 as u8).to_string()[..])), "{:?}", data.first());
     assert!(data.iter().all(|r| r.split('\t').skip(1).map(bit).fold(0, |v, b| v * 2 + b) == 5), "{:?}", data.first());
 }
+
+/// TCP Prague asks for AccECN by default; against an RFC 3168 receiver it keeps ECT(1) with
+/// RFC 3168's feedback, against one without ECN it sends Not-ECT and answers losses only,
+/// and moves data in all three.
+#[test]
+fn prague_asks_for_accecn_and_falls_back_with_the_receiver() {
+    for (receiver, ecn, accecn) in [("accecn", true, true), ("rfc3168", true, false), ("none", false, false)] {
+        let tcp = format!(r#", variant = "prague", receiver_ecn = "{receiver}""#);
+        let sim = run_in(&scenario(&tcp), &out_dir("prague"));
+        let (tx, rx) = (sim.flows[0].sender().unwrap(), sim.flows[0].receiver().unwrap());
+        assert_eq!((tx.cfg.ecn, tx.cfg.accecn, tx.cfg.ect1), (ecn, accecn, true), "{receiver}");
+        assert_eq!(tx.stats.ecn_reductions > 0, ecn, "{receiver}: ECN reductions only with ECN");
+        assert!(rx.stats.delivered_bytes > 2_000_000, "{receiver}: {} bytes", rx.stats.delivered_bytes);
+    }
+}
