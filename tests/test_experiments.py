@@ -305,3 +305,25 @@ def test_the_quick_start_folder_is_ignored_by_git():
         pytest.skip("not a git checkout")
     r = subprocess.run(["git", "check-ignore", "-q", "ccsim-results/report.html"], cwd=ROOT)
     assert r.returncode == 0, "ccsim-results/ (the README's quick start) is not in .gitignore"
+
+
+def test_l4s_stands_against_rtred_and_red_spoofing_today():
+    """RTRED's and ACK spoofing's sections against today's baselines run DualPI2 (marking) with
+    every sender TCP Prague, on the case's buffer, and their verdicts are decided by the
+    runs: the same comparison fails when the numbers go the other way."""
+    l4s = next(c for c in rtred.TODAY if c.name == "DualPI2/Prague")
+    over = l4s.at("S2")
+    assert over["links.1.queue"] == {"discipline": "dualpi2", "limit": rtred.SCENARIOS["S2"][4], "signal": "ecn"}
+    assert over["flows.tcp.tcp"]["variant"] == "prague"
+    l4s = next(c for c in ackspoof.today_contenders() if c.name == "DualPI2/Prague")
+    over = l4s.at("B=60")
+    assert over["links.0.queue"] == {"discipline": "dualpi2", "limit": 60, "signal": "ecn"} and over["flows.*.tcp"]["variant"] == "prague"
+    from ccsim.experiments import today
+
+    shorter = today.Comparison("DualPI2/Prague keeps a shorter queueing delay than RTRED", "DualPI2/Prague", "RTRED", "delay_ms", v.less)
+    d = today.Data(["S1"], [today.Contender("DualPI2/Prague", {}), today.Contender("RTRED", {})], reps=5)
+    for mine, theirs, outcome in ((5.0, 50.0, v.HOLDS), (50.0, 5.0, v.FAILS)):
+        d.runs = {("S1", "DualPI2/Prague"): {r: {"delay_ms": mine + 0.1 * r} for r in range(5)}}
+        d.runs[("S1", "RTRED")] = {r: {"delay_ms": theirs + 0.2 * r} for r in range(5)}
+        (claim,) = today.decide(d, [shorter])
+        assert claim.verdict == outcome, claim

@@ -221,7 +221,8 @@ _SPELLING = {"Ns2Ticks": "ns2", "Rfc6298": "rfc6298", "FloydGummadiShenker": "fg
 _TCP_KEYS = {
     "variant", "mss", "init_cwnd", "min_rto", "initial_rto", "clock_granularity", "rtt_arithmetic", "ssthresh_from", "ca_increase",
     "full_ack", "reno_recover_check", "limited_transmit", "fast_retransmit_resets_timer", "rwnd", "delayed_ack", "ecn",
-    "ecn_answered", "cwr_on_retransmit", "ect_on_retransmit", "partial_ack_timer", "acc", "das", "sack", "sack_after_timeout", "isn",
+    "ecn_answered", "cwr_on_retransmit", "ect_on_retransmit", "accecn", "partial_ack_timer", "acc", "das", "sack", "sack_after_timeout",
+    "isn",
 }  # fmt: skip
 _RDP_KEYS = {"segment_size", "max_outstanding", "init_cwnd", "min_rto", "initial_rto", "acc", "isn", "close_wait"}
 _QUEUE_KEYS = {
@@ -230,7 +231,11 @@ _QUEUE_KEYS = {
 }  # fmt: skip
 #: The keys of a congestion-control variant's own table (`tcp.cubic.beta`), and the
 #: window keys a variant refuses (its value is then the variant's, set by no key).
-_VARIANT_KEYS = {"cubic": {"c", "beta", "fast_convergence", "reno_friendly"}, "dctcp": {"g", "init_alpha"}}
+_VARIANT_KEYS = {
+    "cubic": {"c", "beta", "fast_convergence", "reno_friendly"},
+    "dctcp": {"g", "init_alpha"},
+    "prague": {"g", "init_alpha", "rtt_target", "rtt_scaling", "rtt_transition"},
+}
 _NOT_FOR = {"reno": {"full_ack"}}
 #: Keys of a flow itself (`flows.N.ttl`), not of its transport's table; `settings_keys`
 #: names them with this prefix.

@@ -65,6 +65,7 @@ fn packet(kind: Kind, src: u32, dst: u32, sport: u16, dport: u16, ack: u32) -> P
         ttl: 64,
         ecn: Ecn::NotEct,
         flags: flags::ACK,
+        ae: false,
         seq: Seq(0),
         ack: Seq(ack),
         wnd: 65_535,

@@ -121,6 +121,7 @@ fn packet(b: &mut Bytes) -> Packet {
         ttl: b.u8(),
         ecn,
         flags: b.u8(),
+        ae: false,
         seq: Seq(b.u32()),
         ack: Seq(b.u32()),
         wnd: b.u32(),

@@ -5,24 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use ccsim::engine::Simulation;
-
 mod common;
-use common::{link, tshark};
+use common::{link, run_in, tshark};
 
 /// A directory of its own for each test's captures.
 fn out_dir(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pcap_scenarios").join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-/// Builds the scenario with captures under `dir`, runs it and closes the captures.
-fn run_in(text: &str, dir: &Path) -> Simulation {
-    let mut sim = ccsim::scenario::load_in(text, "<test>", &[], None, Some(dir)).unwrap_or_else(|e| panic!("{e}"));
-    sim.run();
-    sim.finish_traces().unwrap();
-    sim
+    common::out_dir("pcap_scenarios", test)
 }
 
 /// Frames matching a display filter.

@@ -30,6 +30,7 @@ fn base(kind: Kind, src: u32, dst: u32, sport: u16, dport: u16) -> Packet {
         ttl: 64,
         ecn: Ecn::NotEct,
         flags: 0,
+        ae: false,
         seq: Seq(0),
         ack: Seq(0),
         wnd: 0,

@@ -1,13 +1,11 @@
 //! DualPI2 (RFC 9332) end to end, with the senders ccsim has: Classic NewReno and CUBIC
 //! flows, ECN-capable or not, through its Classic queue are held near its 15 ms target with
-//! the link full, where a FIFO of the same buffer fills; and ECT(1) packets, which no
-//! sender of ccsim sends yet (TCP Prague will), built by hand and put through the egress
-//! queue of a 100 Mb/s link, go to the L4S queue, pass a Classic backlog, and are marked by
-//! the 1 ms step exactly when they queued that long.
+//! the link full, where a FIFO of the same buffer fills; and ECT(1) packets built by hand
+//! and put through the egress queue of a 100 Mb/s link go to the L4S queue, pass a Classic
+//! backlog, and are marked by the 1 ms step exactly when they queued that long.
 //!
-//! Not checked here, because it needs a scalable (Prague) sender on ECT(1): the L4S
-//! queue's p99 delay under load, a Prague and a CUBIC flow sharing the link within a 2:1
-//! ratio (the coupling's purpose), and the coupled marks' control of an L4S flow.
+//! With TCP Prague, the scalable sender on ECT(1): `validation_l4s.rs` (the L4S queue's p99
+//! delay under load, a Prague and a CUBIC flow sharing the link within 2:1).
 
 mod common;
 use ccsim::packet::{Ecn, Endpoints, Packet, Seq};

@@ -271,8 +271,8 @@ def reproduce(opt: Options) -> Report:
 
 
 def today_contenders() -> list[today.Contender]:
-    """RED with ACK spoofing and RED/ECN (the paper's), CoDel with ECN and FQ-CoDel with ECN
-    (today's), each with the buffer of the case ("B=120")."""
+    """RED with ACK spoofing and RED/ECN (the paper's), CoDel with ECN, FQ-CoDel with ECN and
+    DualPI2 with TCP Prague (today's), each with the buffer of the case ("B=120")."""
     ecn_tcp = dict(TCP, ecn=True)
 
     def modern(discipline: str):
@@ -281,11 +281,19 @@ def today_contenders() -> list[today.Contender]:
     def paper(aqm: str):
         return lambda case: {"links.0.queue": queue_spec(aqm, int(case[2:])), "flows.*.tcp": tcp(aqm)}
 
+    def l4s(case: str) -> dict:
+        # DualPI2 (RFC 9332) marking, every sender TCP Prague (ECT(1), Accurate ECN).
+        return {
+            "links.0.queue": {"discipline": "dualpi2", "limit": int(case[2:]), "signal": "ecn"},
+            "flows.*.tcp": dict(TCP, variant="prague"),
+        }
+
     return [
         today.Contender("RED/Spoofing", paper("RED/Spoofing"), COLOURS["RED/Spoofing"]),
         today.Contender("RED/ECN", paper("RED/ECN"), COLOURS["RED/ECN"]),
         today.Contender("CoDel/ECN", modern("codel"), "tab:purple"),
         today.Contender("FQ-CoDel/ECN", modern("fq_codel"), "tab:brown"),
+        today.Contender("DualPI2/Prague", l4s, "tab:cyan"),
     ]
 
 
@@ -305,6 +313,8 @@ def against_today(rep: Report, opt: Options, net1: dict, buffers: list[int]) -> 
         today.Comparison("RED/Spoofing delivers more goodput than CoDel/ECN", "RED/Spoofing", "CoDel/ECN", "goodput", v.greater),
         today.Comparison("RED/Spoofing delivers more goodput than FQ-CoDel/ECN", "RED/Spoofing", "FQ-CoDel/ECN", "goodput", v.greater),
         today.Comparison("CoDel/ECN keeps a shorter queue than RED/Spoofing", "CoDel/ECN", "RED/Spoofing", "avg_queue", v.less),
+        today.Comparison("DualPI2/Prague keeps a shorter queue than RED/Spoofing", "DualPI2/Prague", "RED/Spoofing", "avg_queue", v.less),
+        today.Comparison("RED/Spoofing delivers more goodput than DualPI2/Prague", "RED/Spoofing", "DualPI2/Prague", "goodput", v.greater),
         today.Comparison(
             "FQ-CoDel/ECN shares the link more fairly than RED/Spoofing (Jain's index)",
             "FQ-CoDel/ECN",
@@ -321,7 +331,8 @@ def against_today(rep: Report, opt: Options, net1: dict, buffers: list[int]) -> 
         comparisons,
         "The paper's RED with ACK spoofing and RED/ECN beside CoDel and FQ-CoDel, both marking ECN-capable Reno senders "
         "(as Linux's `fq_codel`, the default queue discipline of many distributions, does), at their RFCs' defaults "
-        "(target 5 ms, interval 100 ms; FQ-CoDel: 1024 flow queues, quantum 1514 bytes), on Network 1 with the "
+        "(target 5 ms, interval 100 ms; FQ-CoDel: 1024 flow queues, quantum 1514 bytes), and L4S: DualPI2 at RFC 9332's "
+        "defaults marking, every sender TCP Prague (ECT(1), Accurate ECN) instead of Reno; on Network 1 with the "
         f"same buffer, the same 40 flows and the same send jitter; {net1['duration']} runs measured from {net1['warmup']}.",
         "bottleneck buffer (packets)",
     )

@@ -32,7 +32,15 @@ BOTTLENECK = "G->K"
 SCENARIOS = {"S1": (12, 25, 0.05, 28, 30), "S2": (60, 90, 0.1, 95, 100), "S3": (15, 30, 0.08, 40, 50)}
 STRATEGIES = ["RED", "ARED", "ARED-Feng", "RTRED"]
 #: One colour per queue in every figure of the report, today's baselines included.
-COLOURS = {"RED": "tab:orange", "ARED": "tab:red", "ARED-Feng": "tab:pink", "RTRED": "tab:green", "CoDel": "tab:blue", "PIE": "tab:purple"}
+COLOURS = {
+    "RED": "tab:orange",
+    "ARED": "tab:red",
+    "ARED-Feng": "tab:pink",
+    "RTRED": "tab:green",
+    "CoDel": "tab:blue",
+    "PIE": "tab:purple",
+    "DualPI2/Prague": "tab:cyan",
+}
 
 # Table II of the paper: average queue (packets), average delay (ms), packets lost,
 # packets propagated. The paper's "Adaptive" is ns-2's adaptive RED (our "ARED").
@@ -364,6 +372,15 @@ TODAY = [
     today.Contender("RTRED", lambda s: {"links.1.queue": queue_spec(s, "RTRED")}, COLOURS["RTRED"]),
     today.Contender("CoDel", lambda s: {"links.1.queue": {"discipline": "codel", "limit": SCENARIOS[s][4]}}, COLOURS["CoDel"]),
     today.Contender("PIE", lambda s: {"links.1.queue": {"discipline": "pie", "limit": SCENARIOS[s][4]}}, COLOURS["PIE"]),
+    # L4S: DualPI2 (RFC 9332) marking, the six senders TCP Prague (ECT(1), Accurate ECN).
+    today.Contender(
+        "DualPI2/Prague",
+        lambda s: {
+            "links.1.queue": {"discipline": "dualpi2", "limit": SCENARIOS[s][4], "signal": "ecn"},
+            "flows.tcp.tcp": {"variant": "prague", "mss": 552, "rwnd": 11040},
+        },
+        COLOURS["DualPI2/Prague"],
+    ),
 ]
 
 
@@ -388,6 +405,8 @@ def against_today(rep: Report, opt: Options, duration: float) -> None:
         today.Comparison("RTRED loses fewer packets than CoDel (S1-S3)", "RTRED", "CoDel", "lost", v.less),
         today.Comparison("RTRED loses fewer packets than PIE (S1-S3)", "RTRED", "PIE", "lost", v.less),
         today.Comparison("RTRED delivers more goodput than CoDel (S1-S3)", "RTRED", "CoDel", "kbps", v.greater),
+        today.Comparison("DualPI2/Prague keeps a shorter queueing delay than RTRED (S1-S3)", "DualPI2/Prague", "RTRED", "delay_ms", v.less),
+        today.Comparison("DualPI2/Prague loses fewer packets than RTRED (S1-S3)", "DualPI2/Prague", "RTRED", "lost", v.less),
     ]
     today.section(
         rep,
@@ -396,7 +415,8 @@ def against_today(rep: Report, opt: Options, duration: float) -> None:
         comparisons,
         "RTRED and RED beside CoDel and PIE, the AQMs Linux ships today, at their RFCs' defaults (CoDel: target 5 ms, "
         "interval 100 ms; PIE: target 15 ms, update 15 ms, burst allowance 150 ms), on the three scenarios of Table I with "
-        "the same buffers and the same six Reno sources. At 0.7 Mb/s one 592-byte packet takes 6.8 ms to send, longer "
+        "the same buffers and the same six Reno sources; and L4S, DualPI2 (RFC 9332 defaults, marking) with the six "
+        "sources TCP Prague (ECT(1), Accurate ECN) instead of Reno. At 0.7 Mb/s one 592-byte packet takes 6.8 ms to send, longer "
         "than CoDel's target: CoDel starts dropping once packets have waited more than 5 ms for a whole interval "
         "with more than an MTU (1500 bytes, two or three packets here) queued.",
         "scenario",

@@ -252,6 +252,10 @@ pub struct Packet {
     /// TCP flags (see [`flags`]), or RDP's control flags (`crate::rdp::flags`) in an RDP
     /// segment.
     pub flags: u8,
+    /// The TCP header's AE flag (RFC 9768, the bit before CWR that RFC 3540 had named NS):
+    /// with CWR and ECE, Accurate ECN's ACE counter (`crate::tcp::accecn`). False in every
+    /// other packet.
+    pub ae: bool,
     pub seq: Seq,
     pub ack: Seq,
     /// Advertised window, bytes (no window scaling is modelled; values above 65535 are
@@ -291,6 +295,7 @@ impl Packet {
             ttl,
             ecn: Ecn::NotEct,
             flags: 0,
+            ae: false,
             seq: Seq(0),
             ack: Seq(0),
             wnd: 0,

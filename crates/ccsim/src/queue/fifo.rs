@@ -596,6 +596,18 @@ mod tests {
         assert_eq!((q.stats.drops_forced, q.stats.drops()), (1, 1));
     }
 
+    /// A packet an earlier hop marked is marked again, not dropped: a second marking queue on
+    /// the path passes the first one's marks on (Linux's `INET_ECN_set_ce` on a CE packet).
+    #[test]
+    fn a_packet_already_ce_is_queued_and_counted_as_marked() {
+        let mut q = forcing_red(SignalPolicy::Ecn);
+        let ce = Packet { ecn: Ecn::Ce, ..data(0, 1000) };
+        assert_eq!(offer(&mut q, ce, ms(0)), (Verdict::Admit, Action::Enqueue, true));
+        assert_eq!(offer(&mut q, ce, ms(0)), (Verdict::Forced, Action::MarkAndEnqueue, true));
+        assert_eq!(q.iter().map(|p| p.ecn).collect::<Vec<_>>(), [Ecn::Ce, Ecn::Ce]);
+        assert_eq!((q.stats.marks_forced, q.stats.drops()), (1, 0));
+    }
+
     #[test]
     fn spoof_signals_are_counted_whether_or_not_the_packet_is_queued() {
         let mut q = forcing_red(SignalPolicy::Spoof);

@@ -461,7 +461,7 @@ impl RdpSender {
         self.forget_eacks(to);
         self.una = to;
         self.nxt = self.nxt.max(to);
-        let info = Ack { now, acked: acked * unit, una: to * unit, max: self.max * unit, ece: false, cwnd_limited, rtt, srtt: self.rto.srtt() };
+        let info = Ack { now, acked: acked * unit, una: to * unit, max: self.max * unit, ece: false, ce: None, cwnd_limited, rtt, srtt: self.rto.srtt() };
         let mut restart_timer = true;
         if self.in_recovery {
             if self.una >= self.recover {

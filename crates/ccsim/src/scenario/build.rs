@@ -17,6 +17,7 @@ use crate::settings::units::num;
 use crate::signal::SignalPolicy;
 use crate::sim::{Dur, Rng, SimTime};
 use crate::stats::{SeriesSpec, SeriesTarget};
+use crate::tcp::accecn::{self, EcnSupport, Negotiated};
 use crate::tcp::cc::{self, CcContext, EcnUse};
 use crate::tcp::{
     EcnAnswered, EcnEcho, Endpoints, FullAck, NewRenoConfig, PartialAckTimer, ReceiverConfig, RenoConfig, RttArithmetic, SenderConfig, SsthreshFrom,
@@ -469,7 +470,8 @@ fn tcp_transport(
     let ctx = CcContext { window: NewRenoConfig { reno, full_ack }, full_ack_given: t.full_ack.is_some() };
     let cc = reg.build(&own, &ctx, site).map_err(|e| (e.path_under(&tp), e.message))?;
     let recovery = reg.recovery();
-    let per_packet_ecn = reg.ecn() == EcnUse::PerPacket;
+    let per_packet_ecn = matches!(reg.ecn(), EcnUse::PerPacket | EcnUse::L4s);
+    let l4s = reg.ecn() == EcnUse::L4s;
     if per_packet_ecn && t.ecn == Some(false) {
         return fail(format!("{tp}.ecn"), format!("variant {variant:?} needs ECN (it turns it on; leave `ecn` out or set it true)"));
     }
@@ -522,6 +524,26 @@ fn tcp_transport(
     cfg.limited_transmit = t.limited_transmit.unwrap_or(d.limited_transmit);
     cfg.fast_retransmit_resets_timer = t.fast_retransmit_resets_timer.unwrap_or(d.fast_retransmit_resets_timer);
     cfg.ecn = t.ecn.unwrap_or(per_packet_ecn);
+    // The handshake (tcp/accecn.rs): what the sender asks for against what the receiver
+    // supports; the outcome configures both ends.
+    let receiver = match choose("receiver_ecn", t.receiver_ecn.as_deref(), "accecn", &["accecn", "rfc3168", "none"])? {
+        "none" => EcnSupport::None,
+        "rfc3168" => EcnSupport::Rfc3168,
+        _ => EcnSupport::AccEcn,
+    };
+    let asks_accecn = t.accecn.unwrap_or(l4s);
+    if asks_accecn && !cfg.ecn {
+        return fail(format!("{tp}.accecn"), "only with `ecn = true` (Accurate ECN is ECN's feedback)");
+    }
+    let client = match (cfg.ecn, asks_accecn) {
+        (false, _) => EcnSupport::None,
+        (true, false) => EcnSupport::Rfc3168,
+        (true, true) => EcnSupport::AccEcn,
+    };
+    let negotiated = accecn::negotiate(client, receiver);
+    cfg.ecn = negotiated != Negotiated::NoEcn;
+    cfg.accecn = negotiated == Negotiated::AccEcn;
+    cfg.ect1 = l4s;
     cfg.ecn_answered_until = match choose("ecn_answered", t.ecn_answered.as_deref(), d.ecn_answered, &["window", "next-reduction"])? {
         "next-reduction" => EcnAnswered::NextReduction,
         _ => EcnAnswered::Window,
@@ -530,7 +552,11 @@ fn tcp_transport(
     cfg.ect_on_retransmit = t.ect_on_retransmit.unwrap_or(d.ect_on_retransmit || per_packet_ecn);
     cfg.acc = t.acc.unwrap_or(false);
     cfg.isn = t.isn.unwrap_or(0);
-    let ecn_echo = if per_packet_ecn { EcnEcho::PerPacket } else { EcnEcho::Rfc3168 };
+    let ecn_echo = match (cfg.accecn, per_packet_ecn && !l4s) {
+        (true, _) => EcnEcho::AccEcn,
+        (false, true) => EcnEcho::PerPacket,
+        (false, false) => EcnEcho::Rfc3168,
+    };
     let mut rcfg = ReceiverConfig { ttl, das: t.das.unwrap_or(false), sack: cfg.sack, ecn_echo, ..ReceiverConfig::default() };
     if let Some(w) = t.rwnd {
         if w < cfg.mss || w as u64 > MAX_WINDOW_BYTES {

@@ -361,7 +361,7 @@ pub struct RdpSpec {
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct TcpSpec {
     /// A congestion control of the registry (`crate::tcp::cc::registry`): `newreno`
-    /// (default), `reno`, `cubic`, `dctcp` or `bbr`.
+    /// (default), `reno`, `cubic`, `dctcp`, `bbr` or `prague`.
     #[serde(default)]
     pub variant: Option<String>,
     /// Payload bytes per segment (default 1000).
@@ -425,6 +425,14 @@ pub struct TcpSpec {
     pub delayed_ack: Option<DelayedAck>,
     #[serde(default)]
     pub ecn: Option<bool>,
+    /// The sender asks for Accurate ECN feedback (RFC 9768) in the handshake (default true
+    /// for a variant that needs L4S's ECN, false otherwise).
+    #[serde(default)]
+    pub accecn: Option<bool>,
+    /// The ECN feedback the receiver supports: `accecn` (default), `rfc3168` or `none`; the
+    /// handshake settles on what both ends support (`tcp/accecn.rs`).
+    #[serde(default)]
+    pub receiver_ecn: Option<String>,
     /// NewReno's timer during recovery: `impatient` (RFC 6582 and ns-2.35, default) or
     /// `slow-but-steady` (restart on every partial ACK, as ns-2 before 2003).
     #[serde(default)]

@@ -13,17 +13,18 @@
 //! 4. **`ecn`** (RFC 3168 Section 5): an early or forced signal marks an ECN-capable packet
 //!    (ECT(0) or ECT(1)) CE and queues it; a packet that is not ECN-capable is dropped, and
 //!    so is any packet that finds no room: a full queue drops, with or without ECN. A packet
-//!    that arrives already marked CE counts as not ECN-capable here and is dropped; Linux
-//!    (`IP_ECN_set_ce` in `include/net/inet_ecn.h`) counts it as marked and queues it. An
-//!    early signal the discipline says must drop (`EarlyDrop`: ns-2's RED past `mark_p`)
-//!    drops, ECN-capable or not.
+//!    that arrives already marked CE (by an earlier hop) is marked: it stays CE and is
+//!    queued, as Linux's `INET_ECN_set_ce` (`include/net/inet_ecn.h`) reports it marked,
+//!    so that a second signalling hop on the path (two DualPI2 queues, say) does not turn
+//!    the first hop's marks into drops. An early signal the discipline says must drop
+//!    (`EarlyDrop`: ns-2's RED past `mark_p`) drops, ECN-capable or not.
 //! 5. **`spoof`** (the ACK-spoofing paper): an early or forced signal queues the packet and
 //!    spoofs duplicate ACKs to its source; without room it drops the packet *and* spoofs.
 //!    Only a TCP packet travelling from sender to receiver (data) can be spoofed for: the
 //!    spoofed ACKs go to its sender. Any other packet (a TCP ACK, a UDP datagram) that gets
 //!    a signal is dropped, as under `drop`.
 
-use crate::packet::Packet;
+use crate::packet::{Ecn, Packet};
 
 /// A discipline's answer for one arriving packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,8 +48,9 @@ pub enum SignalPolicy {
     /// Every signal drops the arriving packet.
     #[default]
     Drop,
-    /// RFC 3168: an early or forced signal marks an ECN-capable packet CE and queues it;
-    /// a packet that is not ECN-capable is dropped. Overflow always drops.
+    /// RFC 3168: an early or forced signal marks an ECN-capable packet CE and queues it (one
+    /// already CE stays CE); a packet that is not ECN-capable is dropped. Overflow always
+    /// drops.
     Ecn,
     /// ACK spoofing: an early or forced signal queues the packet and spoofs duplicate ACKs
     /// to its source; overflow drops it *and* spoofs.
@@ -100,7 +102,7 @@ impl SignalPolicy {
             (Admit, _) | (Overflow, _) => Action::Drop,
             (Early | Forced | EarlyDrop, SignalPolicy::Drop) | (EarlyDrop, SignalPolicy::Ecn) => Action::Drop,
             (Early | Forced, SignalPolicy::Ecn) => {
-                if room && pkt.ecn.is_ect() {
+                if room && pkt.ecn != Ecn::NotEct {
                     Action::MarkAndEnqueue
                 } else {
                     Action::Drop
@@ -121,8 +123,8 @@ impl SignalPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::Endpoints;
     use crate::packet::Seq;
-    use crate::packet::{Ecn, Endpoints};
     use crate::sim::SimTime;
 
     const VERDICTS: [Verdict; 4] = [Verdict::Admit, Verdict::Early, Verdict::Forced, Verdict::Overflow];
@@ -152,7 +154,8 @@ mod tests {
     fn by_the_rules(verdict: Verdict, policy: SignalPolicy, kind: &str, ecn: Ecn, room: bool) -> (u8, Action) {
         let signal = matches!(verdict, Verdict::Early | Verdict::Forced);
         let spoofable = kind == "data";
-        let ecn_capable = matches!(ecn, Ecn::Ect0 | Ecn::Ect1);
+        // An ECN-capable packet, or one an earlier hop marked (it stays CE).
+        let ecn_capable = matches!(ecn, Ecn::Ect0 | Ecn::Ect1 | Ecn::Ce);
         if !signal {
             return match (verdict, room) {
                 (Verdict::Admit, true) => (1, Action::Enqueue),
@@ -215,6 +218,19 @@ mod tests {
         for policy in POLICIES {
             assert!(!policy.act(Verdict::Overflow, &ack, false).enqueues());
         }
+    }
+
+    /// A packet an earlier hop marked CE is marked again (it stays CE and is queued) where
+    /// a Not-ECT packet is dropped: two signalling hops in a row keep L4S marks as marks.
+    #[test]
+    fn an_already_marked_packet_stays_marked_under_ecn() {
+        let ce = packets().into_iter().find(|(k, p)| *k == "data" && p.ecn == Ecn::Ce).unwrap().1;
+        for verdict in [Verdict::Early, Verdict::Forced] {
+            assert_eq!(SignalPolicy::Ecn.act(verdict, &ce, true), Action::MarkAndEnqueue, "{verdict:?}");
+        }
+        assert_eq!(SignalPolicy::Ecn.act(Verdict::Early, &ce, false), Action::Drop, "no room: dropped");
+        assert_eq!(SignalPolicy::Ecn.act(Verdict::EarlyDrop, &ce, true), Action::Drop, "a drop the discipline asks for");
+        assert_eq!(SignalPolicy::Drop.act(Verdict::Early, &ce, true), Action::Drop, "drop policy: dropped");
     }
 
     #[test]

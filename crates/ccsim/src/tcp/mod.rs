@@ -1,13 +1,14 @@
 //! TCP: a sender with Reno (RFC 5681), NewReno (RFC 6582) or SACK (RFC 2018, RFC 6675) loss
 //! recovery, RTO per RFC 6298 and ECN per RFC 3168, its congestion window computed by a
-//! controller (`cc`: Reno, NewReno, CUBIC, DCTCP), and a receiver with cumulative ACKs,
-//! out-of-order buffering, optional SACK blocks, optional delayed ACKs and optional
-//! duplicate-ACK suppression (DAS).
+//! controller (`cc`: Reno, NewReno, CUBIC, DCTCP, ...), Accurate ECN feedback (RFC 9768,
+//! `accecn`), and a receiver with cumulative ACKs, out-of-order buffering, optional SACK
+//! blocks, optional delayed ACKs and optional duplicate-ACK suppression (DAS).
 //!
 //! There is no handshake: like ns-2's one-way agents, a connection is established at time
 //! zero and the sender starts sending when its application starts. Sequence numbers are
 //! bytes, 32-bit and wrapping, starting at a configurable initial sequence number.
 
+pub mod accecn;
 pub mod cc;
 #[cfg(test)]
 mod properties;
@@ -111,6 +112,11 @@ pub struct SenderConfig {
     pub isn: u32,
     /// Set ECT on data packets and react to ECE (RFC 3168).
     pub ecn: bool,
+    /// ECN-capable packets carry ECT(1), the L4S identifier (RFC 9331 4.1), rather than ECT(0).
+    pub ect1: bool,
+    /// The handshake negotiated Accurate ECN feedback (RFC 9768, `tcp/accecn.rs`): the
+    /// sender reads the CE count from each ACK's ACE field and sends no CWR.
+    pub accecn: bool,
     /// Carry the congestion state in every data packet and obey ACC control messages.
     pub acc: bool,
     /// Bytes to send, or None for a bulk sender that always has data.
@@ -144,6 +150,8 @@ impl Default for SenderConfig {
             sack_clear_on_timeout: false,
             isn: 0,
             ecn: false,
+            ect1: false,
+            accecn: false,
             acc: false,
             data_bytes: None,
             ttl: 64,

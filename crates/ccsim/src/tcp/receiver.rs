@@ -1,7 +1,8 @@
 //! The TCP receiver: cumulative ACKs, out-of-order buffering, an immediate duplicate ACK for
 //! every out-of-order segment (RFC 5681 4.2), optional delayed ACKs (every second full
 //! segment or after a timeout), ECN echo ([`EcnEcho`]: RFC 3168's, ECE on every ACK from a CE
-//! arrival until a CWR arrives, or DCTCP's exact echo of each packet's CE, RFC 8257 3.2),
+//! arrival until a CWR arrives, DCTCP's exact echo of each packet's CE, RFC 8257 3.2, or
+//! Accurate ECN's count of CE packets in the ACE field, RFC 9768),
 //! optional selective acknowledgements (SACK, RFC 2018) and optional duplicate-ACK
 //! suppression (DAS).
 //!
@@ -50,6 +51,13 @@ pub enum EcnEcho {
     /// received before it at once, with the old state, so that no ACK covers packets of
     /// both. CWR is ignored.
     PerPacket,
+    /// Accurate ECN (RFC 9768, `tcp/accecn.rs`): every ACK carries the count of CE-marked
+    /// packets received, from 5, modulo 8 in its ACE field (AE, CWR, ECE). With delayed
+    /// ACKs, an ACK leaves at once when a CE packet follows one that was not CE, and when 2
+    /// CE marks have arrived since the last ACK (3.2.2.5.1, change-triggered ACKs, so that
+    /// the 3-bit counter cannot wrap between two ACKs). CWR is part of the counter, not a
+    /// signal.
+    AccEcn,
 }
 
 #[derive(Clone, Debug)]
@@ -102,6 +110,10 @@ pub struct TcpReceiver {
     unacked_segments: u32,
     delack_deadline: Option<SimTime>,
     ece_pending: bool,
+    /// AccECN: `r.cep`, the CE-marked packets received, from 5 (RFC 9768 3.2.2.1), and the
+    /// CE marks since the last ACK.
+    r_cep: u32,
+    ce_unacked: u32,
     // DAS state (paper, Section II).
     dup_ack_suppress: bool,
     last_in_order_ttl: Option<u8>,
@@ -122,6 +134,8 @@ impl TcpReceiver {
             unacked_segments: 0,
             delack_deadline: None,
             ece_pending: false,
+            r_cep: super::accecn::CEP_INIT,
+            ce_unacked: 0,
             dup_ack_suppress: false,
             last_in_order_ttl: None,
             sack_sent: SackBlocks::NONE,
@@ -153,7 +167,16 @@ impl TcpReceiver {
         if ce {
             self.stats.ce_received += 1;
         }
+        let mut ack_now = false;
         match self.cfg.ecn_echo {
+            EcnEcho::AccEcn => {
+                if ce {
+                    self.r_cep = self.r_cep.wrapping_add(1);
+                    self.ce_unacked += 1;
+                }
+                ack_now = (ce && !self.ece_pending) || self.ce_unacked >= 2;
+                self.ece_pending = ce;
+            }
             EcnEcho::Rfc3168 => {
                 if pkt.has_flag(flags::CWR) {
                     self.ece_pending = false;
@@ -176,13 +199,14 @@ impl TcpReceiver {
             self.stats.duplicate_packets += 1;
             self.send_ack(now, out, false, None);
         } else if start <= self.rcv_nxt {
-            self.on_in_order(end, pkt.ttl, now, out);
+            self.on_in_order(end, pkt.ttl, ack_now, now, out);
         } else {
             self.on_out_of_order(start, end, pkt.ttl, now, out);
         }
     }
 
-    fn on_in_order(&mut self, end: Seq, ttl: u8, now: SimTime, out: &mut Vec<Packet>) {
+    /// In-order data up to `end`; `ack_now` when AccECN's change-triggered ACK is due.
+    fn on_in_order(&mut self, end: Seq, ttl: u8, ack_now: bool, now: SimTime, out: &mut Vec<Packet>) {
         if self.cfg.das {
             self.dup_ack_suppress = false;
             self.last_in_order_ttl = Some(ttl);
@@ -204,7 +228,7 @@ impl TcpReceiver {
         self.unacked_segments += 1;
         match self.cfg.delayed_ack {
             // RFC 5681 4.2: ACK at once when a segment fills a gap, or on every second segment.
-            Some(timeout) if !filled_gap && self.unacked_segments < 2 => {
+            Some(timeout) if !filled_gap && !ack_now && self.unacked_segments < 2 => {
                 if self.delack_deadline.is_none() {
                     self.delack_deadline = Some(now + timeout);
                 }
@@ -301,7 +325,10 @@ impl TcpReceiver {
             self.stats.dupacks_sent += 1;
         }
         let mut ack = Packet::tcp_ack(&self.ends, self.rcv_nxt, self.cfg.rwnd, self.cfg.ttl, now);
-        if self.ece_pending {
+        if self.cfg.ecn_echo == EcnEcho::AccEcn {
+            super::accecn::set_ace(&mut ack, self.r_cep);
+            self.ce_unacked = 0;
+        } else if self.ece_pending {
             ack.flags |= flags::ECE;
         }
         if self.cfg.sack {
@@ -459,6 +486,42 @@ mod tests {
             r.on_data(&ce_seg(i as u32, ce, false), SimTime::ZERO, &mut out);
         }
         assert!(out.iter().all(|p| p.has_flag(flags::ECE)));
+    }
+
+    /// RFC 9768: every ACK carries the CE count from 5 modulo 8 (it wraps), CWR on a data
+    /// packet changes nothing, and with delayed ACKs a CE after a non-CE packet, or a second
+    /// CE since the last ACK, is acknowledged at once.
+    #[test]
+    fn accecn_acks_count_ce_packets_exactly_and_wrap() {
+        let ce_seg = |i: u32, ce: bool| {
+            let mut p = seg(i, 60);
+            p.ecn = if ce { Ecn::Ce } else { Ecn::Ect1 };
+            p.flags |= flags::CWR;
+            p
+        };
+        let marks = [false, true, true, false, true, true, true, true, true, false, true, true, true];
+        let mut r = receiver(ReceiverConfig { ecn_echo: EcnEcho::AccEcn, ..ReceiverConfig::default() });
+        let mut out = Vec::new();
+        for (i, &ce) in marks.iter().enumerate() {
+            r.on_data(&ce_seg(i as u32, ce), SimTime::ZERO, &mut out);
+        }
+        let mut count = crate::tcp::accecn::CEP_INIT;
+        for (p, &ce) in out.iter().zip(&marks) {
+            count += ce as u32;
+            assert_eq!(crate::tcp::accecn::ace(p) as u32, count % 8, "ACK of {}", p.ack.0 / MSS);
+        }
+        assert_eq!(count - 5, 10, "ten marks: the field wrapped");
+        assert_eq!(r.stats.ce_received, 10);
+        // Delayed ACKs: 0 waits; 1 is CE after non-CE: ACK at once; 2 (CE after CE) waits,
+        // 3 completes a pair; 4 is CE after non-CE: at once; 5 waits; 6 is the second CE
+        // since the last ACK: at once.
+        let mut r = receiver(ReceiverConfig { ecn_echo: EcnEcho::AccEcn, delayed_ack: Some(Dur::from_millis(100)), ..ReceiverConfig::default() });
+        let mut out = Vec::new();
+        for (i, ce) in [false, true, true, false, true, true, true].into_iter().enumerate() {
+            r.on_data(&ce_seg(i as u32, ce), SimTime::ZERO, &mut out);
+        }
+        let acks: Vec<(u32, u8)> = out.iter().map(|p| (p.ack.0 / MSS, crate::tcp::accecn::ace(p))).collect();
+        assert_eq!(acks, vec![(2, 6), (4, 7), (5, 0), (7, 2)]);
     }
     #[test]
     fn sequence_numbers_wrap_in_the_reorder_buffer() {

@@ -60,7 +60,7 @@ use super::cc::{Ack, AnyController, Controller, Event};
 use super::rate::RateSampler;
 use super::rto::RtoEstimator;
 use super::sack::{NextRule, Scoreboard, Window};
-use super::{EcnAnswered, Endpoints, PartialAckTimer, Recovery, SenderConfig};
+use super::{accecn, EcnAnswered, Endpoints, PartialAckTimer, Recovery, SenderConfig};
 use crate::packet::Seq;
 use crate::packet::{flags, AccState, Ecn, Packet};
 use crate::sim::{Dur, SimTime};
@@ -160,14 +160,18 @@ struct Extras {
     pace_next: SimTime,
     /// Pacing: a send held back until then (the engine's timer for it).
     pacing_deadline: Option<SimTime>,
+    /// AccECN: `s.cep`, the CE count the ACKs have reported (RFC 9768 3.2.2.5), and the
+    /// marks reported since the last ACK of new data, for the controller's next [`Ack`].
+    s_cep: u32,
+    ce_unreported: u32,
 }
 
 impl TcpSender {
     pub fn new(cfg: SenderConfig, ends: Endpoints, peer_wnd: u32) -> TcpSender {
         let rto = RtoEstimator::with_arithmetic(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.clock_granularity, cfg.rtt_arithmetic);
         let cc = cfg.cc.build(cfg.mss, cfg.init_cwnd, cfg.init_ssthresh);
-        let extras =
-            (cc.wants_rate_samples() || cc.paces()).then(|| Box::new(Extras { rate: cc.wants_rate_samples().then(RateSampler::default), ..Extras::default() }));
+        let extras = (cc.wants_rate_samples() || cc.paces() || cfg.accecn)
+            .then(|| Box::new(Extras { rate: cc.wants_rate_samples().then(RateSampler::default), s_cep: accecn::CEP_INIT, ..Extras::default() }));
         TcpSender {
             isn: Seq(cfg.isn),
             una: 0,
@@ -207,6 +211,11 @@ impl TcpSender {
     }
     pub fn ssthresh(&self) -> u32 {
         self.cc.ssthresh()
+    }
+    /// AccECN: `s.cep`, the count of CE marks the ACKs have reported, from 5 (RFC 9768
+    /// 3.2.2.5); None without AccECN.
+    pub fn accecn_count(&self) -> Option<u32> {
+        self.extras.as_ref().filter(|_| self.cfg.accecn).map(|e| e.s_cep)
     }
     /// The congestion controller, for observers that know the algorithm.
     pub fn controller(&self) -> &AnyController {
@@ -316,7 +325,7 @@ impl TcpSender {
             return;
         }
         let ack = ack as u64;
-        let ece = self.cfg.ecn && pkt.has_flag(flags::ECE);
+        let ece = if self.cfg.accecn { self.read_ace(pkt, ack) > 0 } else { self.cfg.ecn && pkt.has_flag(flags::ECE) };
         if let Some(r) = self.extras.as_mut().and_then(|e| e.rate.as_mut()) {
             r.begin_ack(self.max - self.una);
         }
@@ -353,6 +362,18 @@ impl TcpSender {
         if self.pacing_deadline().is_some_and(|p| p <= now) {
             self.on_pacing_timer(now, out);
         }
+    }
+
+    /// AccECN: the CE marks `pkt`'s ACE field reports beyond those counted, the cumulative
+    /// ACK being `ack` (RFC 9768 Appendix A.2.1: with 8 or more packets newly acknowledged,
+    /// as many marks as they allow). They wait for the controller's next [`Ack`].
+    fn read_ace(&mut self, pkt: &Packet, ack: u64) -> u32 {
+        let newly = (ack.saturating_sub(self.una)).div_ceil(self.cfg.mss as u64) as u32;
+        let Some(e) = self.extras.as_mut() else { return 0 };
+        let delta = accecn::ce_delta(accecn::ace(pkt), e.s_cep, newly);
+        e.s_cep = e.s_cep.wrapping_add(delta);
+        e.ce_unreported += delta;
+        delta
     }
 
     /// A paced sender's timer: new data held back by pacing may leave now.
@@ -421,7 +442,8 @@ impl TcpSender {
         if let Some(r) = self.extras.as_mut().and_then(|e| e.rate.as_mut()) {
             r.on_cumulative(ack, now);
         }
-        let info = Ack { now, acked, una: self.una, max: self.max, ece, cwnd_limited, rtt, srtt: self.rto.srtt() };
+        let ce = if self.cfg.accecn { self.extras.as_mut().map(|e| std::mem::take(&mut e.ce_unreported)) } else { None };
+        let info = Ack { now, acked, una: self.una, max: self.max, ece, ce, cwnd_limited, rtt, srtt: self.rto.srtt() };
         let mut restart_timer = true;
         if self.in_recovery {
             // RFC 5681: any new ACK ends fast recovery; RFC 6582 step 3 and RFC 6675 (A):
@@ -708,7 +730,7 @@ impl TcpSender {
     /// for ECN again, and a sender that ignores that echo (it answers no echo for data sent
     /// before a timeout) never grows its window meanwhile.
     fn note_reduction(&mut self, now: SimTime, cause: ReductionCause, bytes: u32) {
-        self.cwr_pending |= self.cfg.ecn;
+        self.cwr_pending |= self.cfg.ecn && !self.cfg.accecn; // under AccECN, CWR is a bit of the ACE field
         self.stats.window_reductions += 1;
         self.stats.window_reduction_bytes += bytes as u64;
         self.last_reduction = Some((now, cause, bytes));
@@ -839,7 +861,15 @@ impl TcpSender {
         });
         let mut pkt = Packet::tcp_data(&self.ends, self.seq_at(off), len, self.cfg.ttl, now);
         pkt.flags = f;
-        pkt.ecn = if self.cfg.ecn && (!retransmission || self.cfg.ect_on_retransmit) { Ecn::Ect0 } else { Ecn::NotEct };
+        pkt.ecn = match (self.cfg.ecn && (!retransmission || self.cfg.ect_on_retransmit), self.cfg.ect1) {
+            (false, _) => Ecn::NotEct,
+            (true, false) => Ecn::Ect0,
+            (true, true) => Ecn::Ect1,
+        };
+        if self.cfg.accecn {
+            // The count of CE on the reverse direction, whose ACKs are Not-ECT: its start.
+            accecn::set_ace(&mut pkt, accecn::CEP_INIT);
+        }
         pkt.acc = acc;
         if let Some(h) = self.cc.header() {
             pkt.set_explicit(h);
@@ -1091,6 +1121,46 @@ mod tests {
         let before = s.cwnd();
         s.on_ack(&ack(&s, 0), t(600), &mut out);
         assert_eq!(s.cwnd(), before);
+    }
+
+    /// AccECN (RFC 9768): the sender reads each ACK's ACE field as a count modulo 8, gives
+    /// the controller the marks newly reported (those on duplicate ACKs with the next ACK of
+    /// new data), assumes the most marks possible when 8 or more packets are acknowledged at
+    /// once, reduces once per window, sends no CWR, and its data carry ECT(1) and ACE = 5.
+    #[test]
+    fn accecn_counts_the_marks_each_ack_reports() {
+        use crate::tcp::accecn::{ace, set_ace};
+        use crate::tcp::cc::probe::ProbeConfig;
+        let cfg = SenderConfig { mss: MSS, ecn: true, accecn: true, ect1: true, cc: CcConfig::Probe(ProbeConfig::default()), ..SenderConfig::default() };
+        let mut s = TcpSender::new(cfg, ends(), 1 << 30);
+        let mut out = Vec::new();
+        let reported = |s: &mut TcpSender, a: u32, count: u32, out: &mut Vec<Packet>| {
+            let mut p = ack(s, a);
+            set_ace(&mut p, count);
+            s.on_ack(&p, t(1000 + a as u64), out);
+        };
+        s.start(t(0), &mut out);
+        let mut acked = 0;
+        while s.cwnd() < 20 * MSS {
+            acked += MSS;
+            reported(&mut s, acked, 5, &mut out);
+        }
+        assert_eq!(s.stats.ecn_reductions, 0, "ACE = 5, the initial count: no marks");
+        out.clear();
+        acked += MSS;
+        reported(&mut s, acked, 7, &mut out);
+        assert_eq!(s.stats.ecn_reductions, 1, "two marks: a reduction");
+        acked += 10 * MSS;
+        reported(&mut s, acked, 7, &mut out);
+        assert_eq!(s.stats.ecn_reductions, 1, "once per window");
+        reported(&mut s, acked, 8, &mut out); // a duplicate ACK reporting one more mark
+        acked += MSS;
+        reported(&mut s, acked, 8, &mut out);
+        let AnyController::Probe(p) = s.controller() else { panic!("probe") };
+        let n = p.ce.len();
+        assert!(p.ce[..n - 3].iter().all(|c| *c == Some(0)));
+        assert_eq!(p.ce[n - 3..], [Some(2), Some(8), Some(1)], "2; 0 or 8 on ten packets: 8; the duplicate's 1");
+        assert!(!out.is_empty() && out.iter().all(|p| p.ecn == Ecn::Ect1 && ace(p) == 5 && !p.has_flag(flags::CWR)), "ECT(1), ACE 5, never CWR");
     }
 
     #[test]

@@ -84,7 +84,8 @@ impl Frame {
             t[4..8].copy_from_slice(&pkt.seq.0.to_be_bytes());
             t[8..12].copy_from_slice(&pkt.ack.0.to_be_bytes());
             let options = pkt.sack.option_bytes() as usize;
-            t[12] = (((20 + options) / 4) as u8) << 4; // data offset, in 32-bit words
+            // Data offset, in 32-bit words; the low bit is AE (RFC 9768's ACE field).
+            t[12] = (((20 + options) / 4) as u8) << 4 | pkt.ae as u8;
             t[13] = pkt.flags;
             t[14..16].copy_from_slice(&(pkt.wnd.min(u16::MAX as u32) as u16).to_be_bytes());
             if options > 0 {
@@ -153,6 +154,7 @@ mod tests {
             ttl: 61,
             ecn: Ecn::Ce,
             flags: flags::ACK | flags::CWR,
+            ae: false,
             seq: Seq(0xdead_beef),
             ack: Seq(7),
             wnd: 100_000,
@@ -200,6 +202,9 @@ mod tests {
         assert_eq!(&b[16..20], &[10, 0, 1, 47]);
         assert_eq!(&b[24..28], &0xdead_beefu32.to_be_bytes());
         assert_eq!((b[32], b[33]), (0x50, flags::ACK | flags::CWR));
+        let accecn = bytes(&Packet { ae: true, ..pkt(Kind::TcpAck) });
+        assert_eq!((accecn[32], accecn[33]), (0x51, flags::ACK | flags::CWR), "AE: the low bit of byte 12");
+        assert!(l4_ok(&accecn), "the checksum covers it");
         assert_eq!(&b[34..36], &[0xff, 0xff], "window saturates");
         assert!(b[40..].iter().all(|&x| x == 0));
     }

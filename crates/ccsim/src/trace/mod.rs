@@ -18,7 +18,9 @@
 //!   identification from a per-writer counter, DF set, the packet's TTL, a correct header
 //!   checksum, addresses from [`node_addr`].
 //! - TCP (every kind but `Udp` and `AccControl`): ports, 32-bit seq and ack, data offset 5
-//!   (no options) or more with SACK blocks, the flags byte straight from `pkt.flags`, window
+//!   (no options) or more with SACK blocks, the flags byte straight from `pkt.flags` and the
+//!   AE bit from `pkt.ae` (the low bit of byte 12: with CWR and ECE, AccECN's ACE counter,
+//!   which tshark shows as `tcp.flags.ae`), window
 //!   `min(pkt.wnd, 65535)` (no window scaling), urgent pointer 0, a correct checksum. A
 //!   segment with SACK blocks (`pkt.sack`, the ACKs of a `tcp.sack` receiver) carries the
 //!   SACK option (RFC 2018 section 3): NOP, NOP, kind 5, length 2 + 8n, the blocks' edges as

@@ -175,6 +175,7 @@ mod tests {
             ttl: 64,
             ecn: Ecn::NotEct,
             flags: flags::ACK,
+            ae: false,
             seq: Seq(0),
             ack: Seq(1),
             wnd: 1000,

@@ -8,6 +8,22 @@ pub mod tshark;
 use ccsim::engine::Simulation;
 use ccsim::report::Report;
 
+/// A directory of its own for one test's captures, emptied: `suite/test` under the target's
+/// temporary directory.
+pub fn out_dir(suite: &str, test: &str) -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(suite).join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Builds the scenario with captures under `dir`, runs it and closes the captures.
+pub fn run_in(text: &str, dir: &std::path::Path) -> Simulation {
+    let mut sim = ccsim::scenario::load_in(text, "<test>", &[], None, Some(dir)).unwrap_or_else(|e| panic!("{e}"));
+    sim.run();
+    sim.finish_traces().unwrap();
+    sim
+}
+
 pub fn load(text: &str) -> Simulation {
     ccsim::scenario::load(text, "<test>", &[], None).unwrap_or_else(|e| panic!("{e}"))
 }

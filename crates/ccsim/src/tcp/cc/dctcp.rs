@@ -146,16 +146,23 @@ pub const REGISTRATION: Registration = Registration { name: "dctcp", recovery: R
 
 fn build(table: &Table, ctx: &CcContext) -> Result<CcConfig, SettingError> {
     let spec = read::<DctcpSpec>(table)?;
+    let (g, init_alpha) = estimate_keys(spec.g, spec.init_alpha)?;
+    Ok(CcConfig::Dctcp(DctcpConfig { g, init_alpha, window: ctx.window.clone() }))
+}
+
+/// The keys of a DCTCP-style estimate (`g`, `init_alpha`), with DCTCP's defaults, checked:
+/// `g` in (0, 1], `init_alpha` in [0, 1]. TCP Prague's estimate takes the same.
+pub(super) fn estimate_keys(g: Option<f64>, init_alpha: Option<f64>) -> Result<(f64, f64), SettingError> {
     let d = DctcpConfig::default();
-    let g = spec.g.unwrap_or(d.g);
+    let g = g.unwrap_or(d.g);
     if !(g > 0.0 && g <= 1.0) {
         return Err(SettingError::new("g", format!("must be in (0, 1], got {g}")));
     }
-    let init_alpha = spec.init_alpha.unwrap_or(d.init_alpha);
+    let init_alpha = init_alpha.unwrap_or(d.init_alpha);
     if !(0.0..=1.0).contains(&init_alpha) {
         return Err(SettingError::new("init_alpha", format!("must be in [0, 1], got {init_alpha}")));
     }
-    Ok(CcConfig::Dctcp(DctcpConfig { g, init_alpha, window: ctx.window.clone() }))
+    Ok((g, init_alpha))
 }
 
 #[cfg(test)]

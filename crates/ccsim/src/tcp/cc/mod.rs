@@ -130,6 +130,7 @@ pub mod cubic;
 pub mod dctcp;
 pub mod external;
 pub mod packet_reno;
+pub mod prague;
 #[cfg(test)]
 pub mod probe;
 pub mod rcp;
@@ -160,8 +161,13 @@ pub struct Ack {
     pub una: u64,
     /// The highest byte sent so far (SND.MAX): `max - una` is the FlightSize.
     pub max: u64,
-    /// The ACK carries ECN-Echo (on an ECN-capable connection).
+    /// The ACK carries ECN-Echo (on an ECN-capable connection); under Accurate ECN, the ACKs
+    /// since the last ACK of new data reported CE marks.
     pub ece: bool,
+    /// Under Accurate ECN (RFC 9768), the packets newly reported CE-marked by the ACKs since
+    /// the last ACK of new data, this one included; None under RFC 3168's or DCTCP's echo,
+    /// where `ece` is all the sender learns.
+    pub ce: Option<u32>,
     /// The window limited sending when the ACK arrived (FlightSize + SMSS > cwnd, as
     /// Linux's `tcp_is_cwnd_limited`, in the spirit of RFC 7661): a flow held back by the
     /// receiver's window or by its application should not grow a window it does not use.
@@ -366,6 +372,14 @@ macro_rules! controllers {
                     $($(#[$attr])* CcConfig::$variant(c) => AnyController::$variant(c.build(mss, init_cwnd, init_ssthresh).into()),)*
                 }
             }
+
+            /// The same controller outside the enum, for the tests that compare the two.
+            #[cfg(test)]
+            pub fn build_direct(&self, mss: u32, init_cwnd: u32, init_ssthresh: u32) -> Box<dyn Controller> {
+                match self {
+                    $($(#[$attr])* CcConfig::$variant(c) => Box::new(c.build(mss, init_cwnd, init_ssthresh)),)*
+                }
+            }
         }
 
         /// One of the algorithms, dispatched by `match`.
@@ -469,6 +483,7 @@ controllers! {
     Bbr(Box<bbr::BbrConfig>) -> Box<bbr::Bbr> = [bbr::REGISTRATION],
     Xcp(xcp::XcpConfig) -> xcp::Xcp = [xcp::REGISTRATION],
     Rcp(rcp::RcpConfig) -> rcp::Rcp = [rcp::REGISTRATION],
+    Prague(prague::PragueConfig) -> Box<prague::Prague> = [prague::REGISTRATION],
     PacketReno(PacketRenoConfig) -> PacketReno = [],
     External(external::ExternalConfig) -> external::External = [],
     #[cfg(test)]
@@ -500,7 +515,17 @@ pub(crate) mod testing {
     /// An ACK of `acked` bytes that leaves `flight` bytes outstanding, on a window-limited
     /// flow, without ECN-Echo.
     pub fn ack(acked: u32, flight: u32) -> Ack {
-        Ack { now: SimTime::ZERO, acked: acked as u64, una: 1_000_000, max: 1_000_000 + flight as u64, ece: false, cwnd_limited: true, rtt: None, srtt: None }
+        Ack {
+            now: SimTime::ZERO,
+            acked: acked as u64,
+            una: 1_000_000,
+            max: 1_000_000 + flight as u64,
+            ece: false,
+            ce: None,
+            cwnd_limited: true,
+            rtt: None,
+            srtt: None,
+        }
     }
 
     /// An event with `flight` bytes outstanding after `dupacks` duplicates, on a timer not
@@ -516,33 +541,17 @@ mod tests {
     use super::*;
 
     /// The enum forwards every hook: the same sequence through `AnyController` and through
-    /// the algorithm itself gives the same windows at every step.
+    /// the algorithm itself gives the same windows at every step, for every registered
+    /// algorithm with its defaults (and the RDP sender's, which is not registered).
     #[test]
     fn any_controller_forwards_every_hook() {
-        let all = [
-            CcConfig::Reno(NewRenoConfig { full_ack: FullAck::Ssthresh, ..NewRenoConfig::default() }),
-            CcConfig::Reno(NewRenoConfig::default()),
-            CcConfig::PacketReno(PacketRenoConfig::default()),
-            CcConfig::Cubic(CubicConfig::default()),
-            CcConfig::Dctcp(DctcpConfig::default()),
-            CcConfig::Bbr(Box::default()),
-            CcConfig::Xcp(xcp::XcpConfig::default()),
-            CcConfig::Rcp(rcp::RcpConfig::default()),
-        ];
+        let ctx = CcContext { window: NewRenoConfig::default(), full_ack_given: false };
+        let registered = registry().map(|r| spec::build(r, &crate::settings::table::Table::new(), &ctx).unwrap_or_else(|e| panic!("{}: {e}", r.name)));
+        let all: Vec<CcConfig> = registered.chain([CcConfig::PacketReno(PacketRenoConfig::default())]).collect();
+        assert!(all.contains(&CcConfig::Reno(NewRenoConfig { full_ack: FullAck::Ssthresh, ..NewRenoConfig::default() })), "reno");
         for cfg in all {
             let mut any = cfg.build(MSS, 1, u32::MAX / 2);
-            let mut direct: Box<dyn Controller> = match &cfg {
-                CcConfig::Reno(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
-                CcConfig::PacketReno(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
-                CcConfig::Cubic(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
-                CcConfig::Dctcp(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
-                CcConfig::Bbr(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
-                CcConfig::Xcp(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
-                CcConfig::Rcp(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
-                CcConfig::Aimd(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
-                CcConfig::Probe(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
-                CcConfig::External(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
-            };
+            let mut direct = cfg.build_direct(MSS, 1, u32::MAX / 2);
             let steps: [fn(&mut dyn Controller); 12] = [
                 |c| c.on_ack(&ack(MSS, 20 * MSS)),
                 |c| c.on_ack(&ack(MSS, 20 * MSS)),

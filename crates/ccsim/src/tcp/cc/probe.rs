@@ -1,5 +1,6 @@
 //! A test-only controller that exercises the sender's capabilities: Reno's window, every
-//! delivery-rate sample recorded, and pacing at a fixed rate when given one.
+//! delivery-rate sample recorded, every ACK's AccECN count recorded, and pacing at a fixed
+//! rate when given one.
 
 use super::spec::{CcContext, EcnUse, Recovery, Registration};
 use super::{Ack, CcConfig, Controller, Event, NewRenoConfig, Signal, Window};
@@ -15,7 +16,7 @@ pub struct ProbeConfig {
 
 impl ProbeConfig {
     pub fn build(&self, mss: u32, init_cwnd: u32, init_ssthresh: u32) -> Probe {
-        Probe { w: NewRenoConfig::default().window(mss, init_cwnd, init_ssthresh), pacing: self.pacing, samples: Vec::new() }
+        Probe { w: NewRenoConfig::default().window(mss, init_cwnd, init_ssthresh), pacing: self.pacing, samples: Vec::new(), ce: Vec::new() }
     }
 }
 
@@ -25,6 +26,8 @@ pub struct Probe {
     w: Window,
     pacing: Option<f64>,
     pub samples: Vec<RateSample>,
+    /// `Ack::ce` of every ACK of new data outside recovery.
+    pub ce: Vec<Option<u32>>,
 }
 
 impl Controller for Probe {
@@ -35,6 +38,7 @@ impl Controller for Probe {
         &mut self.w
     }
     fn on_ack(&mut self, ack: &Ack) {
+        self.ce.push(ack.ce);
         self.w.grow(ack);
     }
     fn reduce(&mut self, ev: &Event, _signal: Signal) -> u32 {

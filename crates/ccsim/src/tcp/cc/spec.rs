@@ -35,6 +35,12 @@ pub enum EcnUse {
     /// On (the scenario may not turn it off), with the receiver echoing every packet's CE
     /// exactly and retransmissions ECN-capable: DCTCP's needs (RFC 8257 3.2).
     PerPacket,
+    /// On (the scenario may not turn it off), every packet ECT(1), the L4S identifier (RFC
+    /// 9331 4.1), retransmissions included, and Accurate ECN feedback (RFC 9768) asked for in
+    /// the handshake: a scalable congestion control's needs (RFC 9330, the L4S
+    /// architecture). A receiver without AccECN gives RFC 3168's feedback instead, one
+    /// without ECN none (`tcp/accecn.rs`, negotiation).
+    L4s,
 }
 
 /// What a controller's builder sees besides its own keys.
