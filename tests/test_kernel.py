@@ -1,0 +1,143 @@
+"""Kernel runs (`ccsim kernel run`): real Linux TCP through ccsim's links and queues.
+
+The runs need root, /dev/net/tun and iproute2; elsewhere they are skipped with the reason.
+Every run checks that it leaves no namespace, TUN device or process behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ccsim import kernel
+
+ROOT = Path(__file__).resolve().parent.parent
+WHY = kernel.unavailable()
+needs_kernel = pytest.mark.skipif(WHY is not None, reason=f"kernel runs unavailable: {WHY}")
+
+SHORT = """
+name = "kernel-short"
+duration = "5s"
+warmup = "1s"
+hosts = ["S{1..2}", "D{1..2}"]
+routers = ["R1", "R2"]
+[[links]]
+between = ["S{1..2}", "R1"]
+rate = "100Mbps"
+delay = "1ms"
+[[links]]
+between = ["R1", "R2"]
+rate = "10Mbps"
+delay = "5ms"
+queue = { discipline = "droptail", limit = 50 }
+[[links]]
+between = ["R2", "D{1..2}"]
+rate = "100Mbps"
+delay = "1ms"
+[[flows]]
+name = "bulk"
+from = "S{1..2}"
+to = "D{1..2}"
+tcp = { variant = "cubic", mss = 1460, sack = true }
+"""
+
+
+def _ours() -> list[str]:
+    """Namespaces and processes of kernel runs started by this test process."""
+    left = [ns for ns in kernel.namespaces() if ns.startswith(f"{kernel.PREFIX}{os.getpid()}-")]
+    ps = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    left += [ln for ln in ps.splitlines() if "ccsim kernel router" in ln or "ccsim kernel host" in ln]
+    return left
+
+
+def _tun_devices() -> list[str]:
+    """TUN devices named like a kernel run's in the root namespace or any ccsim namespace."""
+    found = []
+    for ns in [None, *kernel.namespaces()]:
+        cmd = ["ip", "-o", "link"] if ns is None else ["ip", "-n", ns, "-o", "link"]
+        out = subprocess.run(cmd, capture_output=True, text=True).stdout
+        found += [ln for ln in out.splitlines() if kernel.IFNAME in ln]
+    return found
+
+
+def test_the_plan_refuses_what_the_kernel_cannot_run(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(SHORT)
+    p = kernel.plan(path)
+    assert [f["cc"] for f in p["flows"]] == ["cubic", "cubic"] and p["mtu"] == 1500
+    assert kernel.plan(path, ["flows.0.tcp.variant=newreno"])["flows"][0]["cc"] == "reno"
+    with pytest.raises(Exception, match="tcp.variant"):
+        kernel.plan(path, ["flows.0.tcp.variant=dctcp"])
+    mixed = SHORT + '[[flows]]\nname = "more"\nfrom = "S1"\nto = "D2"\ntcp = { sack = false }\n'
+    path.write_text(mixed)
+    with pytest.raises(kernel.KernelError, match=r"flows \(more\)\.tcp\.sack"):
+        kernel._host_settings(kernel.plan(path))
+
+
+@needs_kernel
+def test_a_short_kernel_run_reports_and_leaves_nothing_behind(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(SHORT)
+    s = kernel.run(path, out_dir=tmp_path / "out")
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["mode"] == "kernel"
+    assert len(s["flows"]) == 2 and all(f["error"] is None for f in s["flows"]), s["flows"]
+    assert all(f["delivered_bytes"] > 0 for f in s["flows"])
+    bottleneck = next(ln for ln in s["links"] if ln["link"] == "R1->R2")
+    # The bottleneck carried most of its rate (a loaded machine is allowed some slack).
+    assert bottleneck["sent_bps"] > 0.5 * 10e6, bottleneck
+    assert bottleneck["sent_bps"] < 1.01 * 10e6, bottleneck
+    assert any(x["name"] == "cwnd bulk[0]" and len(x["t"]) > 10 for x in s["series"])
+    assert s["router"]["oversize"] == 0, "a segment is a packet: no offload reaches the router"
+    assert _ours() == [] and _tun_devices() == []
+
+
+@needs_kernel
+def test_killing_the_router_mid_run_fails_the_run_and_leaves_nothing(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(SHORT)
+    cmd = [sys.executable, "-m", "ccsim", "kernel", "run", str(path), "--json"]
+    run = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    router = None
+    deadline = time.time() + 30
+    while router is None and time.time() < deadline:
+        ps = subprocess.run(["ps", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout
+        for ln in ps.splitlines():
+            pid, ppid, args = ln.split(None, 2)
+            if ppid == str(run.pid) and "kernel router" in args:
+                router = int(pid)
+        time.sleep(0.2)
+    assert router is not None, "the router started"
+    time.sleep(2.0)
+    os.kill(router, signal.SIGKILL)
+    out, err = run.communicate(timeout=30)
+    assert run.returncode == 1 and "router died" in err, err
+    tag = f"{kernel.PREFIX}{run.pid}-"
+    assert [ns for ns in kernel.namespaces() if ns.startswith(tag)] == []
+    assert _tun_devices() == []
+
+
+@needs_kernel
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_stops_a_kernel_run_and_leaves_nothing(tmp_path, sig):
+    path = tmp_path / "s.toml"
+    path.write_text(SHORT)
+    cmd = [sys.executable, "-m", "ccsim", "kernel", "run", str(path)]
+    run = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 30
+    tag = f"{kernel.PREFIX}{run.pid}-"
+    while time.time() < deadline and len([ns for ns in kernel.namespaces() if ns.startswith(tag)]) < 4:
+        time.sleep(0.2)
+    time.sleep(1.5)
+    run.send_signal(sig)
+    _, err = run.communicate(timeout=30)
+    assert run.returncode == 130, err
+    assert [ns for ns in kernel.namespaces() if ns.startswith(tag)] == []
+    ps = subprocess.run(["ps", "-eo", "ppid,args"], capture_output=True, text=True).stdout
+    assert not [ln for ln in ps.splitlines() if ln.split(None, 1)[0] == str(run.pid)]
+    assert _tun_devices() == []
