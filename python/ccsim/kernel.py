@@ -456,6 +456,13 @@ def describe(s: dict[str, Any]) -> str:
         f"largest packet {r['max_packet']} bytes ({count(r['oversize'])} above the MTU), "
         f"mean write lateness {r['lateness_ns_sum'] / max(1, r['written']) / 1e3:.0f} us",
     ]
+    if r.get("spoof_events") or r.get("spoof_absorbed") or r.get("spoof_no_ack"):
+        lines.append(
+            f"ACK spoofing: {count(r['spoof_events'])} bursts, {count(r['spoofed_acks_sent'])} forged ACKs sent, "
+            f"{count(r['spoof_absorbed'])} signals absorbed, {count(r['spoof_no_ack'])} before any ACK"
+        )
+    if not r.get("realtime", True):
+        lines.append("the router ran without a real-time priority: expect late packets on a loaded machine (docs/kernel.md)")
     return "\n".join(lines)
 
 
