@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from . import _core
+from .live import _read_line
+from .live import _stop as stop_processes
 
 #: Prefix of every namespace a kernel run makes (then the pid of the run, then the node).
 PREFIX = "ccsim-"
@@ -128,22 +130,14 @@ def _host_settings(p: dict[str, Any]) -> dict[str, dict[str, int]]:
 
 
 def _stop(procs: list[subprocess.Popen]) -> None:
-    """Ends every process in `procs` still running: stdin closed and SIGTERM, then SIGKILL."""
-    for p in procs:
-        if p.poll() is None:
-            try:
-                if p.stdin:
-                    p.stdin.close()
-            except OSError:
-                pass
-            p.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + 3.0
+    """Ends every process in `procs` still running: stdin closed, then as a live run's."""
     for p in procs:
         try:
-            p.wait(timeout=max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
+            if p.stdin and p.poll() is None:
+                p.stdin.close()
+        except OSError:
+            pass
+    stop_processes(procs)
 
 
 def _on_sigterm(signum, frame):
@@ -270,28 +264,6 @@ def run(path: Path | str, overrides: list[str] | None = None, out_dir: Path | st
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
-
-
-def _read_line(proc: subprocess.Popen, timeout: float) -> str:
-    """One line of `proc`'s stdout, or "" if none comes within `timeout` seconds."""
-    import selectors
-
-    assert proc.stdout is not None
-    sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
-    deadline = time.monotonic() + timeout
-    buf = b""
-    fd = proc.stdout.fileno()
-    while b"\n" not in buf:
-        left = deadline - time.monotonic()
-        if left <= 0 or not sel.select(left):
-            break
-        chunk = os.read(fd, 1)
-        if not chunk:
-            break
-        buf += chunk
-    sel.close()
-    return buf.decode(errors="replace").strip()
 
 
 def _drain(proc: subprocess.Popen, into: dict[int, bytes]) -> None:

@@ -162,12 +162,7 @@ impl KernelPlan {
 
     /// The node with address `addr` (10.a.b.c, `ccsim::packet::node_addr`).
     fn node_of_addr(&self, addr: u32) -> Option<u32> {
-        let [ten, a, b, c] = addr.to_be_bytes();
-        if ten != 10 || c == 0 || c == 255 {
-            return None;
-        }
-        let n = ((a as u32) << 8 | b as u32) * 254 + (c as u32 - 1);
-        ((n as usize) < self.nodes.len()).then_some(n)
+        crate::plan::node_of_addr(addr, self.nodes.len())
     }
 
     /// What the process that builds the namespaces needs, as JSON.

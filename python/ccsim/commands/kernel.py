@@ -6,9 +6,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
-from . import CliError
+from .live import _text
 
 ORDER = 26
 
@@ -69,22 +68,15 @@ def register(subparsers) -> None:
     q.add_argument("--out", "-o", metavar="DIR", help="folder for summary.json")
     q.add_argument("--json", action="store_true", help="print the summary as one line of JSON")
     q.set_defaults(func=run)
-    r = sub.add_parser("router")
+    r = sub.add_parser("router", help="(used by run) the router process")
     r.add_argument("file")
     r.add_argument("--set", "-s", dest="overrides", action="append", default=[])
     r.add_argument("--ns", required=True)
     r.set_defaults(func=router)
-    h = sub.add_parser("host")
+    h = sub.add_parser("host", help="(used by run) one host's senders and receivers, in its namespace")
     h.add_argument("spec")
     h.add_argument("--name", required=True)
     h.set_defaults(func=host)
-
-
-def _text(path: str) -> str:
-    try:
-        return Path(path).read_text()
-    except OSError as e:
-        raise CliError(f"{path}: {e.strerror or e}") from None
 
 
 def run(args: argparse.Namespace) -> int:
