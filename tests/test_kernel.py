@@ -51,15 +51,16 @@ tcp = { variant = "cubic", mss = 1460, sack = true }
 def _ours() -> list[str]:
     """Namespaces and processes of kernel runs started by this test process."""
     left = [ns for ns in kernel.namespaces() if ns.startswith(f"{kernel.PREFIX}{os.getpid()}-")]
-    ps = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
-    left += [ln for ln in ps.splitlines() if "ccsim kernel router" in ln or "ccsim kernel host" in ln]
+    ps = subprocess.run(["ps", "-eo", "ppid,args"], capture_output=True, text=True).stdout
+    left += [ln for ln in ps.splitlines() if ln.split(None, 1)[0] == str(os.getpid()) and "ccsim kernel" in ln]
     return left
 
 
 def _tun_devices() -> list[str]:
-    """TUN devices named like a kernel run's in the root namespace or any ccsim namespace."""
+    """TUN devices named like a kernel run's in the root namespace or in a namespace of a
+    run of this test process."""
     found = []
-    for ns in [None, *kernel.namespaces()]:
+    for ns in [None, *(ns for ns in kernel.namespaces() if ns.startswith(f"{kernel.PREFIX}{os.getpid()}-"))]:
         cmd = ["ip", "-o", "link"] if ns is None else ["ip", "-n", ns, "-o", "link"]
         out = subprocess.run(cmd, capture_output=True, text=True).stdout
         found += [ln for ln in out.splitlines() if kernel.IFNAME in ln]
@@ -141,3 +142,22 @@ def test_a_signal_stops_a_kernel_run_and_leaves_nothing(tmp_path, sig):
     ps = subprocess.run(["ps", "-eo", "ppid,args"], capture_output=True, text=True).stdout
     assert not [ln for ln in ps.splitlines() if ln.split(None, 1)[0] == str(run.pid)]
     assert _tun_devices() == []
+
+
+@needs_kernel
+def test_ack_spoofing_forges_duplicate_acks_and_red_marks_ecn_in_the_ip_header(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(SHORT)
+    red = '{ discipline = "red", signal = "%s", limit = 50, min_th = 3, max_th = 9, max_p = 0.5, mean_packet_size = 1500 }'
+    s = kernel.run(path, [f"links.1.queue={red % 'spoof'}", "duration=3s"])
+    q = next(q for q in s["queues"] if q["link"] == "R1->R2")
+    assert q["spoof_signals"] > 0 and s["router"]["spoofed_acks_sent"] == 3 * s["router"]["spoof_events"] > 0, s["router"]
+    s = kernel.run(path, [f"links.1.queue={red % 'ecn'}", "flows.*.tcp.ecn=true", "duration=3s"])
+    q = next(q for q in s["queues"] if q["link"] == "R1->R2")
+    # The kernel's senders are ECN-capable and answer the marks: few drops, many marks.
+    marks = q["marks_early"] + q["marks_forced"]
+    assert marks > 0, q
+    # A mark with a bad IP checksum would be dropped by the receiving kernel and resent.
+    assert s["totals"]["retransmitted_packets"] < marks / 2, (s["totals"], q)
+    assert all(f["delivered_bytes"] > 0 for f in s["flows"])
+    assert _ours() == [] and _tun_devices() == []
