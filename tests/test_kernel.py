@@ -85,8 +85,12 @@ def test_the_plan_refuses_what_the_kernel_cannot_run(tmp_path):
 def test_a_short_kernel_run_reports_and_leaves_nothing_behind(tmp_path):
     path = tmp_path / "s.toml"
     path.write_text(SHORT)
-    s = kernel.run(path, out_dir=tmp_path / "out")
+    s = kernel.run(path, out_dir=tmp_path / "out", pcap=["R1"])
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["mode"] == "kernel"
+    cap = (tmp_path / "out" / "R1.pcap").read_bytes()
+    # Classic pcap, nanosecond magic, LINKTYPE_RAW; the first frame an IPv4 packet.
+    assert cap[:4] == bytes.fromhex("4d3cb2a1") and int.from_bytes(cap[20:24], "little") == 101
+    assert len(cap) > 24 + 16 + 20 and cap[24 + 16] >> 4 == 4
     assert len(s["flows"]) == 2 and all(f["error"] is None for f in s["flows"]), s["flows"]
     assert all(f["delivered_bytes"] > 0 for f in s["flows"])
     bottleneck = next(ln for ln in s["links"] if ln["link"] == "R1->R2")

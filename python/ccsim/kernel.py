@@ -144,8 +144,12 @@ def _on_sigterm(signum, frame):
     raise KeyboardInterrupt
 
 
-def run(path: Path | str, overrides: list[str] | None = None, out_dir: Path | str | None = None) -> dict[str, Any]:
-    """Runs the scenario at `path` with the kernel's TCP; returns the summary."""
+def run(
+    path: Path | str, overrides: list[str] | None = None, out_dir: Path | str | None = None, pcap: list[str] | None = None
+) -> dict[str, Any]:
+    """Runs the scenario at `path` with the kernel's TCP; returns the summary. Each router
+    named in `pcap` writes `NAME.pcap` (every packet it receives) into `out_dir` (default:
+    the current folder)."""
     why = unavailable()
     if why:
         raise KernelError(why)
@@ -186,6 +190,9 @@ def run(path: Path | str, overrides: list[str] | None = None, out_dir: Path | st
             ",".join(ns_of.get(n["name"], "") for n in p["nodes"]),
         ]
         router_cmd += [a for o in overrides for a in ("--set", o)]
+        if pcap:
+            Path(out_dir or ".").mkdir(parents=True, exist_ok=True)
+            router_cmd += ["--pcap", ",".join(pcap), "--out", str(Path(out_dir or ".").resolve())]
         router_err = open(Path(logs.name) / "router.err", "w+b")
         router = subprocess.Popen(router_cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=router_err, start_new_session=True)
         procs.append(router)

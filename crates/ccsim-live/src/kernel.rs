@@ -391,6 +391,10 @@ struct Router {
     /// The last pure ACK of each connection seen at each router, for ACK spoofing: by
     /// (router, data-direction connection).
     acks: HashMap<(u32, Conn), LastAck>,
+    /// The capture of each router named for one: every packet it receives.
+    pcap: Vec<Option<crate::pcap::Capture>>,
+    /// The run's start, unix ns (the captures' clock).
+    start_unix_ns: u64,
 }
 
 /// A TCP connection in its data direction: sender address, receiver address, ports.
@@ -475,6 +479,9 @@ impl Router {
             self.free.push(buf);
             return;
         };
+        if let Some(c) = self.pcap[at as usize].as_mut() {
+            c.record_ip(&self.bufs[buf as usize][..len], self.start_unix_ns + t);
+        }
         let was = pkt.ecn;
         let role = if self.plan.nodes[at as usize].1 { tcp_role(&self.bufs[buf as usize][..len]) } else { None };
         if let Some(Err((conn, ack))) = role {
@@ -762,7 +769,19 @@ fn cpu_seconds() -> f64 {
 /// namespace, prints `READY` on stdout, reads the start time (unix seconds) as one line on stdin, runs to the
 /// scenario's end (sampling every queue every `interval_s`) and returns its report as JSON.
 /// It dies with its parent (`PR_SET_PDEATHSIG`) and stops early when its stdin closes.
-pub fn router_process(text: &str, origin: &str, overrides: &[String], namespaces: &[String], ifname: &str, interval_s: f64) -> Result<String, String> {
+/// Each router in `pcap` writes `NAME.pcap` into `out_dir` (default: here): every packet
+/// it receives, before its queue decides (LINKTYPE_RAW, the run's clock).
+#[allow(clippy::too_many_arguments)]
+pub fn router_process(
+    text: &str,
+    origin: &str,
+    overrides: &[String],
+    namespaces: &[String],
+    ifname: &str,
+    interval_s: f64,
+    pcap: &[String],
+    out_dir: Option<&std::path::Path>,
+) -> Result<String, String> {
     // SAFETY: prctl with integer arguments: die with the parent; 1 us timer slack.
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
@@ -785,6 +804,12 @@ pub fn router_process(text: &str, origin: &str, overrides: &[String], namespaces
             (false, true) => return Err(format!("host {} has no namespace", plan.nodes[i].0)),
             (true, _) => None,
         });
+    }
+    let mut captures: Vec<Option<crate::pcap::Capture>> = (0..plan.nodes.len()).map(|_| None).collect();
+    for name in pcap {
+        let i = plan.nodes.iter().position(|n| &n.0 == name && n.1).ok_or_else(|| format!("--pcap: no router named {name:?}"))?;
+        let path = out_dir.unwrap_or(std::path::Path::new(".")).join(format!("{name}.pcap"));
+        captures[i] = Some(crate::pcap::Capture::create(&path).map_err(|e| e.to_string())?);
     }
     let hops = plan
         .links
@@ -822,6 +847,7 @@ pub fn router_process(text: &str, origin: &str, overrides: &[String], namespaces
         std::thread::sleep(std::time::Duration::from_secs_f64((start_unix - now_unix).min(60.0)));
     }
     let wall = Instant::now();
+    let start_unix_ns = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
     let mut r = Router {
         plan,
         hops,
@@ -833,6 +859,8 @@ pub fn router_process(text: &str, origin: &str, overrides: &[String], namespaces
         c: RouterCounters::default(),
         start: Instant::now(),
         acks: HashMap::new(),
+        pcap: captures,
+        start_unix_ns,
     };
     for _ in 0..1024 {
         let b = r.alloc();
@@ -840,6 +868,9 @@ pub fn router_process(text: &str, origin: &str, overrides: &[String], namespaces
     }
     r.c.realtime = realtime;
     r.run((interval_s * 1e9).max(1e6) as u64).map_err(|e| format!("router: {e}"))?;
+    for c in r.pcap.iter_mut().filter_map(Option::take) {
+        c.finish().map_err(|e| format!("router: {e}"))?;
+    }
     Ok(r.report(wall.elapsed().as_secs_f64()).to_string())
 }
 

@@ -267,10 +267,24 @@ fn kernel_plan(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>)
 /// device in each host's namespace, prints `READY`, waits for a line on stdin, carries the
 /// hosts' IP packets through the scenario's links and queues until the run ends, and returns
 /// its report as JSON. The GIL is released while it runs. Raises `ValueError`.
+/// Each router in `pcap` writes `NAME.pcap` into `out_dir`.
 #[pyfunction]
-fn kernel_router(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>, namespaces: Vec<String>, ifname: &str, interval_s: f64) -> PyResult<String> {
+#[pyo3(signature = (text, origin, overrides, namespaces, ifname, interval_s, pcap = Vec::new(), out_dir = None))]
+#[allow(clippy::too_many_arguments)]
+fn kernel_router(
+    py: Python<'_>,
+    text: &str,
+    origin: &str,
+    overrides: Vec<String>,
+    namespaces: Vec<String>,
+    ifname: &str,
+    interval_s: f64,
+    pcap: Vec<String>,
+    out_dir: Option<std::path::PathBuf>,
+) -> PyResult<String> {
     let (text, origin, ifname) = (text.to_owned(), origin.to_owned(), ifname.to_owned());
-    py.detach(move || ccsim_live::kernel::router_process(&text, &origin, &overrides, &namespaces, &ifname, interval_s)).map_err(PyValueError::new_err)
+    py.detach(move || ccsim_live::kernel::router_process(&text, &origin, &overrides, &namespaces, &ifname, interval_s, &pcap, out_dir.as_deref()))
+        .map_err(PyValueError::new_err)
 }
 
 /// Checks a scenario for a live run; returns the node names in order, each with whether it

@@ -38,8 +38,8 @@ examples:
       --set 'flows.*.tcp.ecn=true' --json > run.json
       CoDel marking ECN-capable kernel flows; the summary as JSON
 
-  ccsim kernel run scenarios/kernel_dumbbell.toml --out results/
-      also write results/summary.json
+  ccsim kernel run scenarios/kernel_dumbbell.toml --out results/ --pcap R1
+      also write results/summary.json and results/R1.pcap (every packet R1 receives)
 
 exit status: 0 on success, 2 for a problem with the scenario or the arguments, 1 if the run
 could not start or failed (not root, no TUN, a process died)."""
@@ -67,11 +67,16 @@ def register(subparsers) -> None:
     )
     q.add_argument("--out", "-o", metavar="DIR", help="folder for summary.json")
     q.add_argument("--json", action="store_true", help="print the summary as one line of JSON")
+    q.add_argument(
+        "--pcap", metavar="ROUTERS", help="routers (comma-separated) that write ROUTER.pcap into --out: every packet they receive"
+    )
     q.set_defaults(func=run)
     r = sub.add_parser("router", help="(used by run) the router process")
     r.add_argument("file")
     r.add_argument("--set", "-s", dest="overrides", action="append", default=[])
     r.add_argument("--ns", required=True)
+    r.add_argument("--pcap", default="")
+    r.add_argument("--out")
     r.set_defaults(func=router)
     h = sub.add_parser("host", help="(used by run) one host's senders and receivers, in its namespace")
     h.add_argument("spec")
@@ -85,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     _text(args.file)
     kernel.plan(args.file, args.overrides)  # a problem with the file: exit 2
     try:
-        summary = kernel.run(args.file, args.overrides, args.out)
+        summary = kernel.run(args.file, args.overrides, args.out, [r for r in (args.pcap or "").split(",") if r])
     except kernel.KernelError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
@@ -105,7 +110,8 @@ def router(args: argparse.Namespace) -> int:
 
     text = _text(args.file)
     try:
-        report = _core.kernel_router(text, args.file, args.overrides, args.ns.split(","), kernel.IFNAME, kernel.INTERVAL)
+        pcap = [r for r in args.pcap.split(",") if r]
+        report = _core.kernel_router(text, args.file, args.overrides, args.ns.split(","), kernel.IFNAME, kernel.INTERVAL, pcap, args.out)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
