@@ -165,3 +165,17 @@ def test_ack_spoofing_forges_duplicate_acks_and_red_marks_ecn_in_the_ip_header(t
     assert s["totals"]["retransmitted_packets"] < marks / 2, (s["totals"], q)
     assert all(f["delivered_bytes"] > 0 for f in s["flows"])
     assert _ours() == [] and _tun_devices() == []
+
+
+@needs_kernel
+def test_a_run_sweeps_the_namespaces_of_a_run_that_was_killed():
+    # A run killed with SIGKILL cannot delete its namespaces; pid_max + 1 is never alive.
+    dead = int(Path("/proc/sys/kernel/pid_max").read_text()) + 1
+    ns = f"{kernel.PREFIX}{dead}-0"
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    try:
+        assert ns in kernel.namespaces()
+        assert ns in kernel.sweep()
+        assert ns not in kernel.namespaces()
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
