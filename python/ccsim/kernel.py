@@ -129,6 +129,18 @@ def _host_settings(p: dict[str, Any]) -> dict[str, dict[str, int]]:
     return out
 
 
+def extra_sysctls() -> dict[str, str]:
+    """Sysctls for every host's namespace from `CCSIM_KERNEL_SYSCTL` (space-separated
+    `KEY=VALUE`, e.g. `net.ipv4.tcp_timestamps=0`), for experiments on the kernel's TCP."""
+    out = {}
+    for item in os.environ.get("CCSIM_KERNEL_SYSCTL", "").split():
+        key, sep, value = item.partition("=")
+        if not sep or not key.startswith("net."):
+            raise KernelError(f"CCSIM_KERNEL_SYSCTL: {item!r} is not a net.* KEY=VALUE")
+        out[key] = value
+    return out
+
+
 def _stop(procs: list[subprocess.Popen]) -> None:
     """Ends every process in `procs` still running: stdin closed, then as a live run's."""
     for p in procs:
@@ -174,6 +186,7 @@ def run(
             _ip("netns", "add", ns)
             made.append(ns)
             sysctls = {"net.ipv6.conf.all.disable_ipv6": 1, "net.ipv6.conf.default.disable_ipv6": 1} | settings.get(n["name"], {})
+            sysctls |= extra_sysctls()
             r = subprocess.run(
                 ["ip", "netns", "exec", ns, "sysctl", "-q", "-w", *(f"{k}={v}" for k, v in sysctls.items())], capture_output=True, text=True
             )
@@ -534,7 +547,7 @@ def _receive(f: dict[str, Any], lsock: socket.socket, t0: float, warmup: float, 
     # Bytes delivered in order by the kernel (tcpi_bytes_received) when the window opens
     # and closes, read within a few ms of those times: what the application has read is
     # later by whatever waits in the socket buffer.
-    at: list[int] = []
+    at: list[tuple[float, int]] = []
     while True:
         try:
             n = conn.recv_into(buf)
@@ -545,12 +558,16 @@ def _receive(f: dict[str, Any], lsock: socket.socket, t0: float, warmup: float, 
             break
         now = time.time()
         while len(at) < 2 and now >= (w0, w1)[len(at)]:
-            at.append(tcp_info(conn)["bytes_received"])
+            at.append((now, tcp_info(conn)["bytes_received"]))
         if n == 0 or (n < 0 and now > w1 + 1.0):
             break
         row["bytes"] += max(n, 0)
-    at += [tcp_info(conn)["bytes_received"]] * (2 - len(at))
-    row["bytes_in_window"] = at[1] - at[0]
+    both = len(at) == 2
+    at += [(time.time(), tcp_info(conn)["bytes_received"])] * (2 - len(at))
+    (t_a, b_a), (t_b, b_b) = at
+    # A reading a scheduler delay late would stretch or shrink the window: with both read
+    # in the loop, the rate between them over the window's length.
+    row["bytes_in_window"] = round((b_b - b_a) * (w1 - w0) / (t_b - t_a)) if both and t_b > t_a else b_b - b_a
     conn.close()
 
 
