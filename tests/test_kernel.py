@@ -81,6 +81,14 @@ def test_the_plan_refuses_what_the_kernel_cannot_run(tmp_path):
         kernel._host_settings(kernel.plan(path))
 
 
+def test_extra_sysctls_come_from_the_environment_and_stay_in_net(monkeypatch):
+    monkeypatch.setenv("CCSIM_KERNEL_SYSCTL", "net.ipv4.tcp_timestamps=0 net.ipv4.tcp_recovery=0")
+    assert kernel.extra_sysctls() == {"net.ipv4.tcp_timestamps": "0", "net.ipv4.tcp_recovery": "0"}
+    monkeypatch.setenv("CCSIM_KERNEL_SYSCTL", "kernel.panic=1")
+    with pytest.raises(kernel.KernelError, match="CCSIM_KERNEL_SYSCTL"):
+        kernel.extra_sysctls()
+
+
 @needs_kernel
 def test_a_short_kernel_run_reports_and_leaves_nothing_behind(tmp_path):
     path = tmp_path / "s.toml"
