@@ -19,6 +19,7 @@ pub mod acc;
 pub mod egress;
 pub mod endpoint;
 pub mod flakeway;
+pub mod kernel;
 pub mod node;
 pub mod pcap;
 pub mod plan;

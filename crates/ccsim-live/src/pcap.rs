@@ -81,6 +81,25 @@ impl Capture {
         }
     }
 
+    /// Records an IP packet as it is, stamped `unix_ns` (a kernel run's router: the packets
+    /// are real IPv4 datagrams).
+    pub fn record_ip(&mut self, packet: &[u8], unix_ns: u64) {
+        if self.error.is_some() {
+            return;
+        }
+        let len = packet.len().min(65535);
+        let f = &mut self.frame;
+        f.clear();
+        f.extend_from_slice(&((unix_ns / 1_000_000_000) as u32).to_le_bytes());
+        f.extend_from_slice(&((unix_ns % 1_000_000_000) as u32).to_le_bytes());
+        f.extend_from_slice(&(len as u32).to_le_bytes());
+        f.extend_from_slice(&(len as u32).to_le_bytes());
+        f.extend_from_slice(&packet[..len]);
+        if let Err(e) = self.out.write_all(f) {
+            self.error = Some(e);
+        }
+    }
+
     /// Flushes the file; returns its path, or the first write error.
     pub fn finish(mut self) -> io::Result<String> {
         if let Some(e) = self.error.take() {

@@ -325,18 +325,23 @@ impl Plan {
 
     /// The node with virtual address `addr`.
     pub fn node_of_addr(&self, addr: u32) -> Option<u32> {
-        // 10.a.b.c with c = n % 254 + 1 and (a, b) = n / 254 (see ccsim::packet::node_addr).
-        let [ten, a, b, c] = addr.to_be_bytes();
-        if ten != 10 || c == 0 || c == 255 {
-            return None;
-        }
-        let n = ((a as u32) << 8 | b as u32) * 254 + (c as u32 - 1);
-        ((n as usize) < self.nodes.len()).then_some(n)
+        node_of_addr(addr, self.nodes.len())
     }
 
     pub fn node_named(&self, name: &str) -> Option<u32> {
         self.nodes.iter().position(|n| n.name == name).map(|i| i as u32)
     }
+}
+
+/// The node of a network of `nodes` nodes whose address is `addr`.
+pub fn node_of_addr(addr: u32, nodes: usize) -> Option<u32> {
+    // 10.a.b.c with c = n % 254 + 1 and (a, b) = n / 254 (see ccsim::packet::node_addr).
+    let [ten, a, b, c] = addr.to_be_bytes();
+    if ten != 10 || c == 0 || c == 255 {
+        return None;
+    }
+    let n = ((a as u32) << 8 | b as u32) * 254 + (c as u32 - 1);
+    ((n as usize) < nodes).then_some(n)
 }
 
 /// The RDP state machines of one flow, as the simulator built them.

@@ -323,6 +323,42 @@ fn live_node(
     py.detach(move || ccsim_live::node_process(&text, &origin, &overrides, &name, meeting, out_dir.as_deref())).map_err(PyValueError::new_err)
 }
 
+/// Checks a scenario for a kernel run (`ccsim kernel run`); returns what the run needs
+/// (nodes, links, flows with their kernel congestion control, MTU) as JSON. Raises
+/// `ScenarioError`.
+#[pyfunction]
+#[pyo3(signature = (text, origin = "<string>", overrides = Vec::new()))]
+fn kernel_plan(py: Python<'_>, text: &str, origin: &str, overrides: Vec<String>) -> PyResult<String> {
+    match ccsim_live::kernel::KernelPlan::load(text, origin, &overrides) {
+        Ok(p) => Ok(p.summary()),
+        Err(e) => Err(scenario_error(py, e)),
+    }
+}
+
+/// The router process of a kernel run (`ccsim_live::kernel::router_process`): makes a TUN
+/// device in each host's namespace, prints `READY`, waits for a line on stdin, carries the
+/// hosts' IP packets through the scenario's links and queues until the run ends, and returns
+/// its report as JSON. The GIL is released while it runs. Raises `ValueError`.
+/// Each router in `pcap` writes `NAME.pcap` into `out_dir`.
+#[pyfunction]
+#[pyo3(signature = (text, origin, overrides, namespaces, ifname, interval_s, pcap = Vec::new(), out_dir = None))]
+#[allow(clippy::too_many_arguments)]
+fn kernel_router(
+    py: Python<'_>,
+    text: &str,
+    origin: &str,
+    overrides: Vec<String>,
+    namespaces: Vec<String>,
+    ifname: &str,
+    interval_s: f64,
+    pcap: Vec<String>,
+    out_dir: Option<std::path::PathBuf>,
+) -> PyResult<String> {
+    let (text, origin, ifname) = (text.to_owned(), origin.to_owned(), ifname.to_owned());
+    py.detach(move || ccsim_live::kernel::router_process(&text, &origin, &overrides, &namespaces, &ifname, interval_s, &pcap, out_dir.as_deref()))
+        .map_err(PyValueError::new_err)
+}
+
 /// Checks a scenario for a live run; returns the node names in order, each with whether it
 /// is a router, as JSON. Raises `ScenarioError`.
 #[pyfunction]
@@ -452,6 +488,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(live_node, m)?)?;
     m.add_function(wrap_pyfunction!(live_plan, m)?)?;
     m.add_function(wrap_pyfunction!(live_twin, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(kernel_router, m)?)?;
     m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(bare_durations, m)?)?;
     Ok(())

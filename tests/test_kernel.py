@@ -1,0 +1,189 @@
+"""Kernel runs (`ccsim kernel run`): real Linux TCP through ccsim's links and queues.
+
+The runs need root, /dev/net/tun and iproute2; elsewhere they are skipped with the reason.
+Every run checks that it leaves no namespace, TUN device or process behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ccsim import kernel
+
+ROOT = Path(__file__).resolve().parent.parent
+WHY = kernel.unavailable()
+needs_kernel = pytest.mark.skipif(WHY is not None, reason=f"kernel runs unavailable: {WHY}")
+
+SHORT = """
+name = "kernel-short"
+duration = "5s"
+warmup = "1s"
+hosts = ["S{1..2}", "D{1..2}"]
+routers = ["R1", "R2"]
+[[links]]
+between = ["S{1..2}", "R1"]
+rate = "100Mbps"
+delay = "1ms"
+[[links]]
+between = ["R1", "R2"]
+rate = "10Mbps"
+delay = "5ms"
+queue = { discipline = "droptail", limit = 50 }
+[[links]]
+between = ["R2", "D{1..2}"]
+rate = "100Mbps"
+delay = "1ms"
+[[flows]]
+name = "bulk"
+from = "S{1..2}"
+to = "D{1..2}"
+tcp = { variant = "cubic", mss = 1460, sack = true }
+"""
+
+
+def _ours() -> list[str]:
+    """Namespaces and processes of kernel runs started by this test process."""
+    left = [ns for ns in kernel.namespaces() if ns.startswith(f"{kernel.PREFIX}{os.getpid()}-")]
+    ps = subprocess.run(["ps", "-eo", "ppid,args"], capture_output=True, text=True).stdout
+    left += [ln for ln in ps.splitlines() if ln.split(None, 1)[0] == str(os.getpid()) and "ccsim kernel" in ln]
+    return left
+
+
+def _tun_devices() -> list[str]:
+    """TUN devices named like a kernel run's in the root namespace or in a namespace of a
+    run of this test process."""
+    found = []
+    for ns in [None, *(ns for ns in kernel.namespaces() if ns.startswith(f"{kernel.PREFIX}{os.getpid()}-"))]:
+        cmd = ["ip", "-o", "link"] if ns is None else ["ip", "-n", ns, "-o", "link"]
+        out = subprocess.run(cmd, capture_output=True, text=True).stdout
+        found += [ln for ln in out.splitlines() if kernel.IFNAME in ln]
+    return found
+
+
+def test_the_plan_refuses_what_the_kernel_cannot_run(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(SHORT)
+    p = kernel.plan(path)
+    assert [f["cc"] for f in p["flows"]] == ["cubic", "cubic"] and p["mtu"] == 1500
+    assert kernel.plan(path, ["flows.0.tcp.variant=newreno"])["flows"][0]["cc"] == "reno"
+    with pytest.raises(Exception, match="tcp.variant"):
+        kernel.plan(path, ["flows.0.tcp.variant=dctcp"])
+    mixed = SHORT + '[[flows]]\nname = "more"\nfrom = "S1"\nto = "D2"\ntcp = { sack = false }\n'
+    path.write_text(mixed)
+    with pytest.raises(kernel.KernelError, match=r"flows \(more\)\.tcp\.sack"):
+        kernel._host_settings(kernel.plan(path))
+
+
+def test_extra_sysctls_come_from_the_environment_and_stay_in_net(monkeypatch):
+    monkeypatch.setenv("CCSIM_KERNEL_SYSCTL", "net.ipv4.tcp_timestamps=0 net.ipv4.tcp_recovery=0")
+    assert kernel.extra_sysctls() == {"net.ipv4.tcp_timestamps": "0", "net.ipv4.tcp_recovery": "0"}
+    monkeypatch.setenv("CCSIM_KERNEL_SYSCTL", "kernel.panic=1")
+    with pytest.raises(kernel.KernelError, match="CCSIM_KERNEL_SYSCTL"):
+        kernel.extra_sysctls()
+
+
+@needs_kernel
+def test_a_short_kernel_run_reports_and_leaves_nothing_behind(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(SHORT)
+    s = kernel.run(path, out_dir=tmp_path / "out", pcap=["R1"])
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["mode"] == "kernel"
+    cap = (tmp_path / "out" / "R1.pcap").read_bytes()
+    # Classic pcap, nanosecond magic, LINKTYPE_RAW; the first frame an IPv4 packet.
+    assert cap[:4] == bytes.fromhex("4d3cb2a1") and int.from_bytes(cap[20:24], "little") == 101
+    assert len(cap) > 24 + 16 + 20 and cap[24 + 16] >> 4 == 4
+    assert len(s["flows"]) == 2 and all(f["error"] is None for f in s["flows"]), s["flows"]
+    assert all(f["delivered_bytes"] > 0 for f in s["flows"])
+    bottleneck = next(ln for ln in s["links"] if ln["link"] == "R1->R2")
+    # The bottleneck carried most of its rate (a loaded machine is allowed some slack).
+    assert bottleneck["sent_bps"] > 0.5 * 10e6, bottleneck
+    assert bottleneck["sent_bps"] < 1.01 * 10e6, bottleneck
+    assert any(x["name"] == "cwnd bulk[0]" and len(x["t"]) > 10 for x in s["series"])
+    assert s["router"]["oversize"] == 0, "a segment is a packet: no offload reaches the router"
+    assert _ours() == [] and _tun_devices() == []
+
+
+@needs_kernel
+def test_killing_the_router_mid_run_fails_the_run_and_leaves_nothing(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(SHORT)
+    cmd = [sys.executable, "-m", "ccsim", "kernel", "run", str(path), "--json"]
+    run = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    router = None
+    deadline = time.time() + 30
+    while router is None and time.time() < deadline:
+        ps = subprocess.run(["ps", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout
+        for ln in ps.splitlines():
+            pid, ppid, args = ln.split(None, 2)
+            if ppid == str(run.pid) and "kernel router" in args:
+                router = int(pid)
+        time.sleep(0.2)
+    assert router is not None, "the router started"
+    time.sleep(2.0)
+    os.kill(router, signal.SIGKILL)
+    out, err = run.communicate(timeout=30)
+    assert run.returncode == 1 and "router died" in err, err
+    tag = f"{kernel.PREFIX}{run.pid}-"
+    assert [ns for ns in kernel.namespaces() if ns.startswith(tag)] == []
+    assert _tun_devices() == []
+
+
+@needs_kernel
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_stops_a_kernel_run_and_leaves_nothing(tmp_path, sig):
+    path = tmp_path / "s.toml"
+    path.write_text(SHORT)
+    cmd = [sys.executable, "-m", "ccsim", "kernel", "run", str(path)]
+    run = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 30
+    tag = f"{kernel.PREFIX}{run.pid}-"
+    while time.time() < deadline and len([ns for ns in kernel.namespaces() if ns.startswith(tag)]) < 4:
+        time.sleep(0.2)
+    time.sleep(1.5)
+    run.send_signal(sig)
+    _, err = run.communicate(timeout=30)
+    assert run.returncode == 130, err
+    assert [ns for ns in kernel.namespaces() if ns.startswith(tag)] == []
+    ps = subprocess.run(["ps", "-eo", "ppid,args"], capture_output=True, text=True).stdout
+    assert not [ln for ln in ps.splitlines() if ln.split(None, 1)[0] == str(run.pid)]
+    assert _tun_devices() == []
+
+
+@needs_kernel
+def test_ack_spoofing_forges_duplicate_acks_and_red_marks_ecn_in_the_ip_header(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(SHORT)
+    red = '{ discipline = "red", signal = "%s", limit = 50, min_th = 3, max_th = 9, max_p = 0.5, mean_packet_size = 1500 }'
+    s = kernel.run(path, [f"links.1.queue={red % 'spoof'}", "duration=3s"])
+    q = next(q for q in s["queues"] if q["link"] == "R1->R2")
+    assert q["spoof_signals"] > 0 and s["router"]["spoofed_acks_sent"] == 3 * s["router"]["spoof_events"] > 0, s["router"]
+    s = kernel.run(path, [f"links.1.queue={red % 'ecn'}", "flows.*.tcp.ecn=true", "duration=3s"])
+    q = next(q for q in s["queues"] if q["link"] == "R1->R2")
+    # The kernel's senders are ECN-capable and answer the marks: few drops, many marks.
+    marks = q["marks_early"] + q["marks_forced"]
+    assert marks > 0, q
+    # A mark with a bad IP checksum would be dropped by the receiving kernel and resent.
+    assert s["totals"]["retransmitted_packets"] < marks / 2, (s["totals"], q)
+    assert all(f["delivered_bytes"] > 0 for f in s["flows"])
+    assert _ours() == [] and _tun_devices() == []
+
+
+@needs_kernel
+def test_a_run_sweeps_the_namespaces_of_a_run_that_was_killed():
+    # A run killed with SIGKILL cannot delete its namespaces; pid_max + 1 is never alive.
+    dead = int(Path("/proc/sys/kernel/pid_max").read_text()) + 1
+    ns = f"{kernel.PREFIX}{dead}-0"
+    subprocess.run(["ip", "netns", "add", ns], check=True)
+    try:
+        assert ns in kernel.namespaces()
+        assert ns in kernel.sweep()
+        assert ns not in kernel.namespaces()
+    finally:
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
