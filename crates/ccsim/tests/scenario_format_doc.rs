@@ -2,6 +2,7 @@
 //! takes (the common ones and each registered discipline's), says which disciplines take
 //! it, and gives its true default.
 
+use ccsim::queue::choose;
 use ccsim::queue::spec::{self, QueueContext, Table};
 use ccsim::queue::{Limit, REGISTRY};
 use ccsim::settings::schema::QueueSpec;
@@ -96,7 +97,7 @@ fn required_values() -> Table {
 
 fn build(name: &str, table: &Table) -> Result<String, spec::SettingError> {
     let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default() };
-    spec::build(name, table, &ctx, QueueSpec::COMMON_KEYS, || ccsim::settings::external::Site { name: "l".into(), rng: ccsim::sim::Rng::from_seed(1) })
+    choose::build(name, table, &ctx, QueueSpec::COMMON_KEYS, || ccsim::settings::external::Site { name: "l".into(), rng: ccsim::sim::Rng::from_seed(1) })
         .map(|d| format!("{d:?}"))
 }
 

@@ -20,6 +20,7 @@
 //! enqueue, with no event per transmission (see `net::link`).
 
 pub mod adaptive;
+pub mod choose;
 pub mod codel;
 pub mod droptail;
 pub mod dualpi2;

@@ -354,7 +354,7 @@ fn make_queue(q: QueueSpec, path: &str, rate_bps: u64, seed: u64, link: &str, pr
 /// `site`: the link and the stream the queue's own disciplines draw from).
 fn make_discipline(q: &QueueSpec, path: &str, ctx: &QueueContext, site: impl FnOnce() -> Site) -> Result<Discipline, BuildError> {
     let name = q.discipline.as_deref().unwrap_or(queue::spec::DEFAULT_DISCIPLINE);
-    queue::spec::build(name, &q.settings, ctx, QueueSpec::COMMON_KEYS, site).map_err(|e| (e.path_under(path), e.message))
+    queue::choose::build(name, &q.settings, ctx, QueueSpec::COMMON_KEYS, site).map_err(|e| (e.path_under(path), e.message))
 }
 
 fn add_flows(
@@ -449,14 +449,14 @@ fn tcp_transport(
     // A variant is a congestion controller with the loss recovery it pairs with, chosen from
     // the registry (tcp/cc/mod.rs); its own keys are in the table named after it.
     let variant = t.variant.as_deref().unwrap_or(cc::spec::DEFAULT_VARIANT);
-    let Some(reg) = cc::spec::Variant::find(variant) else {
-        return fail(format!("{tp}.variant"), format!("unknown variant {variant:?} (expected {})", cc::spec::names()));
+    let Some(reg) = cc::variant::Variant::find(variant) else {
+        return fail(format!("{tp}.variant"), format!("unknown variant {variant:?} (expected {})", cc::variant::names()));
     };
     for (name, value) in &t.controllers {
-        if cc::spec::Variant::find(name).is_none() {
+        if cc::variant::Variant::find(name).is_none() {
             return fail(
                 format!("{tp}.{name}"),
-                format!("unknown field `{name}`: not a key of `tcp`, nor a variant's table (variants: {})", cc::spec::names()),
+                format!("unknown field `{name}`: not a key of `tcp`, nor a variant's table (variants: {})", cc::variant::names()),
             );
         }
         if name != reg.name() {

@@ -136,6 +136,7 @@ pub mod probe;
 pub mod rcp;
 pub mod reno;
 pub mod spec;
+pub mod variant;
 pub mod window;
 pub mod xcp;
 
