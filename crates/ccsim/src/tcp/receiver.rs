@@ -107,13 +107,14 @@ pub struct TcpReceiver {
     rcv_nxt: Seq,
     /// Out-of-order data above rcv_nxt: disjoint, sorted [start, end) ranges.
     ooo: Vec<(Seq, Seq)>,
-    unacked_segments: u32,
+    unacked_segments: u16,
     delack_deadline: Option<SimTime>,
     ece_pending: bool,
-    /// AccECN: `r.cep`, the CE-marked packets received, from 5 (RFC 9768 3.2.2.1), and the
-    /// CE marks since the last ACK.
-    r_cep: u32,
-    ce_unacked: u32,
+    /// AccECN: `r.cep`, the CE-marked packets received, from 5 (RFC 9768 3.2.2.1), modulo
+    /// 256 (the ACE field carries it modulo 8), and the CE marks since the last ACK (counted
+    /// to 255: only whether it reached 2 matters).
+    r_cep: u8,
+    ce_unacked: u8,
     // DAS state (paper, Section II).
     dup_ack_suppress: bool,
     last_in_order_ttl: Option<u8>,
@@ -134,7 +135,7 @@ impl TcpReceiver {
             unacked_segments: 0,
             delack_deadline: None,
             ece_pending: false,
-            r_cep: super::accecn::CEP_INIT,
+            r_cep: super::accecn::CEP_INIT as u8,
             ce_unacked: 0,
             dup_ack_suppress: false,
             last_in_order_ttl: None,
@@ -172,7 +173,7 @@ impl TcpReceiver {
             EcnEcho::AccEcn => {
                 if ce {
                     self.r_cep = self.r_cep.wrapping_add(1);
-                    self.ce_unacked += 1;
+                    self.ce_unacked = self.ce_unacked.saturating_add(1);
                 }
                 ack_now = (ce && !self.ece_pending) || self.ce_unacked >= 2;
                 self.ece_pending = ce;
@@ -225,7 +226,7 @@ impl TcpReceiver {
         self.ooo.drain(..consumed);
         self.stats.delivered_bytes += (new_nxt - self.rcv_nxt) as u64;
         self.rcv_nxt = new_nxt;
-        self.unacked_segments += 1;
+        self.unacked_segments = self.unacked_segments.saturating_add(1);
         match self.cfg.delayed_ack {
             // RFC 5681 4.2: ACK at once when a segment fills a gap, or on every second segment.
             Some(timeout) if !filled_gap && !ack_now && self.unacked_segments < 2 => {
@@ -326,7 +327,7 @@ impl TcpReceiver {
         }
         let mut ack = Packet::tcp_ack(&self.ends, self.rcv_nxt, self.cfg.rwnd, self.cfg.ttl, now);
         if self.cfg.ecn_echo == EcnEcho::AccEcn {
-            super::accecn::set_ace(&mut ack, self.r_cep);
+            super::accecn::set_ace(&mut ack, self.r_cep as u32);
             self.ce_unacked = 0;
         } else if self.ece_pending {
             ack.flags |= flags::ECE;
