@@ -101,6 +101,7 @@ def dumbbell(n: int) -> dict:
         "max_th": 90,
         "max_p": 0.1,
         "w_q": 0.002,
+        "byte_mode": False,
         "gentle": False,
         "wait": True,
         "mean_packet_size": 1040,
@@ -151,7 +152,7 @@ def rtred_queue(scen: str, strategy: str) -> dict:
     """The G -> K queue of scenarios/rtred_s*.toml with RED or Adaptive RED instead of RTRED,
     as the reproduction runs them."""
     min_th, max_th, max_p, buf = RTRED[scen]
-    q = {"discipline": "red", "limit": buf, "min_th": min_th, "max_th": max_th, "max_p": max_p, "mean_packet_size": 592}
+    q = {"discipline": "red", "limit": buf, "min_th": min_th, "max_th": max_th, "max_p": max_p, "w_q": 0.002, "byte_mode": False, "mean_packet_size": 592}
     if strategy == "ared":
         q.update(discipline="ared", adapt="fgs")
     return q
@@ -159,7 +160,7 @@ def rtred_queue(scen: str, strategy: str) -> dict:
 
 #: Seeds of the ACC dumbbell's acceptance rows (d >= 400 ms).
 ACC_SEEDS = 30
-ACC_RED = {"limit": 50, "discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.1}
+ACC_RED = {"limit": 50, "discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "w_q": 0.002, "byte_mode": False}
 TABLE1 = {40: (5, 30), 60: (10, 50), 90: (10, 72), 120: (10, 90), 160: (10, 120), 200: (10, 150)}
 
 
@@ -169,7 +170,7 @@ def ackspoof_overrides(aqm: str, buffer: int) -> list[str]:
         return [f"links.0.queue={{ limit = {buffer} }}"]
     min_th, max_th = TABLE1[buffer]
     max_p, signal = (0.02, "drop") if aqm == "red" else (0.10, "ecn")
-    q = f'{{ discipline = "red", limit = {buffer}, min_th = {min_th}, max_th = {max_th}, max_p = {max_p}, signal = "{signal}" }}'
+    q = f'{{ discipline = "red", limit = {buffer}, min_th = {min_th}, max_th = {max_th}, max_p = {max_p}, w_q = 0.002, byte_mode = false, signal = "{signal}" }}'
     return [f"links.0.queue={q}"] + (["flows.*.tcp.ecn=true"] if aqm == "red+ecn" else [])
 
 

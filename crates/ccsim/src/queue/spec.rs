@@ -56,6 +56,7 @@
 
 use super::{Discipline, Limit};
 use crate::settings::profile::Profile;
+use crate::sim::Dur;
 use std::fmt;
 
 use crate::settings::table::one_of;
@@ -70,6 +71,8 @@ pub struct QueueContext {
     pub limit: Limit,
     /// The scenario's profile: the set of defaults in force.
     pub profile: Profile,
+    /// Propagation delay of the link the queue feeds (ns-2's automatic RED weight).
+    pub delay: Dur,
 }
 
 impl QueueContext {
@@ -169,7 +172,7 @@ mod tests {
 
     #[test]
     fn every_registered_discipline_builds_from_its_keys() {
-        let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default() };
+        let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default(), delay: crate::sim::Dur::ZERO };
         let given = table("min_th = 5\nmax_th = 15\nrisk_th = 20\nk = 20");
         for reg in super::super::REGISTRY {
             let keys = (reg.keys)();
@@ -199,7 +202,7 @@ mod tests {
 
     #[test]
     fn a_key_of_another_discipline_says_which_take_it() {
-        let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default() };
+        let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default(), delay: crate::sim::Dur::ZERO };
         let err = |name: &str, text: &str| build(name, &table(text), &ctx, &["limit", "signal"]).unwrap_err();
         assert_eq!(err("droptail", "max_p = 0.1"), SettingError::new("max_p", "only for the RED family (red, ared, rtred), not for discipline \"droptail\""));
         assert_eq!(
@@ -230,7 +233,7 @@ mod tests {
 
     #[test]
     fn a_misspelt_discipline_gets_the_one_probably_meant() {
-        let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default() };
+        let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default(), delay: crate::sim::Dur::ZERO };
         let e = build("fq-codel", &Table::new(), &ctx, &[]).unwrap_err();
         assert!(e.message.starts_with("unknown discipline \"fq-codel\": did you mean \"fq_codel\"? (expected \"droptail\""), "{e}");
         assert!(build("blue", &Table::new(), &ctx, &[]).unwrap_err().message.starts_with("unknown discipline \"blue\" (expected"));

@@ -309,7 +309,7 @@ fn add_links(
         for (from, to, q, qfield) in dirs {
             let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
             let qpath = format!("{path}.{qfield}");
-            let queue = make_queue(q.cloned().unwrap_or_default(), &qpath, spec.rate.bps(), seed, &name, profile)?;
+            let queue = make_queue(q.cloned().unwrap_or_default(), &qpath, (spec.rate.bps(), delay), seed, &name, profile)?;
             queues.push((qpath, q.cloned()));
             let loss_rng = Rng::stream(seed, &format!("loss/{name}"));
             net.links.push(Link::new(name, from, to, spec.rate.bps(), delay, spec.cost, spec.loss, queue, loss_rng));
@@ -318,7 +318,7 @@ fn add_links(
     Ok(())
 }
 
-fn make_queue(q: QueueSpec, path: &str, rate_bps: u64, seed: u64, link: &str, profile: Profile) -> Result<EgressQueue, BuildError> {
+fn make_queue(q: QueueSpec, path: &str, (rate_bps, delay): (u64, Dur), seed: u64, link: &str, profile: Profile) -> Result<EgressQueue, BuildError> {
     let limit = match (q.limit, q.limit_bytes) {
         (Some(_), Some(_)) => return fail(path, "give `limit` (packets) or `limit_bytes`, not both"),
         (Some(0), _) => return fail(format!("{path}.limit"), "must be at least 1 packet"),
@@ -327,8 +327,20 @@ fn make_queue(q: QueueSpec, path: &str, rate_bps: u64, seed: u64, link: &str, pr
         (None, Some(b)) => Limit::Bytes(b),
         (None, None) => Limit::Packets(QueueSpec::DEFAULT_LIMIT),
     };
-    let ctx = QueueContext { link_bps: rate_bps, limit, profile };
+    let ctx = QueueContext { link_bps: rate_bps, limit, profile, delay };
     let discipline = make_discipline(&q, path, &ctx)?;
+    // ns-2's DropTail drops an arrival that would bring the waiting queue to its limit.
+    let ns2_limit = match q.limit_rule.as_deref() {
+        None => profile == Profile::Ns2 && discipline.registration().name == queue::droptail::REGISTRATION.name,
+        Some("waiting") => false,
+        Some("ns2") => true,
+        Some(other) => return fail(format!("{path}.limit_rule"), format!("unknown rule {other:?} (expected \"waiting\" or \"ns2\")")),
+    };
+    let limit = match (ns2_limit, limit) {
+        (false, limit) => limit,
+        (true, Limit::Packets(n)) => Limit::Packets(n - 1),
+        (true, Limit::Bytes(b)) => Limit::Bytes(b - 1),
+    };
     let policy = match q.signal.as_deref().map(|name| (name, SignalPolicy::from_name(name))) {
         None => SignalPolicy::default(),
         Some((_, Some(policy))) => policy,
