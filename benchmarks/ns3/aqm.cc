@@ -18,7 +18,7 @@
 //             device MTU, 1500), target 5 ms, interval 100 ms, LIMIT packets, ECN as --ecn
 //   pie       PieQueueDisc: target 15 ms, tupdate 15 ms, alpha 0.125, beta 1.25, the
 //             departure-rate estimator (RFC 8033 Section 5.2; ns-3's default is timestamps)
-//             and a 150 ms burst allowance (the RFC's; ns-3's default is 15 ms), LIMIT
+//             and a 150 ms burst allowance (the RFC's, ns-3.37's default), LIMIT
 //             packets
 //   step      RedQueueDisc with MinTh = MaxTh = K, QW = 1 (the instantaneous queue), ECN
 //             marks (DCTCP's step marker), LIMIT packets

@@ -19,7 +19,7 @@
 use super::{Discipline, Head, Occupancy, Queued, Verdict};
 use crate::packet::{Ecn, Packet};
 use crate::signal::{Action, SignalPolicy};
-use crate::sim::{Rng, SimTime};
+use crate::sim::{Dur, Rng, SimTime};
 use crate::stats::counters;
 use std::collections::VecDeque;
 
@@ -323,11 +323,10 @@ impl EgressQueue {
     fn depart(&mut self, pkt: &Packet, since: Option<SimTime>, now: SimTime) {
         self.stats.departures += 1;
         self.stats.departure_bytes += pkt.size as u64;
-        if let Some(since) = since {
-            self.stats.delay_sum_ns += (now - since).as_nanos() as u128;
-        }
+        let waited = since.map_or(Dur::ZERO, |since| now - since);
+        self.stats.delay_sum_ns += waited.as_nanos() as u128;
         let occ = self.occupancy();
-        self.discipline.on_departure_of(occ, pkt.size, now);
+        self.discipline.on_departure_waited(occ, pkt.size, waited, now);
     }
 
     /// At a transmission opportunity of a link whose discipline decides at dequeue: takes
