@@ -145,6 +145,64 @@ def mathis() -> dict:
     }
 
 
+def parking_lot() -> dict:
+    """Three RED hops with ns-2's automatic RED; as validation/ns2/parking_lot.tcl. The RED
+    queues keep every default of the ns2 profile (automatic thresholds and weight, byte
+    mode); ns-2's byte-mode RED counts `limit_ 50` as 50 x 500 bytes, given here as
+    `limit_bytes`."""
+    hosts = ["S", "D"] + [f"{p}{i}{k}" for p in "XY" for i in range(3) for k in "ab"]
+    edge = {"rate": "100Mbps", "delay": "2ms", "queue": {"limit": 50}}
+    links = [
+        {
+            "between": [f"R{i}", f"R{i + 1}"],
+            "rate": "10Mbps",
+            "delay": "10ms",
+            "queue": {"discipline": "red", "limit_bytes": 25000},
+            "queue_reverse": {"limit": 50},
+        }
+        for i in range(3)
+    ]
+    links += [dict(edge, between=["S", "R0"]), dict(edge, between=["D", "R3"])]
+    links += [dict(edge, between=[f"{p}{i}{k}", f"R{i + (p == 'Y')}"]) for p in "XY" for i in range(3) for k in "ab"]
+    tcp = {"variant": "newreno", "mss": 1000, "rwnd": 1_000_000}
+    start = {"uniform": ["0s", "1s"]}
+    flows = [{"name": "long", "from": "S", "to": "D", "start": start, "tcp": tcp}]
+    flows += [{"name": f"cross{i}{k}", "from": f"X{i}{k}", "to": f"Y{i}{k}", "start": start, "tcp": tcp} for i in range(3) for k in "ab"]
+    return {
+        "name": "parking-lot",
+        "profile": "ns2",
+        "duration": "60s",
+        "hosts": hosts,
+        "routers": ["R0", "R1", "R2", "R3"],
+        "links": links,
+        "flows": flows,
+    }
+
+
+def twoway_delack() -> dict:
+    """Three NewReno flows each way over one 10 Mb/s link, delayed ACKs; as
+    validation/ns2/twoway_delack.tcl."""
+    edge = {"rate": "100Mbps", "delay": "2ms", "queue": {"limit": 50}}
+    tcp = {"variant": "newreno", "mss": 1000, "rwnd": 1_000_000, "delayed_ack": True}
+    start = {"uniform": ["0s", "1s"]}
+    return {
+        "name": "twoway-delack",
+        "profile": "ns2",
+        "duration": "60s",
+        "hosts": ["A{1..3}", "B{1..3}"],
+        "routers": ["R1", "R2"],
+        "links": [
+            {"between": ["R1", "R2"], "rate": "10Mbps", "delay": "20ms", "queue": {"limit": 50}},
+            dict(edge, between=["A{1..3}", "R1"]),
+            dict(edge, between=["R2", "B{1..3}"]),
+        ],
+        "flows": [
+            {"name": "fwd", "from": "A{1..3}", "to": "B{1..3}", "start": start, "tcp": tcp},
+            {"name": "rev", "from": "B{1..3}", "to": "A{1..3}", "start": start, "tcp": tcp},
+        ],
+    }
+
+
 RTRED = {"S1": (12, 25, 0.05, 30), "S2": (60, 90, 0.1, 100), "S3": (15, 30, 0.08, 50)}
 
 
@@ -152,7 +210,16 @@ def rtred_queue(scen: str, strategy: str) -> dict:
     """The G -> K queue of scenarios/rtred_s*.toml with RED or Adaptive RED instead of RTRED,
     as the reproduction runs them."""
     min_th, max_th, max_p, buf = RTRED[scen]
-    q = {"discipline": "red", "limit": buf, "min_th": min_th, "max_th": max_th, "max_p": max_p, "w_q": 0.002, "byte_mode": False, "mean_packet_size": 592}
+    q = {
+        "discipline": "red",
+        "limit": buf,
+        "min_th": min_th,
+        "max_th": max_th,
+        "max_p": max_p,
+        "w_q": 0.002,
+        "byte_mode": False,
+        "mean_packet_size": 592,
+    }
     if strategy == "ared":
         q.update(discipline="ared", adapt="fgs")
     return q
@@ -260,6 +327,31 @@ def cases() -> list[Case]:
                     min_seeds=ACC_SEEDS if d >= 400 else 0,
                 )
             )
+    out.append(
+        Case(
+            "Parking lot (ns-2's automatic RED)",
+            "Parking lot, 3 RED hops",
+            ["parking_lot.tcl", "{T}", "{W}", "{seed}"],
+            parking_lot(),
+            duration=60.0,
+            warmup=5.0,
+            link="R0->R1",
+            metrics=qm,
+        )
+    )
+    out.append(
+        Case(
+            "Two-way traffic, delayed ACKs",
+            "Two-way, 3 flows each way",
+            ["twoway_delack.tcl", "{T}", "{W}", "{seed}"],
+            twoway_delack(),
+            duration=60.0,
+            warmup=5.0,
+            link="R1->R2",
+            group="fwd",
+            metrics=("goodput_bps", "mean_len_packets", "drops", "window_reductions", "timeouts"),
+        )
+    )
     for p in (0.001, 0.01, 0.03):
         out.append(
             Case(
