@@ -203,26 +203,15 @@ def twoway_delack() -> dict:
     }
 
 
-RTRED = {"S1": (12, 25, 0.05, 30), "S2": (60, 90, 0.1, 100), "S3": (15, 30, 0.08, 50)}
+RTRED = ("S1", "S2", "S3")
 
 
 def rtred_queue(scen: str, strategy: str) -> dict:
     """The G -> K queue of scenarios/rtred_s*.toml with RED or Adaptive RED instead of RTRED,
-    as the reproduction runs them."""
-    min_th, max_th, max_p, buf = RTRED[scen]
-    q = {
-        "discipline": "red",
-        "limit": buf,
-        "min_th": min_th,
-        "max_th": max_th,
-        "max_p": max_p,
-        "w_q": 0.002,
-        "byte_mode": False,
-        "mean_packet_size": 592,
-    }
-    if strategy == "ared":
-        q.update(discipline="ared", adapt="fgs")
-    return q
+    as the reproduction runs them (`ccsim.experiments.rtred.queue_spec`)."""
+    from ccsim.experiments.rtred import queue_spec
+
+    return queue_spec(scen, {"red": "RED", "ared": "ARED"}[strategy])
 
 
 #: Seeds of the ACC dumbbell's acceptance rows (d >= 400 ms).
@@ -327,31 +316,24 @@ def cases() -> list[Case]:
                     min_seeds=ACC_SEEDS if d >= 400 else 0,
                 )
             )
-    out.append(
-        Case(
-            "Parking lot (ns-2's automatic RED)",
-            "Parking lot, 3 RED hops",
-            ["parking_lot.tcl", "{T}", "{W}", "{seed}"],
-            parking_lot(),
-            duration=60.0,
-            warmup=5.0,
-            link="R0->R1",
-            metrics=qm,
+    two_way = ("goodput_bps", "mean_len_packets", "drops", "window_reductions", "timeouts")
+    for section, name, script, scenario, link, group, metrics in (
+        ("Parking lot (ns-2's automatic RED)", "Parking lot, 3 RED hops", "parking_lot.tcl", parking_lot(), "R0->R1", None, qm),
+        ("Two-way traffic, delayed ACKs", "Two-way, 3 flows each way", "twoway_delack.tcl", twoway_delack(), "R1->R2", "fwd", two_way),
+    ):
+        out.append(
+            Case(
+                section,
+                name,
+                [script, "{T}", "{W}", "{seed}"],
+                scenario,
+                duration=60.0,
+                warmup=5.0,
+                link=link,
+                group=group,
+                metrics=metrics,
+            )
         )
-    )
-    out.append(
-        Case(
-            "Two-way traffic, delayed ACKs",
-            "Two-way, 3 flows each way",
-            ["twoway_delack.tcl", "{T}", "{W}", "{seed}"],
-            twoway_delack(),
-            duration=60.0,
-            warmup=5.0,
-            link="R1->R2",
-            group="fwd",
-            metrics=("goodput_bps", "mean_len_packets", "drops", "window_reductions", "timeouts"),
-        )
-    )
     for p in (0.001, 0.01, 0.03):
         out.append(
             Case(

@@ -22,27 +22,14 @@ set r2 [$ns node]
 $ns duplex-link $r1 $r2 10Mb 20ms DropTail
 set qmon [monitor_queue $ns $r1 $r2]
 
-proc delack_tcp {ns s d fid start} {
-    set tcp [new Agent/TCP/Newreno]
-    $tcp set fid_ $fid
-    set sink [new Agent/TCPSink/DelAck]
-    $ns attach-agent $s $tcp
-    $ns attach-agent $d $sink
-    $ns connect $tcp $sink
-    set ftp [new Application/FTP]
-    $ftp attach-agent $tcp
-    $ns at $start "$ftp start"
-    return [list $tcp $sink]
-}
-
 set forward {}
 for {set i 0} {$i < 3} {incr i} {
     set a [$ns node]
     set b [$ns node]
     $ns duplex-link $a $r1 100Mb 2ms DropTail
     $ns duplex-link $r2 $b 100Mb 2ms DropTail
-    lappend forward [delack_tcp $ns $a $b $i [$startVar value]]
-    delack_tcp $ns $b $a [expr {10 + $i}] [$startVar value]
+    lappend forward [bulk_tcp $ns Newreno $a $b $i [$startVar value] TCPSink/DelAck]
+    bulk_tcp $ns Newreno $b $a [expr {10 + $i}] [$startVar value] TCPSink/DelAck
 }
 
 measure $ns $qmon $forward 1040 1000 "fwd_" $warmup $simtime
