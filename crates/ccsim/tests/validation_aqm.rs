@@ -143,3 +143,30 @@ fn ns2_tail_drop_holds_one_packet_less_than_its_limit() {
     let err = ccsim::scenario::load(&overloaded(r#"{ limit = 4, limit_rule = "all" }"#), "s.toml", &[], None).err().unwrap();
     assert_eq!(err.to_string(), "s.toml: links[0].queue.limit_rule: unknown rule \"all\" (expected \"waiting\" or \"ns2\")");
 }
+
+#[test]
+fn queue_reports_delay_percentiles_and_the_time_at_each_length() {
+    // 528-byte datagrams at twice the rate of a 1 Mb/s link behind 4 waiting places: the
+    // queue stays full, so nearly every packet waits 4 transmissions (4 x 4.224 ms).
+    let (_, r) = run_with(&overloaded("{ limit = 4 }"), &[]);
+    let q = r.queues.iter().find(|q| q.link == "A->B").unwrap();
+    let full = 4.0 * 528.0 * 8.0 / 1e6 * 1e3;
+    for p in [q.delay_p50_ms, q.delay_p95_ms, q.delay_p99_ms] {
+        assert!((p / full - 1.0).abs() < 0.03, "{p} vs {full}");
+    }
+    assert!(q.delay_max_ms >= q.delay_p99_ms && q.delay_max_ms <= full * 1.01, "{}", q.delay_max_ms);
+    assert!(q.mean_delay_ms <= q.delay_max_ms);
+    // Lengths 0 to 4, one bin each, times summing to the 2 s measured, most of it at 4.
+    assert_eq!(q.len_hist_from, q.len_hist_to);
+    assert_eq!(*q.len_hist_to.last().unwrap(), 4);
+    let period = r.measured_s * 1e9;
+    assert_eq!(q.len_hist_ns.iter().sum::<u64>(), period.round() as u64);
+    assert!(*q.len_hist_ns.last().unwrap() as f64 > 0.9 * period, "{:?}", q.len_hist_ns);
+    let mean: f64 = q.len_hist_from.iter().zip(&q.len_hist_ns).map(|(l, t)| *l as f64 * *t as f64 / period).sum();
+    assert!((mean - q.mean_len_packets).abs() < 1e-6, "{mean} vs {}", q.mean_len_packets);
+    // A queue nothing waited in: zeros, and all the time at length 0.
+    let back = r.queues.iter().find(|q| q.link == "B->A");
+    if let Some(b) = back {
+        assert_eq!((b.delay_p99_ms, b.delay_max_ms), (0.0, 0.0));
+    }
+}
