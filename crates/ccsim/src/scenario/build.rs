@@ -518,6 +518,7 @@ fn tcp_transport(spec: &FlowSpec, path: &str, ends: Endpoints, ttl: u8, profile:
     };
     cfg.reno_recover_check = t.reno_recover_check.unwrap_or(d.reno_recover_check);
     cfg.limited_transmit = t.limited_transmit.unwrap_or(d.limited_transmit);
+    cfg.limited_transmit_resends = t.limited_transmit_resends.unwrap_or(d.limited_transmit_resends);
     cfg.fast_retransmit_resets_timer = t.fast_retransmit_resets_timer.unwrap_or(d.fast_retransmit_resets_timer);
     cfg.ecn = t.ecn.unwrap_or(per_packet_ecn);
     cfg.ecn_answered_until = match choose("ecn_answered", t.ecn_answered.as_deref(), d.ecn_answered, &["window", "next-reduction"])? {

@@ -397,6 +397,10 @@ pub struct TcpSpec {
     /// Limited Transmit, RFC 3042 (ns-2's `singledup_`; default false).
     #[serde(default)]
     pub limited_transmit: Option<bool>,
+    /// While going back N after a timeout, Limited Transmit resends the next segment in
+    /// sequence (ns-2's `send_one()`; default false, `ns2` profile true).
+    #[serde(default)]
+    pub limited_transmit_resends: Option<bool>,
     /// Fast retransmit restarts the retransmission timer and the RTT measurement (ns-2's
     /// `reset_rtx_timer()`; default false).
     #[serde(default)]
