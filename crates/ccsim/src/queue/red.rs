@@ -287,26 +287,11 @@ impl RedSpec {
         p.gentle = self.gentle.unwrap_or(ns2);
         p.wait = self.wait.unwrap_or(ns2);
         p.byte_mode = self.byte_mode.unwrap_or(ns2);
-        p.ns2_bytes = match self.byte_rule.as_deref() {
-            None => ns2,
-            Some("scale") => false,
-            Some("ns2") => true,
-            Some(other) => return Err(SettingError::new("byte_rule", format!("unknown rule {other:?} (expected \"scale\" or \"ns2\")"))),
-        };
+        p.ns2_bytes = two_way("byte_rule", self.byte_rule.as_deref(), ns2, ["scale", "ns2"], "rule")?;
         p.mark_p = self.mark_p.unwrap_or(if ns2 { NS2_MARK_P } else { 1.0 });
-        p.overload_early = match self.overload.as_deref() {
-            None => ns2,
-            Some("forced") => false,
-            Some("early") => true,
-            Some(other) => return Err(SettingError::new("overload", format!("unknown rule {other:?} (expected \"forced\" or \"early\")"))),
-        };
+        p.overload_early = two_way("overload", self.overload.as_deref(), ns2, ["forced", "early"], "rule")?;
         p.entry_grace = self.entry_grace.unwrap_or(ns2);
-        p.ns2_idle = match self.idle.as_deref() {
-            None => ns2,
-            Some("linear") => false,
-            Some("ns2") => true,
-            Some(other) => return Err(SettingError::new("idle", format!("unknown idle rule {other:?} (expected \"linear\" or \"ns2\")"))),
-        };
+        p.ns2_idle = two_way("idle", self.idle.as_deref(), ns2, ["linear", "ns2"], "idle rule")?;
         p.validate()?;
         let capacity = ctx.capacity_packets(mean);
         // ns-2's automatic max_th may exceed the buffer (the buffer then overflows first).
@@ -314,6 +299,17 @@ impl RedSpec {
             return Err(SettingError::new("max_th", format!("must not exceed the buffer limit ({}), got {}", num(capacity), num(max_th))));
         }
         Ok(p)
+    }
+}
+
+/// A key that names one of two rules, `[off, on]`: true for `on`, `default` when absent; any
+/// other value is an error naming `key` and the `what` it is.
+fn two_way(key: &str, value: Option<&str>, default: bool, [off, on]: [&str; 2], what: &str) -> Result<bool, SettingError> {
+    match value {
+        None => Ok(default),
+        Some(v) if v == off => Ok(false),
+        Some(v) if v == on => Ok(true),
+        Some(other) => Err(SettingError::new(key, format!("unknown {what} {other:?} (expected {off:?} or {on:?})"))),
     }
 }
 
@@ -823,6 +819,8 @@ pub(super) mod tests {
             ..spec
         };
         assert_eq!(spec.resolve(&ns2).unwrap(), RedParams { mark_p: 0.2, ..rfc.clone() });
+        let bad = RedSpec { byte_rule: Some("bytes".into()), ..spec.clone() };
+        assert_eq!(bad.resolve(&ns2).unwrap_err(), SettingError::new("byte_rule", "unknown rule \"bytes\" (expected \"scale\" or \"ns2\")"));
         let spec = RedSpec { idle: Some("ns3".into()), ..spec };
         assert_eq!(spec.resolve(&ns2).unwrap_err().key, "idle");
         let spec = RedSpec { idle: None, mark_p: Some(0.0), ..spec };
