@@ -101,6 +101,7 @@ def dumbbell(n: int) -> dict:
         "max_th": 90,
         "max_p": 0.1,
         "w_q": 0.002,
+        "byte_mode": False,
         "gentle": False,
         "wait": True,
         "mean_packet_size": 1040,
@@ -144,22 +145,78 @@ def mathis() -> dict:
     }
 
 
-RTRED = {"S1": (12, 25, 0.05, 30), "S2": (60, 90, 0.1, 100), "S3": (15, 30, 0.08, 50)}
+def parking_lot() -> dict:
+    """Three RED hops with ns-2's automatic RED; as validation/ns2/parking_lot.tcl. The RED
+    queues keep every default of the ns2 profile (automatic thresholds and weight, byte
+    mode); ns-2's byte-mode RED counts `limit_ 50` as 50 x 500 bytes, given here as
+    `limit_bytes`."""
+    hosts = ["S", "D"] + [f"{p}{i}{k}" for p in "XY" for i in range(3) for k in "ab"]
+    edge = {"rate": "100Mbps", "delay": "2ms", "queue": {"limit": 50}}
+    links = [
+        {
+            "between": [f"R{i}", f"R{i + 1}"],
+            "rate": "10Mbps",
+            "delay": "10ms",
+            "queue": {"discipline": "red", "limit_bytes": 25000},
+            "queue_reverse": {"limit": 50},
+        }
+        for i in range(3)
+    ]
+    links += [dict(edge, between=["S", "R0"]), dict(edge, between=["D", "R3"])]
+    links += [dict(edge, between=[f"{p}{i}{k}", f"R{i + (p == 'Y')}"]) for p in "XY" for i in range(3) for k in "ab"]
+    tcp = {"variant": "newreno", "mss": 1000, "rwnd": 1_000_000}
+    start = {"uniform": ["0s", "1s"]}
+    flows = [{"name": "long", "from": "S", "to": "D", "start": start, "tcp": tcp}]
+    flows += [{"name": f"cross{i}{k}", "from": f"X{i}{k}", "to": f"Y{i}{k}", "start": start, "tcp": tcp} for i in range(3) for k in "ab"]
+    return {
+        "name": "parking-lot",
+        "profile": "ns2",
+        "duration": "60s",
+        "hosts": hosts,
+        "routers": ["R0", "R1", "R2", "R3"],
+        "links": links,
+        "flows": flows,
+    }
+
+
+def twoway_delack() -> dict:
+    """Three NewReno flows each way over one 10 Mb/s link, delayed ACKs; as
+    validation/ns2/twoway_delack.tcl."""
+    edge = {"rate": "100Mbps", "delay": "2ms", "queue": {"limit": 50}}
+    tcp = {"variant": "newreno", "mss": 1000, "rwnd": 1_000_000, "delayed_ack": True}
+    start = {"uniform": ["0s", "1s"]}
+    return {
+        "name": "twoway-delack",
+        "profile": "ns2",
+        "duration": "60s",
+        "hosts": ["A{1..3}", "B{1..3}"],
+        "routers": ["R1", "R2"],
+        "links": [
+            {"between": ["R1", "R2"], "rate": "10Mbps", "delay": "20ms", "queue": {"limit": 50}},
+            dict(edge, between=["A{1..3}", "R1"]),
+            dict(edge, between=["R2", "B{1..3}"]),
+        ],
+        "flows": [
+            {"name": "fwd", "from": "A{1..3}", "to": "B{1..3}", "start": start, "tcp": tcp},
+            {"name": "rev", "from": "B{1..3}", "to": "A{1..3}", "start": start, "tcp": tcp},
+        ],
+    }
+
+
+RTRED = ("S1", "S2", "S3")
 
 
 def rtred_queue(scen: str, strategy: str) -> dict:
     """The G -> K queue of scenarios/rtred_s*.toml with RED or Adaptive RED instead of RTRED,
-    as the reproduction runs them."""
-    min_th, max_th, max_p, buf = RTRED[scen]
-    q = {"discipline": "red", "limit": buf, "min_th": min_th, "max_th": max_th, "max_p": max_p, "mean_packet_size": 592}
-    if strategy == "ared":
-        q.update(discipline="ared", adapt="fgs")
-    return q
+    as the reproduction runs them (`ccsim.experiments.rtred.queue_spec`)."""
+    from ccsim.experiments.rtred import queue_spec
+
+    return queue_spec(scen, {"red": "RED", "ared": "ARED"}[strategy])
 
 
 #: Seeds of the ACC dumbbell's acceptance rows (d >= 400 ms).
 ACC_SEEDS = 30
-ACC_RED = {"limit": 50, "discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.1}
+ACC_RED = {"limit": 50, "discipline": "red", "min_th": 5, "max_th": 15, "max_p": 0.1, "w_q": 0.002, "byte_mode": False}
 TABLE1 = {40: (5, 30), 60: (10, 50), 90: (10, 72), 120: (10, 90), 160: (10, 120), 200: (10, 150)}
 
 
@@ -169,7 +226,7 @@ def ackspoof_overrides(aqm: str, buffer: int) -> list[str]:
         return [f"links.0.queue={{ limit = {buffer} }}"]
     min_th, max_th = TABLE1[buffer]
     max_p, signal = (0.02, "drop") if aqm == "red" else (0.10, "ecn")
-    q = f'{{ discipline = "red", limit = {buffer}, min_th = {min_th}, max_th = {max_th}, max_p = {max_p}, signal = "{signal}" }}'
+    q = f'{{ discipline = "red", limit = {buffer}, min_th = {min_th}, max_th = {max_th}, max_p = {max_p}, w_q = 0.002, byte_mode = false, signal = "{signal}" }}'
     return [f"links.0.queue={q}"] + (["flows.*.tcp.ecn=true"] if aqm == "red+ecn" else [])
 
 
@@ -259,6 +316,24 @@ def cases() -> list[Case]:
                     min_seeds=ACC_SEEDS if d >= 400 else 0,
                 )
             )
+    two_way = ("goodput_bps", "mean_len_packets", "drops", "window_reductions", "timeouts")
+    for section, name, script, scenario, link, group, metrics in (
+        ("Parking lot (ns-2's automatic RED)", "Parking lot, 3 RED hops", "parking_lot.tcl", parking_lot(), "R0->R1", None, qm),
+        ("Two-way traffic, delayed ACKs", "Two-way, 3 flows each way", "twoway_delack.tcl", twoway_delack(), "R1->R2", "fwd", two_way),
+    ):
+        out.append(
+            Case(
+                section,
+                name,
+                [script, "{T}", "{W}", "{seed}"],
+                scenario,
+                duration=60.0,
+                warmup=5.0,
+                link=link,
+                group=group,
+                metrics=metrics,
+            )
+        )
     for p in (0.001, 0.01, 0.03):
         out.append(
             Case(

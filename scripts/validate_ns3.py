@@ -7,6 +7,7 @@ simulators, goodput and mean queueing delay side by side.
     python scripts/validate_ns3.py --cases step --tcp dctcp --write --table dctcp
     python scripts/validate_ns3.py --cases step --tcp dctcp --rate 1Gbps --write --table dctcp-1g
     python scripts/validate_ns3.py --cases fifo --tcp cubic --write --table cubic
+    python scripts/validate_ns3.py --cases fifo --tcp mix --write --table mix
 
 The scenario: N TCP bulk flows S_i -> D_i, access links 1 Gb/s and 1 ms, bottleneck R1 -> R2
 (`--rate`, default 100 Mb/s) with 20 ms of delay and the discipline under test, 1000-byte
@@ -18,7 +19,8 @@ after a `--warmup` (default 5). Buffers: `--limit` packets at the bottleneck (de
 Cases (`--cases`, comma-separated; default `fifo,codel,fq_codel,pie`): `fifo` (Tail Drop),
 `codel`, `fq_codel` and `pie` at their RFC defaults, and `step` (DCTCP's step marker at `--k`,
 default 65 packets, with ECN). `--tcp` picks the senders' congestion control in both
-simulators (`newreno`, `cubic` or `dctcp`), with SACK on in both (RFC 2018/6675 in ccsim,
+simulators (`newreno`, `cubic` or `dctcp`; `mix`: the first half of the flows CUBIC, the
+rest NewReno, and the table gives CUBIC's share of the goodput), with SACK on in both (RFC 2018/6675 in ccsim,
 ns-3's default) unless `--no-sack`. ns-3's side is
 `benchmarks/ns3/aqm.cc` (Debian's libns3-dev 3.37, built here with g++), whose header says
 how each discipline is set to match ccsim's.
@@ -82,10 +84,24 @@ def queue_table(case: str, args: argparse.Namespace) -> str:
     }[case]
 
 
+def flow_groups(n: int, args: argparse.Namespace, ecn: bool) -> str:
+    """The [[flows]] tables: one group of `args.tcp`, or with `mix` a group "cubic" of the
+    first n // 2 flows and a group "newreno" of the rest."""
+    sack = "true" if args.sack else "false"
+    mix = args.tcp == "mix"
+    groups = [("cubic", 1, n // 2), ("newreno", n // 2 + 1, n)] if mix else [(args.tcp, 1, n)]
+    out = []
+    for variant, lo, hi in groups:
+        tcp = f'{{ variant = "{variant}", mss = 1000, init_cwnd = 1, min_rto = "200ms", rwnd = 67108864, sack = {sack}{", ecn = true" if ecn else ""} }}'
+        name = f'name = "{variant}"\n' if mix else ""
+        out.append(
+            f'[[flows]]\n{name}from = "S{{{lo}..{hi}}}"\nto = "D{{{lo}..{hi}}}"\nstart = {{ uniform = ["0s", "1s"] }}\ntcp = {tcp}\n'
+        )
+    return "".join(out)
+
+
 def scenario(case: str, n: int, args: argparse.Namespace) -> str:
     ecn = args.ecn or case == "step" or args.tcp == "dctcp"
-    sack = "true" if args.sack else "false"
-    tcp = f'{{ variant = "{args.tcp}", mss = 1000, init_cwnd = 1, min_rto = "200ms", rwnd = 67108864, sack = {sack}{", ecn = true" if ecn else ""} }}'
     return f"""
 name = "validate-ns3-{case}-{n}"
 duration = "{args.time}s"
@@ -109,12 +125,7 @@ between = ["R2", "D{{1..{n}}}"]
 rate = "1Gbps"
 delay = "1ms"
 queue = {{ limit = 10000 }}
-[[flows]]
-from = "S{{1..{n}}}"
-to = "D{{1..{n}}}"
-start = {{ uniform = ["0s", "1s"] }}
-tcp = {tcp}
-"""
+{flow_groups(n, args, ecn)}"""
 
 
 def run_ccsim(case: str, n: int, args: argparse.Namespace) -> dict:
@@ -132,6 +143,7 @@ def run_ccsim(case: str, n: int, args: argparse.Namespace) -> dict:
         "drops": q["drops"],
         "marks": q["marks_early"] + q["marks_forced"] + q["marks_dequeue"],
         "jain": jain(goodputs),
+        "goodput_first_half_bps": sum(f["goodput_bps"] for f in report["flows"] if f["group"] == "cubic"),
     }
 
 
@@ -158,7 +170,14 @@ def run_ns3(case: str, n: int, args: argparse.Namespace) -> dict:
     ]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     kv = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
-    return {k: float(kv[k]) for k in ("goodput_bps", "mean_delay_ms", "mean_len_packets", "drops", "marks", "jain")}
+    return {
+        k: float(kv[k]) for k in ("goodput_bps", "mean_delay_ms", "mean_len_packets", "drops", "marks", "jain", "goodput_first_half_bps")
+    }
+
+
+def share(r: dict) -> float:
+    """The first half of the flows' share of the goodput (with `mix`, CUBIC's)."""
+    return r["goodput_first_half_bps"] / r["goodput_bps"] if r["goodput_bps"] else float("nan")
 
 
 def within(ours: float, theirs: float, tol: float, floor: float = 0.0) -> bool:
@@ -169,8 +188,11 @@ def table(rows: list[tuple[str, int, dict, dict]], args: argparse.Namespace) -> 
     head = (
         f"Bottleneck {args.rate}, TCP {args.tcp}{' with SACK' if args.sack else ' without SACK'}, {args.time:g} s measured after {args.warmup:g} s, seed {args.seed}.\n\n"
         "| discipline | N | goodput ccsim (Mb/s) | goodput ns-3 (Mb/s) | diff | delay ccsim (ms) | delay ns-3 (ms) | diff "
-        "| queue ccsim / ns-3 (pkts) | drops ccsim / ns-3 | Jain ccsim / ns-3 | within |\n"
-        "|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+        "| queue ccsim / ns-3 (pkts) | drops ccsim / ns-3 | Jain ccsim / ns-3 | within |"
+        + (" CUBIC's share ccsim / ns-3 |" if args.tcp == "mix" else "")
+        + "\n|---|---|---|---|---|---|---|---|---|---|---|---|"
+        + ("---|" if args.tcp == "mix" else "")
+        + "\n"
     )
     lines = []
     for case, n, c, s in rows:
@@ -183,7 +205,7 @@ def table(rows: list[tuple[str, int, dict, dict]], args: argparse.Namespace) -> 
             f"| {case} | {n} | {c['goodput_bps'] / 1e6:.2f} | {s['goodput_bps'] / 1e6:.2f} | {gd:+.1f} % "
             f"| {c['mean_delay_ms']:.2f} | {s['mean_delay_ms']:.2f} | {dd:+.1f} % "
             f"| {c['mean_len_packets']:.1f} / {s['mean_len_packets']:.1f} | {c['drops']} / {s['drops']:.0f} "
-            f"| {c['jain']:.3f} / {s['jain']:.3f} | {ok} |"
+            f"| {c['jain']:.3f} / {s['jain']:.3f} | {ok} |" + (f" {share(c):.3f} / {share(s):.3f} |" if args.tcp == "mix" else "")
         )
     return head + "\n".join(lines) + "\n"
 
@@ -193,7 +215,7 @@ def main() -> int:
     p.add_argument("--cases", default="fifo,codel,fq_codel,pie")
     p.add_argument("--n", default="2,10", help="flow counts (default 2,10)")
     p.add_argument("--rate", default="100Mbps")
-    p.add_argument("--tcp", default="newreno", choices=["newreno", "cubic", "dctcp"])
+    p.add_argument("--tcp", default="newreno", choices=["newreno", "cubic", "dctcp", "mix"])
     p.add_argument("--time", type=float, default=30)
     p.add_argument("--warmup", type=float, default=5)
     p.add_argument("--seed", type=int, default=1)
@@ -204,7 +226,7 @@ def main() -> int:
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--write", action="store_true", help=f"rewrite the table in {DOC.relative_to(ROOT)}")
     p.add_argument(
-        "--table", default="", help="with --write: which generated table (default: the disciplines'; also cubic, dctcp, dctcp-1g)"
+        "--table", default="", help="with --write: which generated table (default: the disciplines'; also cubic, dctcp, dctcp-1g, mix)"
     )
     args = p.parse_args()
     build_ns3()

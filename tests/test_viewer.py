@@ -6,6 +6,8 @@ scenario's nodes."""
 
 from __future__ import annotations
 
+import html
+import json
 import os
 import shutil
 from pathlib import Path
@@ -72,6 +74,17 @@ def test_pages_are_self_contained(run_dir):
     text = pages.build(run_dir)
     assert "http://" not in text.replace("http://www.w3.org/2000/svg", "") and "https://" not in _without_licence_urls(text)
     assert "uPlot" in text and text.count('class="ccsim-figure"') >= 5
+
+
+def test_a_run_page_lists_the_queueing_delay_percentiles(run_dir):
+    text = pages.build(run_dir)
+    assert "queueing delay (sojourn times)" in text
+    summary = json.loads((run_dir / "summary.json").read_text())
+    q = max(summary["queues"], key=lambda q: q["delay_p99_ms"])
+    assert q["delay_p50_ms"] <= q["delay_p95_ms"] <= q["delay_p99_ms"] <= q["delay_max_ms"]
+    table = pages.queue_delay_table(summary)
+    assert f"<td>{html.escape(q['link'])}</td>" in table and f"<td>{q['delay_p99_ms']:.3g}</td>" in table
+    assert pages.queue_delay_table({"queues": [dict(q, delay_max_ms=0.0)]}) is None
 
 
 def _without_licence_urls(text: str) -> str:

@@ -2,7 +2,7 @@
 // libns3-dev, ns-3.37): the ns-3 side of scripts/validate_ns3.py.
 //
 //   aqm --disc=fifo|codel|fq_codel|pie|step [--n=10] [--rate=100Mbps] [--time=30]
-//       [--warmup=5] [--seed=1] [--tcp=newreno|cubic|dctcp] [--limit=1000] [--k=65]
+//       [--warmup=5] [--seed=1] [--tcp=newreno|cubic|dctcp|mix] [--limit=1000] [--k=65]
 //       [--ecn=0|1] [--sack=1|0]
 //
 // N TCP bulk flows, each from its own sender S_i to its own receiver D_i:
@@ -18,7 +18,7 @@
 //             device MTU, 1500), target 5 ms, interval 100 ms, LIMIT packets, ECN as --ecn
 //   pie       PieQueueDisc: target 15 ms, tupdate 15 ms, alpha 0.125, beta 1.25, the
 //             departure-rate estimator (RFC 8033 Section 5.2; ns-3's default is timestamps)
-//             and a 150 ms burst allowance (the RFC's; ns-3's default is 15 ms), LIMIT
+//             and a 150 ms burst allowance (the RFC's, ns-3.37's default), LIMIT
 //             packets
 //   step      RedQueueDisc with MinTh = MaxTh = K, QW = 1 (the instantaneous queue), ECN
 //             marks (DCTCP's step marker), LIMIT packets
@@ -45,6 +45,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -101,7 +102,7 @@ main(int argc, char* argv[])
     cmd.AddValue("time", "simulated seconds", simTime);
     cmd.AddValue("warmup", "seconds before measurement", warmup);
     cmd.AddValue("seed", "RNG seed (>= 1)", seed);
-    cmd.AddValue("tcp", "newreno, cubic or dctcp", tcp);
+    cmd.AddValue("tcp", "newreno, cubic, dctcp or mix (the first half CUBIC, the rest NewReno)", tcp);
     cmd.AddValue("limit", "bottleneck buffer, packets", limit);
     cmd.AddValue("k", "step marker threshold, packets", k);
     cmd.AddValue("ecn", "ECN-capable senders", ecn);
@@ -115,7 +116,7 @@ main(int argc, char* argv[])
     RngSeedManager::SetRun(1);
 
     TypeId tcpType = TcpNewReno::GetTypeId();
-    if (tcp == "cubic")
+    if (tcp == "cubic" || tcp == "mix")
     {
         tcpType = TcpCubic::GetTypeId();
         // RFC 9438's slow start is RFC 5681's (HyStart++ is optional), as in ccsim.
@@ -159,6 +160,16 @@ main(int argc, char* argv[])
     InternetStackHelper stack;
     stack.Install(routers);
     stack.Install(senders);
+    if (tcp == "mix")
+    {
+        // The default socket type is CUBIC's; the second half of the senders run NewReno.
+        for (uint32_t i = nFlows / 2; i < nFlows; ++i)
+        {
+            std::ostringstream path;
+            path << "/NodeList/" << senders.Get(i)->GetId() << "/$ns3::TcpL4Protocol/SocketType";
+            Config::Set(path.str(), TypeIdValue(TcpNewReno::GetTypeId()));
+        }
+    }
     stack.Install(receivers);
 
     PointToPointHelper bottleneck;
@@ -333,6 +344,12 @@ main(int argc, char* argv[])
     std::printf("marks=%llu\n",
                 (unsigned long long)(st.nTotalMarkedPackets - statsAtWarmup.nTotalMarkedPackets));
     std::printf("jain=%.5f\n", sumSq > 0 ? sum * sum / (nFlows * sumSq) : 0.0);
+    uint64_t rxFirstHalf = 0;
+    for (uint32_t i = 0; i < nFlows / 2; ++i)
+    {
+        rxFirstHalf += sinks[i]->GetTotalRx() - rxAtWarmup[i];
+    }
+    std::printf("goodput_first_half_bps=%.0f\n", rxFirstHalf * 8.0 / measured);
     std::fflush(stdout);
     Simulator::Destroy();
     return 0;

@@ -35,6 +35,7 @@ def dumbbell(n: int, sim_time: float = 60.0, seed: int = 1, ns2_behaviour: bool 
         "max_th": 90 * k,
         "max_p": 0.1,
         "w_q": 0.002 / k,
+        "byte_mode": False,
         "mean_packet_size": 1040,
         "wait": ns2_behaviour,
         "gentle": False,

@@ -132,11 +132,11 @@ proc end_pair {ns r1 r2} {
 }
 
 # A one-way TCP of class `cls` from node s to node d with an FTP source
-# started at `start`; returns {tcp sink}.
-proc bulk_tcp {ns cls s d fid start} {
+# started at `start`, received by an agent of `sink_cls`; returns {tcp sink}.
+proc bulk_tcp {ns cls s d fid start {sink_cls TCPSink}} {
     set tcp [new Agent/TCP/$cls]
     $tcp set fid_ $fid
-    set sink [new Agent/TCPSink]
+    set sink [new Agent/$sink_cls]
     $ns attach-agent $s $tcp
     $ns attach-agent $d $sink
     $ns connect $tcp $sink

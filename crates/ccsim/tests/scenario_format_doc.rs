@@ -96,7 +96,7 @@ fn required_values() -> Table {
 }
 
 fn build(name: &str, table: &Table) -> Result<String, spec::SettingError> {
-    let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default() };
+    let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default(), delay: ccsim::sim::Dur::ZERO };
     choose::build(name, table, &ctx, QueueSpec::COMMON_KEYS, || ccsim::settings::external::Site { name: "l".into(), rng: ccsim::sim::Rng::from_seed(1) })
         .map(|d| format!("{d:?}"))
 }

@@ -97,3 +97,76 @@ fn ecn_flows_get_marks_and_halve_without_loss_while_others_get_drops() {
         assert!((tx.stats.ecn_reductions as f64) <= 60.0 / rtt, "flow {i}: more than one reduction per round trip");
     }
 }
+
+/// A UDP source at twice the rate of a 1 Mb/s link behind a Tail Drop queue of `limit`.
+fn overloaded(queue: &str) -> String {
+    format!(
+        r#"
+duration = "2s"
+hosts = ["A", "B"]
+[[links]]
+from = "A"
+to = "B"
+rate = "1Mbps"
+delay = "1ms"
+queue = {queue}
+[[flows]]
+from = "A"
+to = "B"
+transport = "udp"
+udp = {{ rate = "2Mbps", packet_size = 500 }}
+"#
+    )
+}
+
+#[test]
+fn ns2_tail_drop_holds_one_packet_less_than_its_limit() {
+    // ns-2's `DropTail::enque()`: `limit_ 4` keeps 3 waiting besides the one in
+    // transmission; ccsim's limit counts what waits.
+    let longest = |queue: &str, profile: &str| {
+        let (_, r) = run_with(&overloaded(queue), &[&format!("profile={profile}")]);
+        let q = r.queues.iter().find(|q| q.link == "A->B").unwrap();
+        (q.max_len_packets, q.drops)
+    };
+    let (rfc, rfc_drops) = longest("{ limit = 4 }", "rfc");
+    let (ns2, ns2_drops) = longest("{ limit = 4 }", "ns2");
+    assert_eq!((rfc, ns2), (4, 3));
+    assert!(ns2_drops > rfc_drops, "{ns2_drops} {rfc_drops}");
+    assert_eq!(longest(r#"{ limit = 4, limit_rule = "waiting" }"#, "ns2").0, 4);
+    assert_eq!(longest(r#"{ limit = 4, limit_rule = "ns2" }"#, "rfc").0, 3);
+    // In bytes (528-byte datagrams on the wire): the waiting queue stays below the limit.
+    assert_eq!(longest(r#"{ limit_bytes = 2112, limit_rule = "ns2" }"#, "rfc").0, 3);
+    assert_eq!(longest(r#"{ limit_bytes = 2112 }"#, "rfc").0, 4);
+    // RED keeps ns-2's RED limit (`qlen >= qlim` before the arrival) under ns2 too.
+    let red = r#"{ discipline = "red", limit = 4, min_th = 2, max_th = 3, w_q = 1, byte_mode = false }"#;
+    assert_eq!(longest(red, "ns2").0, 4);
+    let err = ccsim::scenario::load(&overloaded(r#"{ limit = 4, limit_rule = "all" }"#), "s.toml", &[], None).err().unwrap();
+    assert_eq!(err.to_string(), "s.toml: links[0].queue.limit_rule: unknown rule \"all\" (expected \"waiting\" or \"ns2\")");
+}
+
+#[test]
+fn queue_reports_delay_percentiles_and_the_time_at_each_length() {
+    // 528-byte datagrams at twice the rate of a 1 Mb/s link behind 4 waiting places: the
+    // queue stays full, so nearly every packet waits 4 transmissions (4 x 4.224 ms).
+    let (_, r) = run_with(&overloaded("{ limit = 4 }"), &[]);
+    let q = r.queues.iter().find(|q| q.link == "A->B").unwrap();
+    let full = 4.0 * 528.0 * 8.0 / 1e6 * 1e3;
+    for p in [q.delay_p50_ms, q.delay_p95_ms, q.delay_p99_ms] {
+        assert!((p / full - 1.0).abs() < 0.03, "{p} vs {full}");
+    }
+    assert!(q.delay_max_ms >= q.delay_p99_ms && q.delay_max_ms <= full * 1.01, "{}", q.delay_max_ms);
+    assert!(q.mean_delay_ms <= q.delay_max_ms);
+    // Lengths 0 to 4, one bin each, times summing to the 2 s measured, most of it at 4.
+    assert_eq!(q.len_hist_from, q.len_hist_to);
+    assert_eq!(*q.len_hist_to.last().unwrap(), 4);
+    let period = r.measured_s * 1e9;
+    assert_eq!(q.len_hist_ns.iter().sum::<u64>(), period.round() as u64);
+    assert!(*q.len_hist_ns.last().unwrap() as f64 > 0.9 * period, "{:?}", q.len_hist_ns);
+    let mean: f64 = q.len_hist_from.iter().zip(&q.len_hist_ns).map(|(l, t)| *l as f64 * *t as f64 / period).sum();
+    assert!((mean - q.mean_len_packets).abs() < 1e-6, "{mean} vs {}", q.mean_len_packets);
+    // A queue nothing waited in: zeros, and all the time at length 0.
+    let back = r.queues.iter().find(|q| q.link == "B->A");
+    if let Some(b) = back {
+        assert_eq!((b.delay_p99_ms, b.delay_max_ms), (0.0, 0.0));
+    }
+}

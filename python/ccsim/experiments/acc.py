@@ -67,7 +67,7 @@ COLOURS = {
     "rcp": "tab:pink",
 }
 
-RED = {"discipline": "red", "limit": 50, "min_th": 5, "max_th": 15, "max_p": 0.1}
+RED = {"discipline": "red", "limit": 50, "min_th": 5, "max_th": 15, "max_p": 0.1, "w_q": 0.002, "byte_mode": False}
 ENDPOINT_LINK = {"rate": "10Mbps", "delay": "10ms"}
 
 ASSUMED = [

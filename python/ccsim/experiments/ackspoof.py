@@ -106,6 +106,8 @@ def queue_spec(aqm: str, buffer: int = 120, max_p: float | None = None) -> dict:
         "min_th": min_th,
         "max_th": max_th,
         "max_p": MAX_P[aqm] if max_p is None else max_p,
+        "w_q": 0.002,
+        "byte_mode": False,
         "signal": SIGNAL[aqm],
     }
 

@@ -91,6 +91,8 @@ def queue_spec(scenario: str, strategy: str) -> dict:
         "min_th": min_th,
         "max_th": max_th,
         "max_p": max_p,
+        "w_q": 0.002,
+        "byte_mode": False,
         "mean_packet_size": 592,
         "drop_areas": [min_th, max_th, risk_th],
     }

@@ -96,6 +96,35 @@ def _table(rows: list[tuple[str, str]]) -> str:
     return f'<table class="ccsim text">{body}</table>'
 
 
+#: Queues the run page lists by their sojourn times, longest 99th percentile first.
+MAX_DELAY_ROWS = 10
+
+
+def queue_delay_table(summary: dict[str, Any]) -> str | None:
+    """The queues where packets waited, with the mean, percentiles and maximum of their
+    sojourn times (ms) and the share of the time the queue was not empty; None if no packet
+    waited anywhere."""
+    waited = [q for q in summary.get("queues", []) if q.get("delay_max_ms", 0) > 0]
+    if not waited:
+        return None
+    waited.sort(key=lambda q: (-q["delay_p99_ms"], q["link"]))
+    head = ["queue", "mean", "p50", "p95", "p99", "max (ms)", "max length", "time not empty"]
+    rows = []
+    for q in waited[:MAX_DELAY_ROWS]:
+        times = list(zip(q.get("len_hist_from", []), q.get("len_hist_ns", [])))
+        busy = sum(t for lo, t in times if lo > 0) / max(1, sum(t for _, t in times))
+        cells = [q["link"]] + [f"{q[k]:.3g}" for k in ("mean_delay_ms", "delay_p50_ms", "delay_p95_ms", "delay_p99_ms", "delay_max_ms")]
+        cells += [str(q["max_len_packets"]), f"{100 * busy:.1f}%"]
+        rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+    th = "<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"
+    more = (
+        f'<p class="note">... and {len(waited) - MAX_DELAY_ROWS} more queues where packets waited.</p>'
+        if len(waited) > MAX_DELAY_ROWS
+        else ""
+    )
+    return f'<table class="ccsim text">{th}{"".join(rows)}</table>{more}'
+
+
 def run_section(d: Path, label: str) -> list[str]:
     from .._format import count, rate
 
@@ -117,6 +146,9 @@ def run_section(d: Path, label: str) -> list[str]:
             ]
         )
     )
+    delays = queue_delay_table(summary)
+    if delays is not None:
+        parts += [heading("queueing delay (sojourn times)", 3), delays]
     group = f"run:{label}"
     extra = []
     if (d / "packets.parquet").exists():

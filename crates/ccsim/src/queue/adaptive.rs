@@ -392,7 +392,7 @@ mod tests {
 
     #[test]
     fn spec_resolves_the_variant_with_its_defaults() {
-        let ctx = QueueContext { link_bps: 1_000_000, limit: crate::queue::Limit::Packets(50), profile: Default::default() };
+        let ctx = QueueContext { link_bps: 1_000_000, limit: crate::queue::Limit::Packets(50), profile: Default::default(), delay: crate::sim::Dur::ZERO };
         let spec = |adapt: Option<&str>, interval: Option<f64>| {
             AredSpec { adapt: adapt.map(String::from), interval: interval.map(Duration), update: None }.resolve(&ctx)
         };

@@ -45,7 +45,7 @@ mod tests {
 
     #[test]
     fn every_registered_discipline_builds_from_its_keys() {
-        let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default() };
+        let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default(), delay: crate::sim::Dur::ZERO };
         let given = table("min_th = 5\nmax_th = 15\nrisk_th = 20\nk = 20");
         for reg in super::super::REGISTRY {
             let keys = (reg.keys)();
@@ -75,7 +75,7 @@ mod tests {
 
     #[test]
     fn a_key_of_another_discipline_says_which_take_it() {
-        let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default() };
+        let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default(), delay: crate::sim::Dur::ZERO };
         let err = |name: &str, text: &str| build(name, &table(text), &ctx, &["limit", "signal"], site).unwrap_err();
         assert_eq!(err("droptail", "max_p = 0.1"), SettingError::new("max_p", "only for the RED family (red, ared, rtred), not for discipline \"droptail\""));
         assert_eq!(
@@ -106,7 +106,7 @@ mod tests {
 
     #[test]
     fn a_misspelt_discipline_gets_the_one_probably_meant() {
-        let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default() };
+        let ctx = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(100), profile: Default::default(), delay: crate::sim::Dur::ZERO };
         let e = build("fq-codel", &Table::new(), &ctx, &[], site).unwrap_err();
         assert!(e.message.starts_with("unknown discipline \"fq-codel\": did you mean \"fq_codel\"? (expected \"droptail\""), "{e}");
         assert!(build("blue", &Table::new(), &ctx, &[], site).unwrap_err().message.starts_with("unknown discipline \"blue\" (expected"));

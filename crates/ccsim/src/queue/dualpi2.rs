@@ -765,7 +765,7 @@ mod tests {
 
     #[test]
     fn keys_resolve_to_the_rfc_defaults_and_are_checked() {
-        let ctx = QueueContext { link_bps: 100_000_000, limit: Limit::Packets(100), profile: Default::default() };
+        let ctx = QueueContext { link_bps: 100_000_000, limit: Limit::Packets(100), profile: Default::default(), delay: crate::sim::Dur::ZERO };
         let t = |s: &str| -> Table { s.parse().unwrap() };
         let Discipline::DualPi2(d) = build(&t(""), &ctx).unwrap() else { panic!() };
         assert_eq!(*d.params(), DualPi2Params::default());

@@ -19,8 +19,9 @@
 use super::{Discipline, Head, Occupancy, Queued, Verdict};
 use crate::packet::{Ecn, Packet};
 use crate::signal::{Action, SignalPolicy};
-use crate::sim::{Rng, SimTime};
+use crate::sim::{Dur, Rng, SimTime};
 use crate::stats::counters;
+use crate::stats::histogram::LogHistogram;
 use std::collections::VecDeque;
 
 /// The buffer's hard limit.
@@ -103,6 +104,15 @@ pub struct EgressQueue {
     /// Packets the discipline dropped from the buffer to admit arrivals (FQ-CoDel's
     /// overflow), for the router to account; see [`take_evicted`](Self::take_evicted).
     evicted: Vec<Packet>,
+    /// Since the start of measurement: the sojourns (ns) of the departures that waited (a
+    /// packet that passed straight through waited 0 and is not added: the report counts
+    /// those as departures less this total), and the longest.
+    pub delay_hist: LogHistogram,
+    pub max_delay: Dur,
+    /// Since the start of measurement: nanoseconds spent at each length above 0 (packets),
+    /// up to `len_since`, when the length last changed or was settled.
+    pub len_hist: LogHistogram,
+    len_since: SimTime,
 }
 
 impl EgressQueue {
@@ -145,6 +155,10 @@ impl EgressQueue {
             left_area_bytes: 0,
             evicted: Vec::new(),
             leaving_since: SimTime::ZERO,
+            delay_hist: LogHistogram::default(),
+            max_delay: Dur::ZERO,
+            len_hist: LogHistogram::default(),
+            len_since: SimTime::ZERO,
         }
     }
 
@@ -245,8 +259,19 @@ impl EgressQueue {
         true
     }
 
+    /// The length is about to change at `now`: the time at the current one goes to the
+    /// length histogram.
+    #[inline]
+    fn length_changes(&mut self, now: SimTime) {
+        if self.packets > 0 {
+            self.len_hist.add(self.packets as u64, now.since(self.len_since).as_nanos());
+        }
+        self.len_since = now;
+    }
+
     /// Queues an admitted packet: at the tail, or in the discipline's own buffer.
     pub fn push(&mut self, pkt: Packet, now: SimTime) {
+        self.length_changes(now);
         self.bytes += pkt.size as u64;
         self.packets += 1;
         let q = Queued { pkt, enqueued_at: now };
@@ -287,6 +312,7 @@ impl EgressQueue {
     /// The buffer is over its limit with a packet just added: the discipline that owns it
     /// drops to make room, and the drops count as overflow.
     fn evict(&mut self, now: SimTime) {
+        self.length_changes(now);
         let Some(own) = self.discipline.own_buffer() else { return };
         let mut out = Vec::new();
         own.evict(&mut out);
@@ -310,6 +336,7 @@ impl EgressQueue {
     /// decides at enqueue.
     pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
         let q = self.buf.pop_front()?;
+        self.length_changes(now);
         self.packets -= 1;
         self.bytes -= q.pkt.size as u64;
         self.leave(q.pkt.size, q.enqueued_at, now);
@@ -323,11 +350,14 @@ impl EgressQueue {
     fn depart(&mut self, pkt: &Packet, since: Option<SimTime>, now: SimTime) {
         self.stats.departures += 1;
         self.stats.departure_bytes += pkt.size as u64;
-        if let Some(since) = since {
-            self.stats.delay_sum_ns += (now - since).as_nanos() as u128;
+        let waited = since.map_or(Dur::ZERO, |since| now - since);
+        self.stats.delay_sum_ns += waited.as_nanos() as u128;
+        if since.is_some() {
+            self.delay_hist.add(waited.as_nanos(), 1);
+            self.max_delay = self.max_delay.max(waited);
         }
         let occ = self.occupancy();
-        self.discipline.on_departure_of(occ, pkt.size, now);
+        self.discipline.on_departure_waited(occ, pkt.size, waited, now);
     }
 
     /// At a transmission opportunity of a link whose discipline decides at dequeue: takes
@@ -345,6 +375,7 @@ impl EgressQueue {
                 (q?, verdict)
             }
         };
+        self.length_changes(now);
         self.packets -= 1;
         self.bytes -= q.pkt.size as u64;
         self.leave(q.pkt.size, q.enqueued_at, now);
@@ -381,6 +412,7 @@ impl EgressQueue {
 
     /// Empties the buffer (the link went down), calling `lost` for each packet.
     pub fn flush(&mut self, now: SimTime, mut lost: impl FnMut(&Packet)) {
+        self.length_changes(now);
         let (mut n, mut area_packets, mut area_bytes) = (0, 0u128, 0u128);
         let mut gone = |q: &Queued| {
             let (packets, bytes) = area(q.pkt.size, q.enqueued_at, now);
@@ -416,12 +448,17 @@ impl EgressQueue {
         }
         self.stats.len_area_packets = packets;
         self.stats.len_area_bytes = bytes;
+        self.length_changes(now);
     }
 
-    /// Starts a measurement period: maxima and drop areas restart from the current state.
+    /// Starts a measurement period (after [`settle`](Self::settle)): maxima, drop areas and
+    /// the histograms restart from the current state.
     pub fn begin_measurement(&mut self) {
         self.max_packets = self.packets;
         self.drop_areas = [0; MAX_AREAS];
+        self.delay_hist.clear();
+        self.max_delay = Dur::ZERO;
+        self.len_hist.clear();
     }
 }
 
@@ -556,6 +593,37 @@ mod tests {
         offer(&mut q, data(1, 1000), ms(5));
         q.settle(ms(10));
         assert_eq!(q.stats.len_area_packets, 10 * 1_000_000);
+    }
+
+    #[test]
+    fn histograms_of_the_sojourns_and_of_the_time_at_each_length() {
+        let mut q = taildrop(Limit::Packets(10), vec![]);
+        // One passes straight through (sojourn 0, not in the histogram); three wait.
+        q.pass(&data(9, 1000), ms(0));
+        offer(&mut q, data(0, 1000), ms(1)); // 1 packet from 1 ms
+        offer(&mut q, data(1, 500), ms(2)); // 2 from 2 ms
+        offer(&mut q, data(2, 1000), ms(3)); // 3 from 3 ms
+        q.dequeue(ms(6)); // waited 5 ms; 2 from 6 ms
+        q.dequeue(ms(7)); // waited 5 ms; 1 from 7 ms
+        q.dequeue(ms(10)); // waited 7 ms; empty from 10 ms
+        q.settle(ms(20));
+        assert_eq!(q.stats.departures, 4);
+        assert_eq!(q.delay_hist.total(), 3);
+        assert_eq!(q.max_delay, Dur::from_millis(7));
+        // The median of {0, 5, 5, 7} ms is 5 ms (to the histogram's resolution).
+        let p50 = q.delay_hist.quantile(0.5, 1);
+        assert!((p50 / 5e6 - 1.0).abs() < 0.02, "{p50}");
+        assert_eq!(q.delay_hist.quantile(0.25, 1), 0.0);
+        // Time at length 1: 1-2 ms and 7-10 ms; at 2: 2-3 and 6-7; at 3: 3-6.
+        let bins: Vec<_> = q.len_hist.bins().collect();
+        assert_eq!(bins, [(1, 1, 4_000_000), (2, 2, 2_000_000), (3, 3, 3_000_000)]);
+        // A new measurement period forgets both, and the maximum delay.
+        q.begin_measurement();
+        assert_eq!((q.delay_hist.total(), q.len_hist.total(), q.max_delay), (0, 0, Dur::ZERO));
+        // The time at the current length counts from the last change or settle.
+        offer(&mut q, data(3, 1000), ms(21));
+        q.settle(ms(25));
+        assert_eq!(q.len_hist.bins().collect::<Vec<_>>(), [(1, 1, 4_000_000)]);
     }
 
     #[test]

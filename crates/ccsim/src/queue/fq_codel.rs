@@ -609,7 +609,7 @@ mod tests {
 
     #[test]
     fn keys_resolve_to_the_rfc_defaults_and_are_checked() {
-        let ctx = QueueContext { link_bps: 1_000_000, limit: super::super::Limit::Packets(100), profile: Default::default() };
+        let ctx = QueueContext { link_bps: 1_000_000, limit: super::super::Limit::Packets(100), profile: Default::default(), delay: crate::sim::Dur::ZERO };
         let t = |s: &str| -> Table { s.parse().unwrap() };
         let Discipline::FqCodel(f) = build(&t(""), &ctx).unwrap() else { panic!() };
         assert_eq!(*f.params(), FqCodelParams::default());

@@ -129,6 +129,12 @@ pub trait Aqm {
     fn on_departure_of(&mut self, occ: Occupancy, _departed_bytes: u32, now: SimTime) {
         self.on_departure(occ, now);
     }
+    /// Called after every departure with the time the packet spent queued as well (for a
+    /// discipline that takes the queueing delay from timestamps); by default
+    /// [`on_departure_of`](Self::on_departure_of).
+    fn on_departure_waited(&mut self, occ: Occupancy, departed_bytes: u32, _waited: Dur, now: SimTime) {
+        self.on_departure_of(occ, departed_bytes, now);
+    }
     /// Whether the discipline decides at dequeue ([`on_dequeue`](Self::on_dequeue), or its
     /// own buffer's dequeue); the link then asks it at each transmission opportunity. A
     /// discipline with its own buffer always does.
@@ -245,12 +251,12 @@ macro_rules! disciplines {
                     Discipline::External(d) => Aqm::on_overflow(&mut **d),
                 }
             }
-            /// [`Aqm::on_departure_of`].
+            /// [`Aqm::on_departure_waited`].
             #[inline(always)]
-            pub fn on_departure_of(&mut self, occ: Occupancy, departed_bytes: u32, now: SimTime) {
+            pub fn on_departure_waited(&mut self, occ: Occupancy, departed_bytes: u32, waited: Dur, now: SimTime) {
                 match self {
-                    $($(#[$attr])* Discipline::$variant(d) => Aqm::on_departure_of(&mut **d, occ, departed_bytes, now),)*
-                    Discipline::External(d) => Aqm::on_departure_of(&mut **d, occ, departed_bytes, now),
+                    $($(#[$attr])* Discipline::$variant(d) => Aqm::on_departure_waited(&mut **d, occ, departed_bytes, waited, now),)*
+                    Discipline::External(d) => Aqm::on_departure_waited(&mut **d, occ, departed_bytes, waited, now),
                 }
             }
             /// The name of the discipline: its registration's, or the plug-in's.

@@ -45,6 +45,18 @@
 //!   an early drop (ns-2's `qlen >= qlim` check comes last), but leaves an arrival outside
 //!   the region (`avg < min_th` or a short queue) outside: the next one past `min_th` is
 //!   still an entry (ns-2 zeroes `count_`, not `old_`). None of this is in F&J.
+//! - `byte_rule = "ns2"` (byte mode only): ns-2's `modify_p()` spreads the unscaled `p_b` by a
+//!   count of the bytes since the last signal in whole mean-size packets (`count_bytes /
+//!   mean_pktsize`, integer division), then scales the result (when below 1) by `size /
+//!   mean_packet_size`; the `mark_p` test reads the unscaled `p_b`. The default (`"scale"`)
+//!   scales `p_b` first and counts packets.
+//! - Automatic parameters (`min_th`, `max_th`, `w_q` = `"auto"`, and the `ns2` profile's
+//!   defaults): ns-2.35's `initialize_params()` (Floyd's 2001 automatic settings, ns-2's
+//!   `thresh_ 0`, `maxthresh_ 0`, `q_weight_ -1`). With `C` the link's capacity in mean-size
+//!   packets per second: `min_th = max(5, C * 5 ms / 2)` (half the queue of ns-2's
+//!   `targetdelay_`), `max_th = 3 min_th`, and `w_q = 1 - exp(-1 / (10 R C))`, `R = max(100 ms,
+//!   3 (delay + 1 / C))` a round trip guessed from the link's delay: the average's time
+//!   constant is ten round trips.
 //! - `idle = "ns2"`: the idle period starts when the last packet *finishes* transmission
 //!   (ns-2's `deque()` finds the queue empty then), and `m` is truncated to whole mean-packet
 //!   times (ns-2's `int(ptc * (now - idletime_))`); F&J's linear function of the idle time
@@ -70,6 +82,33 @@ pub const DEFAULT_MEAN_PACKET_SIZE: u32 = 1000;
 pub const NS2_MEAN_PACKET_SIZE: u32 = 500;
 /// The `ns2` profile's `mark_p`: ns-2.35's `mark_p_`.
 pub const NS2_MARK_P: f64 = 0.1;
+/// ns-2.35's `targetdelay_`: the automatic `min_th` is half the queue that drains in it.
+pub const NS2_TARGET_DELAY_S: f64 = 0.005;
+
+/// ns-2.35's automatic RED parameters (`initialize_params()`) for a link of `link_bps` and
+/// `delay_s` seconds of propagation, with `mean_packet_size`-byte packets: `(min_th, max_th,
+/// w_q)`, thresholds in mean-size packets.
+pub fn ns2_automatic(link_bps: u64, delay_s: f64, mean_packet_size: u32) -> (f64, f64, f64) {
+    let ptc = link_bps as f64 / (8.0 * mean_packet_size as f64);
+    let min_th = (NS2_TARGET_DELAY_S * ptc / 2.0).max(5.0);
+    let rtt = (3.0 * (delay_s + 1.0 / ptc)).max(0.1);
+    (min_th, 3.0 * min_th, 1.0 - (-1.0 / (10.0 * rtt * ptc)).exp())
+}
+
+/// A RED key that takes a number or `"auto"` (ns-2's automatic value).
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+#[serde(untagged, expecting = "a number or \"auto\"")]
+pub enum NumOrAuto {
+    Num(f64),
+    Auto(AutoWord),
+}
+
+/// The word `auto`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AutoWord {
+    Auto,
+}
 
 /// RED's configuration. Thresholds are in packets (of `mean_packet_size` in byte mode).
 #[derive(Clone, Debug, PartialEq)]
@@ -100,6 +139,9 @@ pub struct RedParams {
     pub entry_grace: bool,
     /// Idle time as ns-2 counts it: from the end of the last transmission, in whole packets.
     pub ns2_idle: bool,
+    /// Byte mode as ns-2's `modify_p()`: count in mean-size packets of bytes, the spread
+    /// probability scaled by size.
+    pub ns2_bytes: bool,
 }
 
 impl RedParams {
@@ -120,6 +162,7 @@ impl RedParams {
             overload_early: false,
             entry_grace: false,
             ns2_idle: false,
+            ns2_bytes: false,
         }
     }
 
@@ -157,17 +200,21 @@ impl RedParams {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RedSpec {
-    /// Minimum threshold of the average queue, packets (mean-size packets in byte mode).
-    /// Required: F&J tie the thresholds to the average queue the network wants, so RED has
-    /// no default.
-    pub min_th: Option<f64>,
-    /// Maximum threshold, in the unit of `min_th`; at most the buffer. Required.
-    pub max_th: Option<f64>,
+    /// Minimum threshold of the average queue, packets (mean-size packets in byte mode), or
+    /// `"auto"`: ns-2.35's automatic value, [`ns2_automatic`]. Required: F&J tie the
+    /// thresholds to the average queue the network wants, so RED has no default (`ns2`
+    /// profile: `"auto"`, ns-2's `thresh_ 0`).
+    pub min_th: Option<NumOrAuto>,
+    /// Maximum threshold, in the unit of `min_th`; at most the buffer; or `"auto"` (3
+    /// `min_th`, ns-2's). Required (`ns2` profile: `"auto"`, `maxthresh_ 0`).
+    pub max_th: Option<NumOrAuto>,
     /// Signal probability at `avg = max_th` (the initial value for `ared` and `rtred`);
     /// default [`DEFAULT_MAX_P`].
     pub max_p: Option<f64>,
-    /// EWMA weight of the average queue; default [`DEFAULT_W_Q`].
-    pub w_q: Option<f64>,
+    /// EWMA weight of the average queue, or `"auto"` (ns-2's `q_weight_ -1`, from the link's
+    /// capacity and delay: [`ns2_automatic`]); default [`DEFAULT_W_Q`] (`ns2` profile:
+    /// `"auto"`).
+    pub w_q: Option<NumOrAuto>,
     /// Gentle RED (Floyd 2000): the probability rises from `max_p` to 1 between `max_th`
     /// and `2 max_th`. Default false, F&J's algorithm (Floyd recommends true; the `ns2`
     /// profile's default is true, ns-2.35's `gentle_`).
@@ -190,8 +237,14 @@ pub struct RedSpec {
     /// transmission, in whole packet times; the `ns2` profile's).
     pub idle: Option<String>,
     /// Queue measured in bytes, probability scaled by packet size. Default false: packet
-    /// mode, as F&J's simulations and SCENARIOS.md.
+    /// mode, as F&J's simulations and SCENARIOS.md (`ns2` profile: true, ns-2.35's `bytes_`
+    /// and `queue_in_bytes_`).
     pub byte_mode: Option<bool>,
+    /// How byte mode scales the probability: `scale` (`p_b` times size / mean packet size,
+    /// then the count's spread over packets; the default) or `ns2` (ns-2's `modify_p()`: the
+    /// count in mean-size packets of bytes, the spread probability scaled by size; the `ns2`
+    /// profile's).
+    pub byte_rule: Option<String>,
     /// Mean packet size on the wire, bytes, for the idle-time decay and byte mode; default
     /// [`DEFAULT_MEAN_PACKET_SIZE`] (`ns2` profile: [`NS2_MEAN_PACKET_SIZE`],
     /// `mean_pktsize_`).
@@ -202,38 +255,61 @@ impl RedSpec {
     /// The parameters for a queue in `ctx`: defaults filled in (those of the scenario's
     /// profile), every bound checked.
     pub fn resolve(&self, ctx: &QueueContext) -> Result<RedParams, SettingError> {
-        let (Some(min_th), Some(max_th)) = (self.min_th, self.max_th) else {
-            let missing = if self.min_th.is_none() { "min_th" } else { "max_th" };
-            return Err(SettingError::new(missing, "required (RED's thresholds have no default)"));
-        };
         let ns2 = ctx.profile == Profile::Ns2;
+        // The ns2 profile leaves every automatic parameter to ns-2's rules; the rfc profile
+        // requires the thresholds.
+        let implicit = if ns2 { Some(NumOrAuto::Auto(AutoWord::Auto)) } else { None };
+        let (Some(min_th), Some(max_th)) = (self.min_th.or(implicit), self.max_th.or(implicit)) else {
+            let missing = if self.min_th.is_none() { "min_th" } else { "max_th" };
+            return Err(SettingError::new(missing, "required (RED's thresholds have no default; \"auto\" gives ns-2's)"));
+        };
         let max_p = self.max_p.unwrap_or(DEFAULT_MAX_P);
         let mean = self.mean_packet_size.unwrap_or(if ns2 { NS2_MEAN_PACKET_SIZE } else { DEFAULT_MEAN_PACKET_SIZE });
+        if mean == 0 {
+            return Err(SettingError::new("mean_packet_size", "must be positive"));
+        }
+        let (auto_min, _, auto_w) = ns2_automatic(ctx.link_bps.max(1), ctx.delay.as_secs_f64(), mean);
+        let min_th = match min_th {
+            NumOrAuto::Num(x) => x,
+            NumOrAuto::Auto(_) => auto_min,
+        };
+        let (max_th, max_th_given) = match max_th {
+            NumOrAuto::Num(x) => (x, true),
+            // ns-2: 3 min_th, whether min_th was given or automatic.
+            NumOrAuto::Auto(_) => (3.0 * min_th, false),
+        };
         let mut p = RedParams::new(min_th, max_th, max_p, ctx.link_bps, mean);
-        p.w_q = self.w_q.unwrap_or(p.w_q);
+        p.w_q = match self.w_q.or(implicit) {
+            None => p.w_q,
+            Some(NumOrAuto::Num(w)) => w,
+            Some(NumOrAuto::Auto(_)) => auto_w,
+        };
         p.gentle = self.gentle.unwrap_or(ns2);
         p.wait = self.wait.unwrap_or(ns2);
-        p.byte_mode = self.byte_mode.unwrap_or(p.byte_mode);
+        p.byte_mode = self.byte_mode.unwrap_or(ns2);
+        p.ns2_bytes = two_way("byte_rule", self.byte_rule.as_deref(), ns2, ["scale", "ns2"], "rule")?;
         p.mark_p = self.mark_p.unwrap_or(if ns2 { NS2_MARK_P } else { 1.0 });
-        p.overload_early = match self.overload.as_deref() {
-            None => ns2,
-            Some("forced") => false,
-            Some("early") => true,
-            Some(other) => return Err(SettingError::new("overload", format!("unknown rule {other:?} (expected \"forced\" or \"early\")"))),
-        };
+        p.overload_early = two_way("overload", self.overload.as_deref(), ns2, ["forced", "early"], "rule")?;
         p.entry_grace = self.entry_grace.unwrap_or(ns2);
-        p.ns2_idle = match self.idle.as_deref() {
-            None => ns2,
-            Some("linear") => false,
-            Some("ns2") => true,
-            Some(other) => return Err(SettingError::new("idle", format!("unknown idle rule {other:?} (expected \"linear\" or \"ns2\")"))),
-        };
+        p.ns2_idle = two_way("idle", self.idle.as_deref(), ns2, ["linear", "ns2"], "idle rule")?;
         p.validate()?;
         let capacity = ctx.capacity_packets(mean);
-        if max_th > capacity {
+        // ns-2's automatic max_th may exceed the buffer (the buffer then overflows first).
+        if max_th_given && max_th > capacity {
             return Err(SettingError::new("max_th", format!("must not exceed the buffer limit ({}), got {}", num(capacity), num(max_th))));
         }
         Ok(p)
+    }
+}
+
+/// A key that names one of two rules, `[off, on]`: true for `on`, `default` when absent; any
+/// other value is an error naming `key` and the `what` it is.
+fn two_way(key: &str, value: Option<&str>, default: bool, [off, on]: [&str; 2], what: &str) -> Result<bool, SettingError> {
+    match value {
+        None => Ok(default),
+        Some(v) if v == off => Ok(false),
+        Some(v) if v == on => Ok(true),
+        Some(other) => Err(SettingError::new(key, format!("unknown {what} {other:?} (expected {off:?} or {on:?})"))),
     }
 }
 
@@ -254,6 +330,8 @@ pub struct RedState {
     pub avg: f64,
     /// Arrivals since the last signal (-1 while `avg < min_th`).
     pub count: i64,
+    /// Bytes of those arrivals (ns-2's `count_bytes`, read by `byte_rule = "ns2"`).
+    pub count_bytes: u64,
     /// When the queue was last seen empty; only read while it is still empty.
     pub idle_since: SimTime,
     /// The `max_p` in force (changed by Adaptive RED and RTRED).
@@ -273,7 +351,7 @@ pub struct Red {
 impl Red {
     pub fn new(params: RedParams) -> Result<Red, SettingError> {
         params.validate()?;
-        let state = RedState { avg: 0.0, count: -1, idle_since: SimTime::ZERO, max_p: params.max_p, prob: 0.0, found: 0.0 };
+        let state = RedState { avg: 0.0, count: -1, count_bytes: 0, idle_since: SimTime::ZERO, max_p: params.max_p, prob: 0.0, found: 0.0 };
         Ok(Red { params, state })
     }
     pub fn params(&self) -> &RedParams {
@@ -326,12 +404,14 @@ impl Red {
         let (p, s) = (&self.params, &mut self.state);
         if s.avg < p.min_th || (p.entry_grace && occ.packets <= 1) {
             s.count = -1;
+            s.count_bytes = 0;
             s.prob = 0.0;
             return Verdict::Admit;
         }
         if p.entry_grace && s.count < 0 {
             // ns-2's `old == 0`: the first arrival in the region only restarts the count.
             s.count = 1;
+            s.count_bytes = pkt_bytes as u64;
             s.prob = 0.0;
             return Verdict::Admit;
         }
@@ -343,14 +423,28 @@ impl Red {
             1.0
         } else {
             s.count = 0;
+            s.count_bytes = 0;
             s.prob = 1.0;
             return Verdict::Forced;
         };
-        let p_b = if p.byte_mode { p_b * pkt_bytes as f64 / p.mean_packet_size as f64 } else { p_b };
         s.count += 1;
-        s.prob = spread(p_b, s.count, p.wait);
+        s.count_bytes += pkt_bytes as u64;
+        let scale = pkt_bytes as f64 / p.mean_packet_size as f64;
+        let p_b = if p.byte_mode && p.ns2_bytes {
+            // ns-2's `modify_p()`: the count in whole mean-size packets of bytes, the spread
+            // probability scaled by size when below 1; `mark_p` reads the unscaled p_b.
+            let count = (s.count_bytes / p.mean_packet_size as u64) as i64;
+            let p_a = spread(p_b, count, p.wait);
+            s.prob = if p_a < 1.0 { (p_a * scale).min(1.0) } else { p_a };
+            p_b
+        } else {
+            let p_b = if p.byte_mode { p_b * scale } else { p_b };
+            s.prob = spread(p_b, s.count, p.wait);
+            p_b
+        };
         if rng.bernoulli(s.prob) {
             s.count = 0;
+            s.count_bytes = 0;
             if p_b > p.mark_p {
                 Verdict::EarlyDrop
             } else {
@@ -369,6 +463,7 @@ impl Red {
     pub fn on_overflow(&mut self) -> bool {
         if self.params.entry_grace && self.state.count >= 0 {
             self.state.count = 0;
+            self.state.count_bytes = 0;
         }
         self.params.entry_grace
     }
@@ -656,12 +751,12 @@ pub(super) mod tests {
     }
 
     fn ctx(limit: Limit) -> QueueContext {
-        QueueContext { link_bps: 10_000_000, limit, profile: Default::default() }
+        QueueContext { link_bps: 10_000_000, limit, profile: Default::default(), delay: crate::sim::Dur::ZERO }
     }
 
     #[test]
     fn spec_defaults_are_the_documented_ones() {
-        let spec = RedSpec { min_th: Some(5.0), max_th: Some(15.0), ..RedSpec::default() };
+        let spec = RedSpec { min_th: Some(num(5.0)), max_th: Some(num(15.0)), ..RedSpec::default() };
         let p = spec.resolve(&ctx(Limit::Packets(100))).unwrap();
         let expected = RedParams {
             min_th: 5.0,
@@ -677,10 +772,11 @@ pub(super) mod tests {
             overload_early: false,
             entry_grace: false,
             ns2_idle: false,
+            ns2_bytes: false,
         };
         assert_eq!(p, expected);
         let spec =
-            RedSpec { max_p: Some(0.5), w_q: Some(0.1), gentle: Some(true), wait: Some(true), byte_mode: Some(true), mean_packet_size: Some(500), ..spec };
+            RedSpec { max_p: Some(0.5), w_q: Some(num(0.1)), gentle: Some(true), wait: Some(true), byte_mode: Some(true), mean_packet_size: Some(500), ..spec };
         let p = spec.resolve(&ctx(Limit::Packets(100))).unwrap();
         assert_eq!(p, RedParams { max_p: 0.5, w_q: 0.1, gentle: true, wait: true, byte_mode: true, mean_packet_size: 500, ..expected });
     }
@@ -688,15 +784,31 @@ pub(super) mod tests {
     #[test]
     fn ns2_profile_defaults_are_ns2s_and_explicit_values_win() {
         let ns2 = QueueContext { profile: Profile::Ns2, ..ctx(Limit::Packets(100)) };
-        let spec = RedSpec { min_th: Some(5.0), max_th: Some(15.0), ..RedSpec::default() };
+        let spec = RedSpec { min_th: Some(num(5.0)), max_th: Some(num(15.0)), ..RedSpec::default() };
         let p = spec.resolve(&ns2).unwrap();
-        // gentle_ true, wait_ true, mean_pktsize_ 500, use_mark_p_ with mark_p_ 0.1, and
-        // ns-2's grace and idle rules; thresholds, max_p, w_q and packet mode as given.
+        // gentle_ true, wait_ true, mean_pktsize_ 500, use_mark_p_ with mark_p_ 0.1, ns-2's
+        // grace and idle rules, byte mode with ns-2's rule (bytes_, queue_in_bytes_) and the
+        // automatic weight (q_weight_ -1); thresholds and max_p as given.
         let rfc = spec.resolve(&ctx(Limit::Packets(100))).unwrap();
-        let expected =
-            RedParams { gentle: true, wait: true, mean_packet_size: 500, mark_p: 0.1, overload_early: true, entry_grace: true, ns2_idle: true, ..rfc };
+        let (_, _, w_q) = ns2_automatic(10_000_000, 0.0, 500);
+        let expected = RedParams {
+            gentle: true,
+            wait: true,
+            mean_packet_size: 500,
+            mark_p: 0.1,
+            overload_early: true,
+            entry_grace: true,
+            ns2_idle: true,
+            byte_mode: true,
+            ns2_bytes: true,
+            w_q,
+            ..rfc.clone()
+        };
         assert_eq!(p, expected);
         let spec = RedSpec {
+            w_q: Some(num(0.002)),
+            byte_mode: Some(false),
+            byte_rule: Some("scale".into()),
             gentle: Some(false),
             wait: Some(false),
             mean_packet_size: Some(1000),
@@ -707,10 +819,94 @@ pub(super) mod tests {
             ..spec
         };
         assert_eq!(spec.resolve(&ns2).unwrap(), RedParams { mark_p: 0.2, ..rfc.clone() });
+        let bad = RedSpec { byte_rule: Some("bytes".into()), ..spec.clone() };
+        assert_eq!(bad.resolve(&ns2).unwrap_err(), SettingError::new("byte_rule", "unknown rule \"bytes\" (expected \"scale\" or \"ns2\")"));
         let spec = RedSpec { idle: Some("ns3".into()), ..spec };
         assert_eq!(spec.resolve(&ns2).unwrap_err().key, "idle");
         let spec = RedSpec { idle: None, mark_p: Some(0.0), ..spec };
         assert_eq!(spec.resolve(&ns2).unwrap_err(), SettingError::new("mark_p", "must be in (0, 1], got 0"));
+    }
+
+    fn num(x: f64) -> NumOrAuto {
+        NumOrAuto::Num(x)
+    }
+
+    const AUTO: NumOrAuto = NumOrAuto::Auto(AutoWord::Auto);
+
+    #[test]
+    fn automatic_parameters_are_ns2s() {
+        // 10 Mb/s in 500-byte packets: C = 2500 packets/s. min_th = max(5, 2500 * 0.005 / 2
+        // = 6.25), max_th = 18.75. With 20 ms of delay R = 3 (0.02 + 0.0004) = 61.2 ms, below
+        // ns-2's floor of 100 ms: w_q = 1 - exp(-1 / (10 * 0.1 * 2500)) = 3.9992e-4.
+        let (min_th, max_th, w_q) = ns2_automatic(10_000_000, 0.020, 500);
+        assert!(close(min_th, 6.25) && close(max_th, 18.75), "{min_th} {max_th}");
+        assert!(close(w_q, 1.0 - (-1.0f64 / 2500.0).exp()), "{w_q}");
+        // 1.5 Mb/s: C = 375; min_th = 5 (375 * 0.005 / 2 < 5). 100 ms: R = 3 (0.1 + 1/375).
+        let (min_th, max_th, w_q) = ns2_automatic(1_500_000, 0.1, 500);
+        assert_eq!((min_th, max_th), (5.0, 15.0));
+        let r = 3.0 * (0.1 + 1.0 / 375.0);
+        assert!(close(w_q, 1.0 - (-1.0f64 / (10.0 * r * 375.0)).exp()), "{w_q}");
+        // Under the ns2 profile a RED with no keys gets them; "auto" asks for them under rfc.
+        let c = QueueContext { link_bps: 10_000_000, limit: Limit::Packets(50), profile: Profile::Ns2, delay: crate::sim::Dur::from_millis(20) };
+        let p = RedSpec::default().resolve(&c).unwrap();
+        assert_eq!((p.min_th, p.max_th, p.w_q, p.byte_mode, p.ns2_bytes), (6.25, 18.75, ns2_automatic(10_000_000, 0.02, 500).2, true, true));
+        let rfc = QueueContext { profile: Profile::Rfc, ..c };
+        let spec = RedSpec { min_th: Some(AUTO), max_th: Some(AUTO), w_q: Some(AUTO), mean_packet_size: Some(500), ..RedSpec::default() };
+        let q = spec.resolve(&rfc).unwrap();
+        assert_eq!((q.min_th, q.max_th, q.w_q, q.byte_mode), (p.min_th, p.max_th, p.w_q, false));
+        // An explicit min_th with an automatic max_th: 3 min_th, as ns-2; the automatic
+        // max_th may exceed the buffer, a given one may not.
+        let spec = RedSpec { min_th: Some(num(20.0)), ..RedSpec::default() };
+        assert_eq!(spec.resolve(&c).unwrap().max_th, 60.0);
+        let spec = RedSpec { max_th: Some(num(60.0)), ..spec };
+        assert_eq!(spec.resolve(&c).unwrap_err().key, "max_th");
+        // Under rfc the thresholds stay required.
+        let err = RedSpec::default().resolve(&rfc).unwrap_err();
+        assert_eq!(err, SettingError::new("min_th", "required (RED's thresholds have no default; \"auto\" gives ns-2's)"));
+    }
+
+    #[test]
+    fn a_threshold_is_a_number_or_auto() {
+        let read = |text: &str| crate::settings::table::read::<RedSpec>(&text.parse::<Table>().unwrap());
+        assert_eq!(read("min_th = \"auto\"\nmax_th = 15").unwrap().min_th, Some(AUTO));
+        assert_eq!(read("w_q = 0.01").unwrap().w_q, Some(num(0.01)));
+        let err = read("w_q = \"automatic\"").unwrap_err();
+        assert_eq!(err.key, "w_q");
+        assert!(err.message.contains("a number or \"auto\""), "{}", err.message);
+    }
+
+    #[test]
+    fn ns2_byte_rule_counts_bytes_in_mean_packets_and_scales_after_the_spread() {
+        // min_th 5, max_th 15, max_p 0.1, avg = 10 mean-size (500-byte) packets: p_b = 0.05.
+        let params = RedParams { w_q: 1.0, byte_mode: true, ns2_bytes: true, ..RedParams::new(5.0, 15.0, 0.1, 10_000_000, 500) };
+        let found = Occupancy { packets: 5, bytes: 5000 };
+        let mut rng = Rng::from_seed(1);
+        let mut red = Red::new(params.clone()).unwrap();
+        red.state.count = 0;
+        // A 1000-byte arrival: count_bytes 1000 = 2 mean packets; p_a = 0.05 / (1 - 0.1) =
+        // 0.0556, then scaled by 1000 / 500.
+        red.on_arrival(&sized(1000), found, SimTime::ZERO, &mut rng);
+        assert!(close(red.probe().prob, 0.05 / 0.9 * 2.0), "{}", red.probe().prob);
+        // A 250-byte one after it: 1250 bytes = 2 packets (integer division), scaled by 0.5.
+        red.state.count_bytes = 1000;
+        red.on_arrival(&sized(250), found, SimTime::ZERO, &mut rng);
+        assert!(close(red.probe().prob, 0.05 / 0.9 * 0.5), "{}", red.probe().prob);
+        // The rule scale-first: p_b = 0.05 * 2 = 0.1 spread over 1 packet: 0.1 / 0.9.
+        let mut red = Red::new(RedParams { ns2_bytes: false, ..params.clone() }).unwrap();
+        red.state.count = 0;
+        red.on_arrival(&sized(1000), found, SimTime::ZERO, &mut rng);
+        assert!(close(red.probe().prob, 0.1 / 0.9), "{}", red.probe().prob);
+        // mark_p reads the unscaled p_b: 0.05 <= mark_p 0.06 marks a 1000-byte packet, which
+        // the scale-first rule (p_b 0.1) would drop.
+        let marking = RedParams { mark_p: 0.06, ..params };
+        let mut red = Red::new(marking.clone()).unwrap();
+        let verdict = (0..1000).map(|_| red.on_arrival(&sized(1000), found, SimTime::ZERO, &mut rng)).find(|v| *v != Verdict::Admit);
+        assert_eq!(verdict, Some(Verdict::Early));
+        let mut red = Red::new(RedParams { ns2_bytes: false, ..marking }).unwrap();
+        let verdict = (0..1000).map(|_| red.on_arrival(&sized(1000), found, SimTime::ZERO, &mut rng)).find(|v| *v != Verdict::Admit);
+        assert_eq!(verdict, Some(Verdict::EarlyDrop));
+        // A signal restarts the byte count.
+        assert_eq!(red.state().count_bytes, 0);
     }
 
     /// RED with ns-2's rules, `w_q = 1` (avg is the queue found), min_th 5, max_th 15.
@@ -807,20 +1003,20 @@ pub(super) mod tests {
     #[test]
     fn spec_needs_both_thresholds_and_max_th_within_the_buffer() {
         let c = ctx(Limit::Packets(30));
-        let spec = RedSpec { min_th: Some(5.0), ..RedSpec::default() };
-        assert_eq!(spec.resolve(&c).unwrap_err(), SettingError::new("max_th", "required (RED's thresholds have no default)"));
-        let spec = RedSpec { max_th: Some(15.0), ..RedSpec::default() };
+        let spec = RedSpec { min_th: Some(num(5.0)), ..RedSpec::default() };
+        assert_eq!(spec.resolve(&c).unwrap_err(), SettingError::new("max_th", "required (RED's thresholds have no default; \"auto\" gives ns-2's)"));
+        let spec = RedSpec { max_th: Some(num(15.0)), ..RedSpec::default() };
         assert_eq!(spec.resolve(&c).unwrap_err().key, "min_th");
-        let spec = RedSpec { min_th: Some(5.0), max_th: Some(30.0), ..RedSpec::default() };
+        let spec = RedSpec { min_th: Some(num(5.0)), max_th: Some(num(30.0)), ..RedSpec::default() };
         assert!(spec.resolve(&c).is_ok(), "max_th may equal the buffer");
-        let spec = RedSpec { max_th: Some(31.0), ..spec };
+        let spec = RedSpec { max_th: Some(num(31.0)), ..spec };
         assert_eq!(spec.resolve(&c).unwrap_err(), SettingError::new("max_th", "must not exceed the buffer limit (30), got 31"));
         // A byte limit counts in mean-size packets: 15,000 bytes of 500 are 30 packets.
-        let spec = RedSpec { max_th: Some(30.0), mean_packet_size: Some(500), ..spec };
+        let spec = RedSpec { max_th: Some(num(30.0)), mean_packet_size: Some(500), ..spec };
         assert!(spec.resolve(&ctx(Limit::Bytes(15_000))).is_ok());
         assert_eq!(spec.resolve(&ctx(Limit::Bytes(14_999))).unwrap_err().key, "max_th");
         // Context-free bounds come from RedParams::validate.
-        let spec = RedSpec { w_q: Some(0.0), ..spec };
+        let spec = RedSpec { w_q: Some(num(0.0)), ..spec };
         assert_eq!(spec.resolve(&ctx(Limit::Bytes(15_000))).unwrap_err(), SettingError::new("w_q", "must be in (0, 1], got 0"));
     }
 }

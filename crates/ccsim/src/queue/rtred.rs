@@ -231,7 +231,7 @@ mod tests {
     #[test]
     fn spec_requires_risk_th_within_the_buffer() {
         let params = RedParams::new(12.0, 25.0, 0.05, 700_000, 592);
-        let ctx = QueueContext { link_bps: 700_000, limit: crate::queue::Limit::Packets(30), profile: Default::default() };
+        let ctx = QueueContext { link_bps: 700_000, limit: crate::queue::Limit::Packets(30), profile: Default::default(), delay: crate::sim::Dur::ZERO };
         let spec = |risk_th: Option<f64>| RtredSpec { risk_th }.resolve(&params, &ctx);
         assert_eq!(spec(None).unwrap_err(), SettingError::new("risk_th", "required for discipline \"rtred\""));
         assert_eq!(spec(Some(28.0)), Ok(28.0));

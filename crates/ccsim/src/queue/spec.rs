@@ -56,6 +56,7 @@
 
 use super::{Discipline, Limit};
 use crate::settings::profile::Profile;
+use crate::sim::Dur;
 use std::fmt;
 
 use crate::settings::table::one_of;
@@ -70,6 +71,8 @@ pub struct QueueContext {
     pub limit: Limit,
     /// The scenario's profile: the set of defaults in force.
     pub profile: Profile,
+    /// Propagation delay of the link the queue feeds (ns-2's automatic RED weight).
+    pub delay: Dur,
 }
 
 impl QueueContext {

@@ -89,7 +89,7 @@ mod tests {
 
     #[test]
     fn k_is_required_positive_and_within_the_buffer() {
-        let ctx = QueueContext { link_bps: 1_000_000, limit: super::super::Limit::Packets(100), profile: Default::default() };
+        let ctx = QueueContext { link_bps: 1_000_000, limit: super::super::Limit::Packets(100), profile: Default::default(), delay: crate::sim::Dur::ZERO };
         let t = |s: &str| -> Table { s.parse().unwrap() };
         assert_eq!(build(&t(""), &ctx).unwrap_err().message, "required for discipline \"step\"");
         assert_eq!(build(&t("k = 0"), &ctx).unwrap_err().key, "k");

@@ -311,7 +311,7 @@ fn add_links(
         for (from, to, q, qfield) in dirs {
             let name = format!("{}->{}", net.nodes[from as usize].name, net.nodes[to as usize].name);
             let qpath = format!("{path}.{qfield}");
-            let queue = make_queue(q.cloned().unwrap_or_default(), &qpath, spec.rate.bps(), seed, &name, profile)?;
+            let queue = make_queue(q.cloned().unwrap_or_default(), &qpath, (spec.rate.bps(), delay), seed, &name, profile)?;
             queues.push((qpath, q.cloned()));
             let loss_rng = Rng::stream(seed, &format!("loss/{name}"));
             net.links.push(Link::new(name, from, to, spec.rate.bps(), delay, spec.cost, spec.loss, queue, loss_rng));
@@ -320,7 +320,7 @@ fn add_links(
     Ok(())
 }
 
-fn make_queue(q: QueueSpec, path: &str, rate_bps: u64, seed: u64, link: &str, profile: Profile) -> Result<EgressQueue, BuildError> {
+fn make_queue(q: QueueSpec, path: &str, (rate_bps, delay): (u64, Dur), seed: u64, link: &str, profile: Profile) -> Result<EgressQueue, BuildError> {
     let limit = match (q.limit, q.limit_bytes) {
         (Some(_), Some(_)) => return fail(path, "give `limit` (packets) or `limit_bytes`, not both"),
         (Some(0), _) => return fail(format!("{path}.limit"), "must be at least 1 packet"),
@@ -329,8 +329,20 @@ fn make_queue(q: QueueSpec, path: &str, rate_bps: u64, seed: u64, link: &str, pr
         (None, Some(b)) => Limit::Bytes(b),
         (None, None) => Limit::Packets(QueueSpec::DEFAULT_LIMIT),
     };
-    let ctx = QueueContext { link_bps: rate_bps, limit, profile };
+    let ctx = QueueContext { link_bps: rate_bps, limit, profile, delay };
     let discipline = make_discipline(&q, path, &ctx, || Site { name: link.to_string(), rng: Rng::stream(seed, &format!("aqm/{link}")) })?;
+    // ns-2's DropTail drops an arrival that would bring the waiting queue to its limit.
+    let ns2_limit = match q.limit_rule.as_deref() {
+        None => profile == Profile::Ns2 && discipline.name() == queue::droptail::REGISTRATION.name,
+        Some("waiting") => false,
+        Some("ns2") => true,
+        Some(other) => return fail(format!("{path}.limit_rule"), format!("unknown rule {other:?} (expected \"waiting\" or \"ns2\")")),
+    };
+    let limit = match (ns2_limit, limit) {
+        (false, limit) => limit,
+        (true, Limit::Packets(n)) => Limit::Packets(n - 1),
+        (true, Limit::Bytes(b)) => Limit::Bytes(b - 1),
+    };
     let policy = match q.signal.as_deref().map(|name| (name, SignalPolicy::from_name(name))) {
         None => SignalPolicy::default(),
         Some((_, Some(policy))) => policy,
@@ -522,6 +534,7 @@ fn tcp_transport(
     };
     cfg.reno_recover_check = t.reno_recover_check.unwrap_or(d.reno_recover_check);
     cfg.limited_transmit = t.limited_transmit.unwrap_or(d.limited_transmit);
+    cfg.limited_transmit_resends = t.limited_transmit_resends.unwrap_or(d.limited_transmit_resends);
     cfg.fast_retransmit_resets_timer = t.fast_retransmit_resets_timer.unwrap_or(d.fast_retransmit_resets_timer);
     cfg.ecn = t.ecn.unwrap_or(per_packet_ecn);
     // The handshake (tcp/accecn.rs): what the sender asks for against what the receiver

@@ -61,6 +61,9 @@ pub struct TcpDefaults {
     pub reno_recover_check: bool,
     /// `limited_transmit`: false / true (`singledup_ 1`).
     pub limited_transmit: bool,
+    /// `limited_transmit_resends`: false (RFC 3042: new data only) / true (`send_one()`
+    /// sends `t_seqno_`, the go-back-N point after a timeout).
+    pub limited_transmit_resends: bool,
     /// `fast_retransmit_resets_timer`: false (RFC 6298) / true (`reset_rtx_timer()`).
     pub fast_retransmit_resets_timer: bool,
     /// `ecn_answered`: `window` (RFC 3168 6.1.2) / `next-reduction` (`last_cwnd_action_ ==
@@ -87,6 +90,7 @@ impl TcpDefaults {
                 full_ack: "min-flight",
                 reno_recover_check: false,
                 limited_transmit: false,
+                limited_transmit_resends: false,
                 fast_retransmit_resets_timer: false,
                 ecn_answered: "window",
                 cwr_on_retransmit: false,
@@ -102,6 +106,7 @@ impl TcpDefaults {
                 full_ack: "ssthresh",
                 reno_recover_check: true,
                 limited_transmit: true,
+                limited_transmit_resends: true,
                 fast_retransmit_resets_timer: true,
                 ecn_answered: "next-reduction",
                 cwr_on_retransmit: true,

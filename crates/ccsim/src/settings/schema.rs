@@ -258,6 +258,13 @@ pub struct QueueSpec {
     /// Buffer limit in bytes, instead of packets.
     #[serde(default)]
     pub limit_bytes: Option<u64>,
+    /// How the limit counts: `waiting` (the packets or bytes that may wait besides the one in
+    /// transmission, as a Linux qdisc's limit; the default) or `ns2` (ns-2's `DropTail`: an
+    /// arrival that would bring the waiting queue to the limit is dropped, so `limit_ N`
+    /// holds N - 1 waiting besides the one in transmission; the `ns2` profile's for
+    /// `droptail`).
+    #[serde(default)]
+    pub limit_rule: Option<String>,
     /// `drop` (default), `ecn` or `spoof` (ACK spoofing, at routers only; options in the
     /// top-level `[ack_spoofing]` table).
     #[serde(default)]
@@ -286,7 +293,8 @@ impl QueueSpec {
 
     /// The keys above, every queue's, for messages about a key no discipline takes and for
     /// checking the format's documentation.
-    pub const COMMON_KEYS: &[&str] = &["discipline", "limit", "limit_bytes", "signal", "drop_areas", "acc", "acc_rtt_floor", "acc_filter_timeout"];
+    pub const COMMON_KEYS: &[&str] =
+        &["discipline", "limit", "limit_bytes", "limit_rule", "signal", "drop_areas", "acc", "acc_rtt_floor", "acc_filter_timeout"];
 }
 
 #[derive(Debug, Deserialize)]
@@ -401,6 +409,10 @@ pub struct TcpSpec {
     /// Limited Transmit, RFC 3042 (ns-2's `singledup_`; default false).
     #[serde(default)]
     pub limited_transmit: Option<bool>,
+    /// While going back N after a timeout, Limited Transmit resends the next segment in
+    /// sequence (ns-2's `send_one()`; default false, `ns2` profile true).
+    #[serde(default)]
+    pub limited_transmit_resends: Option<bool>,
     /// Fast retransmit restarts the retransmission timer and the RTT measurement (ns-2's
     /// `reset_rtx_timer()`; default false).
     #[serde(default)]
@@ -533,6 +545,7 @@ mod tests {
             discipline = "red"
             limit = 10
             limit_bytes = 1000
+            limit_rule = "ns2"
             signal = "ecn"
             drop_areas = [1, 2]
             acc = true
@@ -543,11 +556,12 @@ mod tests {
         let spec: QueueSpec = toml::from_str(text).unwrap();
         // Naming every field without `..`: a new field fails to compile here until it is
         // added to this pattern, to the table above and to COMMON_KEYS.
-        let QueueSpec { discipline, limit, limit_bytes, signal, drop_areas, acc, acc_rtt_floor, acc_filter_timeout, settings } = spec;
+        let QueueSpec { discipline, limit, limit_bytes, limit_rule, signal, drop_areas, acc, acc_rtt_floor, acc_filter_timeout, settings } = spec;
         let given = [
             discipline.is_some(),
             limit.is_some(),
             limit_bytes.is_some(),
+            limit_rule.is_some(),
             signal.is_some(),
             drop_areas.is_some(),
             acc.is_some(),

@@ -4,6 +4,7 @@
 //! and the reported numbers are `end - snapshot`, so excluding the warm-up costs nothing per
 //! packet. Maxima cannot be subtracted and are reset at the end of the warm-up instead.
 
+pub mod histogram;
 pub mod series;
 
 pub use series::{Series, SeriesSpec, SeriesTarget};

@@ -79,6 +79,10 @@ pub struct SenderConfig {
     /// ACKs sends one new segment if the receiver's window allows and no more than cwnd plus
     /// the duplicates would be in flight.
     pub limited_transmit: bool,
+    /// While going back N after a timeout, Limited Transmit sends the next segment in
+    /// sequence, resent even if the receiver may hold it (ns-2's `send_one()` sends
+    /// `t_seqno_`); otherwise it sends only new data.
+    pub limited_transmit_resends: bool,
     /// Reno recovery checks `recover` before a fast retransmit, as NewReno always does (RFC
     /// 6582 step 2; ns-2's `bugFix_`, on for every variant): duplicates of data sent before
     /// the last fast retransmit or timeout start no second one.
@@ -141,6 +145,7 @@ impl Default for SenderConfig {
             partial_ack_timer: PartialAckTimer::Impatient,
             rtt_arithmetic: RttArithmetic::Rfc6298,
             limited_transmit: false,
+            limited_transmit_resends: false,
             reno_recover_check: false,
             fast_retransmit_resets_timer: false,
             ecn_answered_until: EcnAnswered::Window,

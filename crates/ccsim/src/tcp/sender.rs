@@ -747,12 +747,21 @@ impl TcpSender {
 
     /// Limited Transmit (RFC 3042 section 2; ns-2's `send_one()`): one new segment on a
     /// duplicate ACK below the threshold, if the receiver's window allows it and at most cwnd
-    /// plus the duplicates so far would be in flight.
+    /// plus the duplicates so far would be in flight. While going back N after a timeout,
+    /// with `limited_transmit_resends`, the next segment in sequence instead, as ns-2 sends
+    /// `t_seqno_` whether or not the receiver holds it.
     fn limited_transmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let len = (self.cfg.mss as u64).min(self.data_end().saturating_sub(self.nxt));
         let allowed = (self.cc.cwnd() as u64 + self.dupacks as u64 * self.cfg.mss as u64).min(self.peer_wnd as u64);
-        if self.started && len > 0 && self.nxt >= self.max && self.nxt + len <= self.una + allowed {
+        if !(self.started && len > 0 && self.nxt + len <= self.una + allowed) {
+            return;
+        }
+        if self.nxt >= self.max {
             self.emit_new(len, now, out);
+        } else if self.cfg.limited_transmit_resends {
+            self.emit(self.nxt, len as u32, now, out);
+            self.nxt += len;
+            self.max = self.max.max(self.nxt);
         }
     }
 
@@ -1715,6 +1724,35 @@ mod tests {
             s.on_ack(&sack_ack(&s, a, &[segs(a, 1, 2)]), t(200 + i), &mut out);
         }
         assert_eq!((s.stats.dupacks_received, s.stats.fast_retransmits), (1, 0));
+    }
+
+    /// ns-2's `send_one()` after a timeout: the first two duplicate ACKs each send the next
+    /// segment of the go-back-N pass, though it is a resend; RFC 3042 sends only new data.
+    #[test]
+    fn limited_transmit_after_a_timeout_resends_the_next_segment_only_with_the_ns2_rule() {
+        for resends in [false, true] {
+            let cfg = SenderConfig { limited_transmit: true, limited_transmit_resends: resends, ..config(Recovery::NewReno) };
+            let mut s = TcpSender::new(cfg, ends(), 1 << 30);
+            let mut out = Vec::new();
+            let a = grow_to(&mut s, 10, &mut out);
+            let max = s.snd_max().0;
+            let d = s.rto_deadline().unwrap();
+            out.clear();
+            s.on_timeout(d, &mut out);
+            let first: Vec<u32> = out.iter().map(|p| (p.seq.0 - a) / MSS).collect();
+            assert_eq!(first, [0], "the timeout resends segment 0");
+            let mut sent = Vec::new();
+            for i in 1..=3 {
+                out.clear();
+                s.on_ack(&ack(&s, a), d + Dur::from_millis(i), &mut out);
+                sent.push(out.iter().map(|p| (p.seq.0 - a) / MSS).collect::<Vec<u32>>());
+            }
+            let expected: [&[u32]; 3] = if resends { [&[1], &[2], &[]] } else { [&[], &[], &[]] };
+            assert_eq!(sent, expected, "resends {resends}");
+            assert_eq!(s.snd_max().0, max, "nothing new is sent");
+            assert_eq!(s.stats.retransmitted_packets, if resends { 3 } else { 1 });
+            assert_eq!(s.stats.fast_retransmits, 0, "duplicates of data sent before the timeout start no fast retransmit");
+        }
     }
 
     #[test]

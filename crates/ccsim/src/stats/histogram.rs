@@ -1,0 +1,142 @@
+//! A log-linear histogram of non-negative integers (queueing delays in nanoseconds, queue
+//! lengths in packets) for percentiles and distributions in the report.
+//!
+//! Values below [`SUB`] have a bin each; above, every power of two is split into [`SUB`]
+//! bins of equal width, so a bin is at most 1/32 of its lower edge wide (a percentile read
+//! from it is off by at most about 3%). Bins are added as larger values arrive: a histogram
+//! that has seen nothing holds no memory, one that has seen delays up to a second holds
+//! about 800 bins.
+
+/// Bins per power of two, and the values below it that have a bin each.
+pub const SUB: u64 = 32;
+const SUB_BITS: u32 = SUB.trailing_zeros();
+
+/// Weights (counts, or nanoseconds spent at a value) by bins of value.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LogHistogram {
+    bins: Vec<u64>,
+}
+
+/// The bin of `v`.
+pub fn bin_of(v: u64) -> usize {
+    if v < SUB {
+        return v as usize;
+    }
+    let top = 63 - v.leading_zeros(); // >= SUB_BITS
+    let shift = top - SUB_BITS;
+    let sub = (v >> shift) - SUB; // 0..SUB
+    ((shift as u64 + 1) * SUB + sub) as usize
+}
+
+/// The values bin `i` holds: `lo..=hi`.
+pub fn bin_range(i: usize) -> (u64, u64) {
+    let i = i as u64;
+    if i < SUB {
+        return (i, i);
+    }
+    let shift = i / SUB - 1;
+    let lo = (SUB + i % SUB) << shift;
+    (lo, lo + ((1u64 << shift) - 1))
+}
+
+impl LogHistogram {
+    /// Adds `weight` at `value`.
+    #[inline]
+    pub fn add(&mut self, value: u64, weight: u64) {
+        let i = bin_of(value);
+        if i >= self.bins.len() {
+            self.bins.resize(i + 1, 0);
+        }
+        self.bins[i] += weight;
+    }
+
+    /// The total weight.
+    pub fn total(&self) -> u64 {
+        self.bins.iter().sum()
+    }
+
+    /// Forgets everything (the start of a measurement period).
+    pub fn clear(&mut self) {
+        self.bins.iter_mut().for_each(|b| *b = 0);
+    }
+
+    /// The bins with weight: `(lo, hi, weight)`, ascending.
+    pub fn bins(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
+        self.bins.iter().enumerate().filter(|(_, w)| **w > 0).map(|(i, w)| {
+            let (lo, hi) = bin_range(i);
+            (lo, hi, *w)
+        })
+    }
+
+    /// The `q`-quantile (0 < q <= 1) of the values, with `zeros` more weight at 0 than the
+    /// bins hold: the smallest bin whose cumulative weight reaches `q` of the total, taken at
+    /// its midpoint (exact for the single-value bins below [`SUB`]); 0 with no weight.
+    pub fn quantile(&self, q: f64, zeros: u64) -> f64 {
+        let total = self.total() + zeros;
+        if total == 0 {
+            return 0.0;
+        }
+        let want = (q * total as f64).ceil().max(1.0) as u64;
+        let mut seen = zeros;
+        if seen >= want {
+            return 0.0;
+        }
+        for (i, w) in self.bins.iter().enumerate() {
+            seen += w;
+            if seen >= want {
+                let (lo, hi) = bin_range(i);
+                return (lo as f64 + hi as f64) / 2.0;
+            }
+        }
+        let (lo, hi) = bin_range(self.bins.len() - 1);
+        (lo as f64 + hi as f64) / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bins_tile_the_values_and_are_at_most_a_32nd_of_their_start_wide() {
+        let mut next = 0u64;
+        for i in 0..=bin_of(u64::MAX) {
+            let (lo, hi) = bin_range(i);
+            assert_eq!(lo, next, "bin {i}");
+            assert!(hi >= lo);
+            if lo >= SUB {
+                assert!((hi - lo + 1) * SUB <= lo, "bin {i}: {lo}..={hi}");
+            }
+            assert_eq!(bin_of(lo), i);
+            assert_eq!(bin_of(hi), i);
+            next = hi.wrapping_add(1);
+        }
+        assert_eq!(next, 0, "the last bin ends at u64::MAX");
+        assert_eq!(bin_of(u64::MAX), bin_of(1 << 63) + SUB as usize - 1);
+    }
+
+    #[test]
+    fn quantiles_of_hand_made_weights() {
+        let mut h = LogHistogram::default();
+        assert_eq!(h.quantile(0.5, 0), 0.0);
+        // 1..=10, one each: exact bins.
+        for v in 1..=10 {
+            h.add(v, 1);
+        }
+        assert_eq!(h.quantile(0.5, 0), 5.0);
+        assert_eq!(h.quantile(0.95, 0), 10.0);
+        assert_eq!(h.quantile(1.0, 0), 10.0);
+        // Ten zeros more: the median is 0.
+        assert_eq!(h.quantile(0.5, 10), 0.0);
+        assert_eq!(h.quantile(0.55, 10), 1.0);
+        // A large value lands in a bin whose midpoint is within 2% of it.
+        let mut h = LogHistogram::default();
+        h.add(1_000_000, 3);
+        let m = h.quantile(0.99, 0);
+        assert!((m / 1e6 - 1.0).abs() < 0.02, "{m}");
+        assert_eq!(h.total(), 3);
+        assert_eq!(h.bins().count(), 1);
+        h.clear();
+        assert_eq!(h.total(), 0);
+    }
+}
