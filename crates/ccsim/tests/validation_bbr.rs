@@ -14,6 +14,7 @@ fn scenario(variant: &str) -> String {
     let queue = r#"{ discipline = "droptail", limit = 500 }"#;
     let mut t = Bulk { n: 1, rate: "10Mbps", delay: "18ms", queue, tcp: &tcp, duration: "30s", warmup: "5s", seed: 5, access: &equal_access(1) }.toml();
     t.push_str("[[series]]\nkind = \"cwnd\"\nflow = \"flow0\"\ninterval = \"10ms\"\n");
+    t.push_str("[[series]]\nkind = \"pacing_rate\"\nflow = \"flow0\"\ninterval = \"10ms\"\n");
     t
 }
 
@@ -40,8 +41,14 @@ fn bbr_fills_the_link_with_a_short_queue_and_probes_rtt_every_ten_seconds() {
     for w in dips.windows(2) {
         assert!((9.5..=11.0).contains(&(w[1] - w[0])), "ProbeRTT every 10 s or so: {dips:?}");
     }
-    // NewReno on the same buffer fills it.
+    // The pacing rate: most of the time the gain-1 phases' rate, the link's less 1 %.
+    let mut rates: Vec<f64> = bbr.series[1].value.iter().copied().filter(|r| r.is_finite()).collect();
+    rates.sort_by(f64::total_cmp);
+    let median = rates[rates.len() / 2];
+    assert!((median / 9.9e6 - 1.0).abs() < 0.02, "median pacing rate {median} bit/s");
+    // NewReno on the same buffer fills it, and does not pace.
     let (_, newreno) = run(&scenario("newreno"));
+    assert!(newreno.series[1].value.iter().all(|r| r.is_nan()));
     let qn = bottleneck(&newreno).mean_len_packets;
     assert!(qn > 4.0 * q.max(1.0), "NewReno's mean queue {qn} packets, BBR's {q}");
 }

@@ -239,6 +239,10 @@ impl TcpSender {
     pub fn srtt(&self) -> Option<Dur> {
         self.rto.srtt()
     }
+    /// The controller's pacing rate, bytes per second on the wire (None: not paced).
+    pub fn pacing_rate(&self) -> Option<f64> {
+        self.cc.pacing_rate()
+    }
     pub fn rto_deadline(&self) -> Option<SimTime> {
         self.rto_deadline
     }
