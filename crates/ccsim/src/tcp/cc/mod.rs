@@ -124,6 +124,7 @@
 #[cfg(test)]
 pub mod aimd;
 pub mod bbr;
+pub mod bbr_core;
 pub mod cubic;
 pub mod dctcp;
 pub mod packet_reno;
