@@ -124,6 +124,7 @@
 #[cfg(test)]
 pub mod aimd;
 pub mod bbr;
+pub mod bbr3;
 pub mod bbr_core;
 pub mod cubic;
 pub mod dctcp;
@@ -444,6 +445,7 @@ controllers! {
     Cubic(CubicConfig) -> Cubic = [cubic::REGISTRATION],
     Dctcp(DctcpConfig) -> Dctcp = [dctcp::REGISTRATION],
     Bbr(bbr::BbrConfig) -> Box<bbr::Bbr> = [bbr::REGISTRATION],
+    Bbr3(Box<bbr3::Bbr3Config>) -> Box<bbr3::Bbr3> = [bbr3::REGISTRATION],
     PacketReno(PacketRenoConfig) -> PacketReno = [],
     #[cfg(test)]
     Aimd(aimd::AimdConfig) -> aimd::Aimd = [aimd::REGISTRATION],
@@ -500,6 +502,7 @@ mod tests {
             CcConfig::Cubic(CubicConfig::default()),
             CcConfig::Dctcp(DctcpConfig::default()),
             CcConfig::Bbr(bbr::BbrConfig::default()),
+            CcConfig::Bbr3(Box::default()),
         ];
         for cfg in all {
             let mut any = cfg.build(MSS, 1, u32::MAX / 2);
@@ -509,6 +512,7 @@ mod tests {
                 CcConfig::Cubic(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Dctcp(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Bbr(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
+                CcConfig::Bbr3(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Aimd(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
                 CcConfig::Probe(c) => Box::new(c.build(MSS, 1, u32::MAX / 2)),
             };
