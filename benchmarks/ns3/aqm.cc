@@ -2,12 +2,12 @@
 // libns3-dev, ns-3.37): the ns-3 side of scripts/validate_ns3.py.
 //
 //   aqm --disc=fifo|codel|fq_codel|pie|step [--n=10] [--rate=100Mbps] [--time=30]
-//       [--warmup=5] [--seed=1] [--tcp=newreno|cubic|dctcp|mix] [--limit=1000] [--k=65]
-//       [--ecn=0|1] [--sack=1|0]
+//       [--warmup=5] [--seed=1] [--tcp=newreno|cubic|dctcp|bbr|mix] [--limit=1000] [--k=65]
+//       [--ecn=0|1] [--sack=1|0] [--delay=20ms] [--initcwnd=1] [--series=PATH]
 //
 // N TCP bulk flows, each from its own sender S_i to its own receiver D_i:
 //
-//   S_i --1Gb/s,1ms-- R1 ==RATE,20ms, DISC== R2 --1Gb/s,1ms-- D_i
+//   S_i --1Gb/s,1ms-- R1 ==RATE,DELAY, DISC== R2 --1Gb/s,1ms-- D_i
 //
 // The discipline sits on R1's bottleneck device, whose own queue holds 1 packet, so the
 // queue disc is the real queue; every other device has a 10000-packet FIFO that never
@@ -22,6 +22,9 @@
 //             packets
 //   step      RedQueueDisc with MinTh = MaxTh = K, QW = 1 (the instantaneous queue), ECN
 //             marks (DCTCP's step marker), LIMIT packets
+// BBR is ns-3's TcpBbr (Linux's v1 as ns-3 models it) with pacing on, the initial window
+// paced too (as Linux paces it). --series=PATH writes flow 0's RTT samples (ms), pacing rate
+// (bit/s) and cwnd (bytes) at each change as "t kind value" lines.
 // 1000-byte segments, no timestamps, no delayed ACKs, initial window 1, min RTO 200 ms,
 // receive buffers that never limit; start times uniform in [0, 1] s. CUBIC without HyStart
 // (RFC 9438 leaves it optional; ccsim has none). SACK is on by default:
@@ -58,6 +61,36 @@ uint64_t g_sojournCount = 0;
 double g_lenSum = 0;
 uint64_t g_lenCount = 0;
 bool g_measuring = false;
+FILE* g_series = nullptr;
+
+void
+OnRtt(Time, Time rtt)
+{
+    std::fprintf(g_series, "%.6f rtt %.4f\n", Simulator::Now().GetSeconds(), rtt.GetSeconds() * 1e3);
+}
+
+void
+OnPacingRate(DataRate, DataRate rate)
+{
+    std::fprintf(g_series, "%.6f pacing %llu\n", Simulator::Now().GetSeconds(),
+                 (unsigned long long)rate.GetBitRate());
+}
+
+void
+OnCwnd(uint32_t, uint32_t cwnd)
+{
+    std::fprintf(g_series, "%.6f cwnd %u\n", Simulator::Now().GetSeconds(), cwnd);
+}
+
+void
+ConnectSeries(uint32_t node)
+{
+    const std::string base =
+        "/NodeList/" + std::to_string(node) + "/$ns3::TcpL4Protocol/SocketList/0/";
+    Config::ConnectWithoutContext(base + "RTT", MakeCallback(&OnRtt));
+    Config::ConnectWithoutContext(base + "PacingRate", MakeCallback(&OnPacingRate));
+    Config::ConnectWithoutContext(base + "CongestionWindow", MakeCallback(&OnCwnd));
+}
 
 void
 OnSojourn(Time t)
@@ -95,6 +128,9 @@ main(int argc, char* argv[])
     uint32_t k = 65;
     bool ecn = false;
     bool sack = true;
+    std::string delay = "20ms";
+    uint32_t initCwnd = 1;
+    std::string series;
     CommandLine cmd;
     cmd.AddValue("disc", "fifo, codel, fq_codel, pie or step", disc);
     cmd.AddValue("n", "flows", nFlows);
@@ -102,11 +138,14 @@ main(int argc, char* argv[])
     cmd.AddValue("time", "simulated seconds", simTime);
     cmd.AddValue("warmup", "seconds before measurement", warmup);
     cmd.AddValue("seed", "RNG seed (>= 1)", seed);
-    cmd.AddValue("tcp", "newreno, cubic, dctcp or mix (the first half CUBIC, the rest NewReno)", tcp);
+    cmd.AddValue("tcp", "newreno, cubic, dctcp, bbr or mix (the first half CUBIC, the rest NewReno)", tcp);
     cmd.AddValue("limit", "bottleneck buffer, packets", limit);
     cmd.AddValue("k", "step marker threshold, packets", k);
     cmd.AddValue("ecn", "ECN-capable senders", ecn);
     cmd.AddValue("sack", "SACK", sack);
+    cmd.AddValue("delay", "bottleneck propagation delay", delay);
+    cmd.AddValue("initcwnd", "initial window, segments", initCwnd);
+    cmd.AddValue("series", "file for flow 0's RTT, pacing rate and cwnd", series);
     cmd.Parse(argc, argv);
 
     const uint32_t payload = 1000;
@@ -127,6 +166,12 @@ main(int argc, char* argv[])
         tcpType = TcpDctcp::GetTypeId();
         ecn = true;
     }
+    else if (tcp == "bbr")
+    {
+        tcpType = TcpBbr::GetTypeId();
+        Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(true));
+        Config::SetDefault("ns3::TcpSocketState::PaceInitialWindow", BooleanValue(true));
+    }
     else if (tcp != "newreno")
     {
         std::fprintf(stderr, "unknown --tcp=%s\n", tcp.c_str());
@@ -136,7 +181,7 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(payload));
-    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(1));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initCwnd));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(bigBuffer));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(bigBuffer));
@@ -174,7 +219,7 @@ main(int argc, char* argv[])
 
     PointToPointHelper bottleneck;
     bottleneck.SetDeviceAttribute("DataRate", StringValue(rate));
-    bottleneck.SetChannelAttribute("Delay", StringValue("20ms"));
+    bottleneck.SetChannelAttribute("Delay", StringValue(delay));
     bottleneck.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue("1p"));
     NetDeviceContainer bnDevs = bottleneck.Install(r1, r2);
 
@@ -303,7 +348,15 @@ main(int argc, char* argv[])
         bulk.SetAttribute("MaxBytes", UintegerValue(0));
         bulk.SetAttribute("SendSize", UintegerValue(64 * 1024));
         ApplicationContainer ba = bulk.Install(senders.Get(i));
-        ba.Start(Seconds(startVar->GetValue()));
+        const double start = startVar->GetValue();
+        ba.Start(Seconds(start));
+        if (i == 0 && !series.empty())
+        {
+            g_series = std::fopen(series.c_str(), "w");
+            Simulator::Schedule(Seconds(start) + MicroSeconds(1),
+                                &ConnectSeries,
+                                senders.Get(0)->GetId());
+        }
     }
 
     qd->TraceConnectWithoutContext("SojournTime", MakeCallback(&OnSojourn));
@@ -351,6 +404,10 @@ main(int argc, char* argv[])
     }
     std::printf("goodput_first_half_bps=%.0f\n", rxFirstHalf * 8.0 / measured);
     std::fflush(stdout);
+    if (g_series)
+    {
+        std::fclose(g_series);
+    }
     Simulator::Destroy();
     return 0;
 }

@@ -61,6 +61,7 @@ SERIES_UNITS = {
     "ssthresh": "slow-start threshold (segments)",
     "rtt": "RTT sample (ms)",
     "srtt": "smoothed RTT (ms)",
+    "pacing_rate": "pacing rate (bit/s)",
     "goodput": "goodput (bit/s)",
     "queue": "queue (packets)",
     "queue_avg": "average queue (packets)",

@@ -65,6 +65,7 @@ COLOURS = {
     "dctcp": "tab:purple",
     "xcp": "tab:red",
     "rcp": "tab:pink",
+    "bbr": "tab:gray",
 }
 
 RED = {"discipline": "red", "limit": 50, "min_th": 5, "max_th": 15, "max_p": 0.1, "w_q": 0.002, "byte_mode": False}
@@ -251,6 +252,9 @@ TODAY = [
         "CUBIC, Tail Drop", {"links.2.queue": queue_spec("droptail"), "flows.0.tcp": {"variant": "cubic", "mss": 1000}}, COLOURS["cubic"]
     ),
     today.Contender(
+        "BBR, Tail Drop", {"links.2.queue": queue_spec("droptail"), "flows.0.tcp": {"variant": "bbr", "mss": 1000}}, COLOURS["bbr"]
+    ),
+    today.Contender(
         f"DCTCP, step K={DCTCP_K}",
         {
             "links.2.queue": {"discipline": "step", "k": DCTCP_K, "limit": RED["limit"], "signal": "ecn"},
@@ -288,8 +292,12 @@ def against_today(rep: Report, opt: Options, delays: list[int], duration: float)
             "ACC gives the bulk flows more goodput than CUBIC over Tail Drop (every d)", TODAY[0].name, TODAY[2].name, "kbps", v.greater
         ),
         today.Comparison(
-            "ACC gives the bulk flows more goodput than DCTCP over a step marker (every d)", TODAY[0].name, TODAY[3].name, "kbps", v.greater
+            "ACC gives the bulk flows more goodput than DCTCP over a step marker (every d)", TODAY[0].name, TODAY[4].name, "kbps", v.greater
         ),
+        today.Comparison(
+            "ACC gives the bulk flows more goodput than BBR over Tail Drop (every d)", TODAY[0].name, TODAY[3].name, "kbps", v.greater
+        ),
+        today.Comparison("BBR keeps a shorter RTT than CUBIC over Tail Drop (every d)", TODAY[3].name, TODAY[2].name, "rtt_ms", v.less),
         today.Comparison(
             "CUBIC over Tail Drop gives the bulk flows more goodput than Reno over RED (every d)",
             TODAY[2].name,
@@ -307,8 +315,8 @@ def against_today(rep: Report, opt: Options, delays: list[int], duration: float)
         data,
         measures,
         comparisons,
-        "ACC (Reno senders, RED with ACC at R1) and the paper's Reno over RED beside CUBIC over the same 50-packet Tail "
-        f"Drop buffer and DCTCP over a step marker at K = {DCTCP_K} packets in it (marking ECN-capable packets, dropping "
+        "ACC (Reno senders, RED with ACC at R1) and the paper's Reno over RED beside CUBIC and BBR (v1) over the same "
+        f"50-packet Tail Drop buffer and DCTCP over a step marker at K = {DCTCP_K} packets in it (marking ECN-capable packets, dropping "
         "the UDP cross traffic's), and ACC's heirs, the explicit-feedback routers: XCP (Katabi et al. 2002) and RCP "
         "(Dukkipati and McKeown 2006), their senders through their router in the same 50-packet buffer (the cross "
         "traffic counts as input to both), with the same on/off cross traffic, across the R1 -> R2 delays.",

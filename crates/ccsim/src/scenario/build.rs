@@ -704,7 +704,7 @@ fn add_series(
     }
     let interval_ns = s.interval.dur().as_nanos();
     let mut push = |name: String, target: SeriesTarget| out.push(SeriesSpec { name, target, interval_ns, max_points: s.max_points });
-    let flow_kind = matches!(s.kind.as_str(), "cwnd" | "ssthresh" | "rtt" | "srtt" | "goodput");
+    let flow_kind = matches!(s.kind.as_str(), "cwnd" | "ssthresh" | "rtt" | "srtt" | "pacing_rate" | "goodput");
     let link_kind = matches!(s.kind.as_str(), "queue" | "queue_avg" | "max_p" | "drop_prob" | "link_rate" | "drops");
     if flow_kind {
         let Some(sel) = &s.flow else { return fail(format!("{path}.flow"), format!("required for kind {:?}", s.kind)) };
@@ -724,6 +724,7 @@ fn add_series(
                 "ssthresh" => SeriesTarget::Ssthresh { flow },
                 "rtt" => SeriesTarget::Rtt { flow },
                 "srtt" => SeriesTarget::Srtt { flow },
+                "pacing_rate" => SeriesTarget::PacingRate { flow },
                 _ => SeriesTarget::Goodput { flow },
             };
             push(format!("{} {}", s.kind, flows[fi].name()), target);
@@ -743,7 +744,10 @@ fn add_series(
     } else {
         return fail(
             format!("{path}.kind"),
-            format!("unknown series kind {:?} (expected cwnd, ssthresh, rtt, srtt, goodput, queue, queue_avg, max_p, drop_prob, link_rate or drops)", s.kind),
+            format!(
+                "unknown series kind {:?} (expected cwnd, ssthresh, rtt, srtt, pacing_rate, goodput, queue, queue_avg, max_p, drop_prob, link_rate or drops)",
+                s.kind
+            ),
         );
     }
     Ok(())

@@ -518,7 +518,7 @@ pub struct FailureSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SeriesSpecToml {
-    /// `cwnd`, `ssthresh`, `rtt`, `srtt`, `goodput` (flows); `queue`, `queue_avg`, `max_p`, `drop_prob`, `link_rate`, `drops` (links).
+    /// `cwnd`, `ssthresh`, `rtt`, `srtt`, `pacing_rate`, `goodput` (flows); `queue`, `queue_avg`, `max_p`, `drop_prob`, `link_rate`, `drops` (links).
     pub kind: String,
     /// A flow (`g1[0]`) or a whole group (`g1`), for flow series.
     #[serde(default)]

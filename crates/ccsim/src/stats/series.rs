@@ -17,6 +17,9 @@ pub enum SeriesTarget {
     /// The flow's smoothed round-trip time (RFC 6298's SRTT), ms; not a number before the
     /// first sample.
     Srtt { flow: u32 },
+    /// The flow's pacing rate on the wire, bit/s (BBR's `pacing_gain * BtlBw`); not a number
+    /// for a sender that does not pace.
+    PacingRate { flow: u32 },
     /// Instantaneous queue length of a link's egress queue, packets.
     QueueLen { link: u32 },
     /// The discipline's average queue estimate (RED's avg), packets.

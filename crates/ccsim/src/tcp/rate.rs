@@ -28,6 +28,12 @@
 //!
 //! Records are kept per transmitted byte range, in sequence order; a retransmission
 //! refreshes the records it covers, and a SACK delivers the ranges it covers once.
+//!
+//! Losses, as Linux's `tcp_rate.c` gives them to BBR v3 (`rs->lost`, `rs->tx_in_flight`):
+//! the connection counts `lost`, the bytes it resent (a range is resent once the sender has
+//! judged it lost: fast retransmit, SACK's NextSeg(), the timer); each transmission records
+//! that count and the data in flight with it, and a sample says how much was lost since its
+//! packet was sent and how much was in flight then.
 
 use crate::sim::{Dur, SimTime};
 use std::collections::VecDeque;
@@ -48,6 +54,12 @@ pub struct RateSample {
     pub is_app_limited: bool,
     /// The connection's delivered count after this ACK.
     pub total_delivered: u64,
+    /// Bytes resent (judged lost) since the sample's packet was sent.
+    pub lost: u64,
+    /// Bytes in flight when the sample's packet was sent, itself included.
+    pub tx_in_flight: u64,
+    /// The connection's count of bytes resent, after this ACK.
+    pub total_lost: u64,
     /// The smallest interval a rate may have: the smallest RTT seen so far.
     min_rtt: Option<Dur>,
 }
@@ -57,7 +69,26 @@ impl RateSample {
     /// no smallest RTT to check the interval against.
     #[cfg(test)]
     pub(crate) fn new(delivered: u64, interval: Dur, rtt: Option<Dur>, prior_in_flight: u64, is_app_limited: bool, total_delivered: u64) -> RateSample {
-        RateSample { delivered, interval, rtt, prior_in_flight, is_app_limited, total_delivered, min_rtt: None }
+        RateSample {
+            delivered,
+            interval,
+            rtt,
+            prior_in_flight,
+            is_app_limited,
+            total_delivered,
+            lost: 0,
+            tx_in_flight: prior_in_flight,
+            total_lost: 0,
+            min_rtt: None,
+        }
+    }
+
+    /// The same with losses: `lost` since the packet was sent with `tx_in_flight` out, and
+    /// the connection's `total_lost`.
+    #[cfg(test)]
+    #[allow(dead_code)] // for the controllers' tests
+    pub(crate) fn with_loss(self, lost: u64, tx_in_flight: u64, total_lost: u64) -> RateSample {
+        RateSample { lost, tx_in_flight, total_lost, ..self }
     }
 
     /// The delivery rate, bytes per second, or None for an interval shorter than the
@@ -84,6 +115,10 @@ struct Sent {
     retransmitted: bool,
     /// Already counted as delivered (by a SACK).
     sacked: bool,
+    /// The connection's `lost` when it was sent.
+    lost: u64,
+    /// Bytes in flight when it was sent, itself included.
+    tx_in_flight: u64,
 }
 
 /// The per-connection state of delivery-rate sampling.
@@ -100,6 +135,8 @@ pub struct RateSampler {
     newest: Option<Sent>,
     /// Bytes in flight when the ACK being processed arrived.
     prior_in_flight: u64,
+    /// Bytes resent so far.
+    lost: u64,
 }
 
 impl RateSampler {
@@ -115,6 +152,10 @@ impl RateSampler {
             self.first_sent_time = now;
             self.delivered_time = now;
         }
+        let resent = self.sent.back().is_some_and(|last| off < last.end);
+        if resent {
+            self.lost += len;
+        }
         let rec = Sent {
             start: off,
             end: off + len,
@@ -125,8 +166,10 @@ impl RateSampler {
             app_limited: self.app_limited_until != 0,
             retransmitted: false,
             sacked: false,
+            lost: self.lost,
+            tx_in_flight: in_flight + len,
         };
-        if self.sent.back().is_none_or(|last| off >= last.end) {
+        if !resent {
             self.sent.push_back(rec);
             return;
         }
@@ -205,6 +248,9 @@ impl RateSampler {
             prior_in_flight: self.prior_in_flight,
             is_app_limited: s.app_limited,
             total_delivered: self.delivered,
+            lost: self.lost - s.lost,
+            tx_in_flight: s.tx_in_flight,
+            total_lost: self.lost,
             min_rtt: self.min_rtt,
         })
     }
@@ -305,6 +351,30 @@ mod tests {
         let s = ack(&mut r, 4 * MSS, MSS, ms(45)).unwrap();
         assert_eq!((s.total_delivered, s.rtt), (4 * MSS, None));
         assert_eq!(r.delivered(), 4 * MSS);
+    }
+
+    #[test]
+    fn samples_count_the_bytes_resent_since_their_packet_left_and_its_flight() {
+        let mut r = RateSampler::default();
+        for i in 0..10 {
+            r.on_send(i * MSS, MSS, i * MSS, ms(i));
+        }
+        // Segments 0 and 1 lost; 2..10 SACKed: nothing resent yet.
+        r.begin_ack(10 * MSS);
+        r.on_sack(2 * MSS, 10 * MSS, ms(30));
+        let s = r.end_ack(ms(30)).unwrap();
+        assert_eq!((s.lost, s.tx_in_flight, s.total_lost), (0, 10 * MSS, 0));
+        // Both resent, then a new segment: the resent segment 0's sample counts the resend
+        // of 1 that followed it; the new segment left after both, so its sample counts none.
+        r.on_send(0, MSS, 2 * MSS, ms(31));
+        r.on_send(MSS, MSS, 2 * MSS, ms(32));
+        r.on_send(10 * MSS, MSS, 2 * MSS, ms(33));
+        let s = ack(&mut r, MSS, 3 * MSS, ms(51)).unwrap();
+        assert_eq!((s.lost, s.tx_in_flight, s.total_lost), (MSS, 3 * MSS, 2 * MSS));
+        r.begin_ack(2 * MSS);
+        r.on_sack(10 * MSS, 11 * MSS, ms(53));
+        let s = r.end_ack(ms(53)).unwrap();
+        assert_eq!((s.lost, s.tx_in_flight, s.total_lost), (0, 3 * MSS, 2 * MSS));
     }
 
     #[test]

@@ -248,6 +248,10 @@ impl TcpSender {
     pub fn srtt(&self) -> Option<Dur> {
         self.rto.srtt()
     }
+    /// The controller's pacing rate, bytes per second on the wire (None: not paced).
+    pub fn pacing_rate(&self) -> Option<f64> {
+        self.cc.pacing_rate()
+    }
     pub fn rto_deadline(&self) -> Option<SimTime> {
         self.rto_deadline
     }
@@ -376,12 +380,17 @@ impl TcpSender {
         delta
     }
 
-    /// A paced sender's timer: new data held back by pacing may leave now.
+    /// A paced sender's timer: data held back by pacing may leave now (in SACK recovery,
+    /// what RFC 6675's NextSeg() picks).
     pub fn on_pacing_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if let Some(e) = self.extras.as_mut() {
             e.pacing_deadline = None;
         }
-        self.send_available(now, out);
+        if self.in_recovery && self.cfg.sack {
+            self.sack_transmit(now, out);
+        } else {
+            self.send_available(now, out);
+        }
     }
 
     /// An ACK in range, with SACK on (see the module documentation).
@@ -595,13 +604,17 @@ impl TcpSender {
         self.cc.on_sack_recovery_start(&self.event(now)); // (4.2): cwnd = ssthresh
     }
 
-    /// SACK, in recovery: step (C), sending NextSeg() while `cwnd - pipe >= SMSS`.
+    /// SACK, in recovery: step (C), sending NextSeg() while `cwnd - pipe >= SMSS`; a paced
+    /// sender paces retransmissions as new data (as Linux paces every segment).
     fn sack_transmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let mss = self.cfg.mss as u64;
         let mut pipe = self.pipe();
         while self.cc.cwnd() as u64 >= pipe + mss {
             let rescue = self.rescue_rxt.is_none_or(|r| self.una > r);
             let Some(seg) = self.scoreboard.next_seg(&self.window(), self.new_data_len(), rescue) else { break };
+            if self.extras.is_some() && self.held_by_pacing(now) {
+                break;
+            }
             match seg.rule {
                 NextRule::New => self.emit_new(seg.len, now, out), // (C.3)
                 rule => {
@@ -611,6 +624,9 @@ impl TcpSender {
                         _ => self.high_rxt = seg.start + seg.len, // (C.2)
                     }
                 }
+            }
+            if self.extras.is_some() {
+                self.paced(now, out.last().map_or(seg.len as u32, |p| p.size));
             }
             pipe += seg.len; // (C.4)
         }
@@ -1945,5 +1961,32 @@ mod tests {
         let mut burst = Vec::new();
         u.start(t(0), &mut burst);
         assert_eq!((burst.len(), u.pacing_deadline()), (10, None));
+    }
+
+    #[test]
+    fn a_paced_sender_paces_sack_recoverys_retransmissions() {
+        // 20 segments out, one per ms; the first four are lost, the other 16 SACKed.
+        let cfg = SenderConfig { sack: true, ..probe_sender(Some(1_040_000.0), 20).cfg };
+        let mut s = TcpSender::new(cfg, ends(), 1 << 20);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        for ms in 1..20 {
+            s.on_pacing_timer(t(ms), &mut out);
+        }
+        assert_eq!(out.len(), 20);
+        out.clear();
+        for i in 5..=20 {
+            s.on_ack(&sack_ack(&s, 0, &[segs(0, 4, i)]), t(100), &mut out);
+        }
+        assert!(s.in_recovery());
+        // The first retransmission leaves at once (RFC 6675 (4.3)); NextSeg()'s next one,
+        // paced, then one per pacing interval while the window allows more.
+        let isn = s.cfg.isn;
+        let rtx = |out: &[Packet]| out.iter().map(|p| p.seq.0.wrapping_sub(isn) / MSS).collect::<Vec<_>>();
+        assert_eq!(rtx(&out), [0, 1]);
+        assert_eq!(s.pacing_deadline(), Some(t(101)));
+        s.on_pacing_timer(t(101), &mut out);
+        assert_eq!(rtx(&out), [0, 1, 2]);
+        assert_eq!(s.pacing_deadline(), Some(t(102)));
     }
 }

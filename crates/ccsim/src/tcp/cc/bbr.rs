@@ -4,8 +4,11 @@
 //! last 10 round trips, and `RTprop`, the smallest RTT over the last 10 s; the sender paces
 //! at `pacing_gain * BtlBw` and keeps at most `cwnd_gain * BtlBw * RTprop` in flight.
 //!
-//! Rule by rule (all on [`on_rate_sample`](Controller::on_rate_sample), after each ACK that
-//! delivered data, as Linux's `bbr_main`):
+//! The rules BBR v3 keeps (rounds, the full-pipe estimator, pacing, the window's growth and
+//! its rules around loss) are in `bbr_core.rs`, which both versions compose.
+//!
+//! Rule by rule (all on each rate sample, after each ACK that delivered data, as Linux's
+//! `bbr_main`):
 //!
 //! - Rounds are counted by delivered data (`bbr_update_bw`): a round ends when a packet sent
 //!   after the previous round's end is delivered. A sample raises the max filter unless it is
@@ -64,23 +67,18 @@
 //! - Entering SACK recovery sets cwnd to the FlightSize less one segment per duplicate ACK,
 //!   plus one: an estimate of RFC 6675's `pipe` plus the segment the ACK let out.
 
+use super::bbr_core::{BbrFamily, Core, MaxFilter};
 use super::spec::{CcContext, EcnUse, Recovery, Registration};
-use super::{Ack, CcConfig, Controller, Event, NewRenoConfig, Signal, Window};
-use crate::packet::TCP_IP_HEADER;
+use super::{CcConfig, NewRenoConfig};
 use crate::settings::table::{keys_of, read, SettingError, Table};
 use crate::settings::units::Duration;
 use crate::sim::{Dur, SimTime};
 use crate::tcp::rate::RateSample;
 use serde::Deserialize;
-use std::collections::VecDeque;
 
 /// ProbeBW's pacing gains, phase by phase (Linux `bbr_pacing_gain`, the paper's
 /// "[5/4, 3/4, 1, 1, 1, 1, 1, 1]").
 pub const GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
-
-/// Linux's `TCP_INIT_CWND`: the target without an RTT, and the data delivered before
-/// Startup's growth needs the target.
-const INIT_CWND_PACKETS: u32 = 10;
 
 /// BBR's parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -135,36 +133,18 @@ impl BbrConfig {
     /// BBR at the start of a connection: an initial window of `init_cwnd` segments of `mss`
     /// bytes (`init_ssthresh` is kept and unused).
     pub fn build(&self, mss: u32, init_cwnd: u32, init_ssthresh: u32) -> Bbr {
-        let mut b = Bbr {
-            w: self.window.window(mss, init_cwnd, init_ssthresh),
+        Bbr {
+            c: Core::new(self.window.window(mss, init_cwnd, init_ssthresh), self.high_gain, self.pacing_margin),
             cfg: self.clone(),
             mode: Mode::Startup,
-            now: SimTime::ZERO,
-            bw: VecDeque::new(),
-            round: 0,
-            next_round_delivered: 0,
-            round_start: false,
-            delivered: 0,
-            min_rtt: None,
-            min_rtt_stamp: SimTime::ZERO,
+            bw: MaxFilter::new(self.bw_window_rounds),
             pacing_gain: self.high_gain,
             cwnd_gain: self.high_gain,
             cycle_idx: 0,
             cycle_stamp: SimTime::ZERO,
-            full_bw: 0.0,
-            full_bw_count: 0,
-            full_bw_reached: false,
             probe_rtt_done: None,
             probe_rtt_round_done: false,
-            prior_cwnd: 0,
-            conserving: false,
-            loss_until: None,
-            lost: false,
-            srtt_seen: false,
-            pacing: 0.0,
-        };
-        b.pacing = b.rate_for(init_cwnd as f64 * mss as f64 / 1e-3, self.high_gain);
-        b
+        }
     }
 }
 
@@ -177,43 +157,21 @@ pub enum Mode {
     ProbeRtt,
 }
 
-/// BBR's state: the window, the model and the mode.
+/// BBR's state: the shared core (window, rounds, min RTT, pacing, loss rules), the
+/// bandwidth filter and the mode.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bbr {
-    w: Window,
+    c: Core,
     cfg: BbrConfig,
     mode: Mode,
-    /// The time of the ACK being processed.
-    now: SimTime,
-    /// The max filter: (round, bandwidth in bytes/s), bandwidths decreasing from the front.
-    bw: VecDeque<(u64, f64)>,
-    round: u64,
-    next_round_delivered: u64,
-    round_start: bool,
-    /// The connection's delivered count at the last sample.
-    delivered: u64,
-    min_rtt: Option<Dur>,
-    min_rtt_stamp: SimTime,
+    /// The max filter of bandwidth (bytes/s) over rounds.
+    bw: MaxFilter,
     pacing_gain: f64,
     cwnd_gain: f64,
     cycle_idx: usize,
     cycle_stamp: SimTime,
-    full_bw: f64,
-    full_bw_count: u32,
-    full_bw_reached: bool,
     probe_rtt_done: Option<SimTime>,
     probe_rtt_round_done: bool,
-    /// The window saved on a loss or on entering ProbeRTT, restored after.
-    prior_cwnd: u32,
-    /// Packet conservation: the first round of fast recovery.
-    conserving: bool,
-    /// After a timeout: the delivered count at which what was outstanding is delivered.
-    loss_until: Option<u64>,
-    /// A loss since the last sample (ends ProbeBW's 1.25 phase).
-    lost: bool,
-    srtt_seen: bool,
-    /// The pacing rate, bytes per second on the wire.
-    pacing: f64,
 }
 
 impl Bbr {
@@ -224,12 +182,12 @@ impl Bbr {
 
     /// The max filter's bandwidth, bytes per second of payload (0 before a sample).
     pub fn max_bw(&self) -> f64 {
-        self.bw.front().map_or(0.0, |&(_, b)| b)
+        self.bw.best()
     }
 
     /// The min-RTT estimate.
     pub fn min_rtt(&self) -> Option<Dur> {
-        self.min_rtt
+        self.c.min_rtt
     }
 
     /// ProbeBW's current pacing gain phase.
@@ -239,68 +197,33 @@ impl Bbr {
 
     /// The pipe was found full (Startup ended).
     pub fn full_bw_reached(&self) -> bool {
-        self.full_bw_reached
-    }
-
-    fn mss(&self) -> u32 {
-        self.w.mss()
-    }
-
-    /// The pacing rate on the wire for `bw` bytes/s of payload at `gain`.
-    fn rate_for(&self, bw: f64, gain: f64) -> f64 {
-        let mss = self.mss() as f64;
-        bw * gain * (1.0 - self.cfg.pacing_margin) * (mss + TCP_IP_HEADER as f64) / mss
+        self.c.full_bw_reached
     }
 
     /// The window for `bw` at `gain`, bytes: the BDP in packets rounded up, with the
     /// quantisation allowance (Linux `bbr_bdp` then `bbr_quantization_budget`).
     fn target(&self, bw: f64, gain: f64) -> u32 {
-        let bdp = match self.min_rtt {
-            None => INIT_CWND_PACKETS,
-            Some(rtt) => (bw * rtt.as_secs_f64() * gain / self.mss() as f64).ceil() as u32,
-        };
-        let mut pkts = bdp + self.cfg.quantum_packets;
+        let mut pkts = self.c.bdp_packets(bw, gain) + self.cfg.quantum_packets;
         pkts += pkts % 2;
         if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
             pkts += 2;
         }
-        pkts.saturating_mul(self.mss())
-    }
-
-    /// Linux `bbr_save_cwnd`.
-    fn save_cwnd(&mut self) {
-        if !self.w.recovering() && self.loss_until.is_none() && self.mode != Mode::ProbeRtt {
-            self.prior_cwnd = self.w.cwnd;
-        } else {
-            self.prior_cwnd = self.prior_cwnd.max(self.w.cwnd);
-        }
+        pkts.saturating_mul(self.c.mss())
     }
 
     fn update_bw(&mut self, rs: &RateSample) {
-        self.round_start = false;
+        self.c.round_start = false;
         let Some(bw) = rs.rate_bps() else { return };
-        if rs.total_delivered.saturating_sub(rs.delivered) >= self.next_round_delivered {
-            self.next_round_delivered = rs.total_delivered;
-            self.round += 1;
-            self.round_start = true;
-            self.conserving = false;
-        }
-        let round = self.round;
-        let window = self.cfg.bw_window_rounds;
-        while self.bw.front().is_some_and(|&(r, _)| round - r > window) {
-            self.bw.pop_front();
-        }
+        self.c.update_round(rs);
+        self.bw.expire(self.c.round);
         if !rs.is_app_limited || bw >= self.max_bw() {
-            while self.bw.back().is_some_and(|&(_, b)| b <= bw) {
-                self.bw.pop_back();
-            }
-            self.bw.push_back((round, bw));
+            self.bw.push(self.c.round, bw);
         }
     }
 
     fn advance_cycle(&mut self) {
         self.cycle_idx = (self.cycle_idx + 1) % GAIN_CYCLE.len();
-        self.cycle_stamp = self.now;
+        self.cycle_stamp = self.c.now;
     }
 
     /// Linux `bbr_is_next_cycle_phase`.
@@ -308,13 +231,13 @@ impl Bbr {
         if self.mode != Mode::ProbeBw {
             return;
         }
-        let full_length = self.min_rtt.is_some_and(|m| self.now - self.cycle_stamp > m);
+        let full_length = self.c.min_rtt.is_some_and(|m| self.c.now - self.cycle_stamp > m);
         let gain = GAIN_CYCLE[self.cycle_idx];
         let inflight = rs.prior_in_flight;
         let next = if gain == 1.0 {
             full_length
         } else if gain > 1.0 {
-            full_length && (self.lost || inflight >= self.target(self.max_bw(), gain) as u64)
+            full_length && (self.c.lost || inflight >= self.target(self.max_bw(), gain) as u64)
         } else {
             full_length || inflight <= self.target(self.max_bw(), 1.0) as u64
         };
@@ -323,31 +246,17 @@ impl Bbr {
         }
     }
 
-    /// Linux `bbr_check_full_bw_reached`.
-    fn check_full_bw(&mut self, rs: &RateSample) {
-        if self.full_bw_reached || !self.round_start || rs.is_app_limited {
-            return;
-        }
-        if self.max_bw() >= self.full_bw * self.cfg.full_bw_growth {
-            self.full_bw = self.max_bw();
-            self.full_bw_count = 0;
-            return;
-        }
-        self.full_bw_count += 1;
-        self.full_bw_reached = self.full_bw_count >= self.cfg.full_bw_rounds;
-    }
-
     /// ProbeBW from its first phase: any but the 0.75 one.
     fn enter_probe_bw(&mut self) {
         self.mode = Mode::ProbeBw;
-        let r = (self.delivered / self.mss() as u64 % 7) as usize;
+        let r = (self.c.delivered / self.c.mss() as u64 % 7) as usize;
         self.cycle_idx = GAIN_CYCLE.len() - 1 - r;
         self.advance_cycle();
     }
 
     /// Linux `bbr_check_drain`.
     fn check_drain(&mut self, inflight: u64) {
-        if self.mode == Mode::Startup && self.full_bw_reached {
+        if self.mode == Mode::Startup && self.c.full_bw_reached {
             self.mode = Mode::Drain;
         }
         if self.mode == Mode::Drain && inflight <= self.target(self.max_bw(), 1.0) as u64 {
@@ -357,15 +266,16 @@ impl Bbr {
 
     /// Linux `bbr_update_min_rtt`, with ProbeRTT's entry and exit.
     fn update_min_rtt(&mut self, rs: &RateSample, inflight: u64) {
-        let expired = self.now > self.min_rtt_stamp + self.cfg.min_rtt_window;
+        let c = &mut self.c;
+        let expired = c.now > c.min_rtt_stamp + self.cfg.min_rtt_window;
         if let Some(rtt) = rs.rtt {
-            if self.min_rtt.is_none_or(|m| rtt <= m) || expired {
-                self.min_rtt = Some(rtt);
-                self.min_rtt_stamp = self.now;
+            if c.min_rtt.is_none_or(|m| rtt <= m) || expired {
+                c.min_rtt = Some(rtt);
+                c.min_rtt_stamp = c.now;
             }
         }
         if self.cfg.probe_rtt_duration > Dur::ZERO && expired && self.mode != Mode::ProbeRtt {
-            self.save_cwnd();
+            self.c.save_cwnd(false);
             self.mode = Mode::ProbeRtt;
             self.probe_rtt_done = None;
         }
@@ -373,17 +283,17 @@ impl Bbr {
             return;
         }
         match self.probe_rtt_done {
-            None if inflight <= (self.cfg.min_cwnd * self.mss()) as u64 => {
-                self.probe_rtt_done = Some(self.now + self.cfg.probe_rtt_duration);
+            None if inflight <= (self.cfg.min_cwnd * self.c.mss()) as u64 => {
+                self.probe_rtt_done = Some(self.c.now + self.cfg.probe_rtt_duration);
                 self.probe_rtt_round_done = false;
-                self.next_round_delivered = self.delivered;
+                self.c.next_round_delivered = self.c.delivered;
             }
             Some(done) => {
-                self.probe_rtt_round_done |= self.round_start;
-                if self.probe_rtt_round_done && self.now > done {
-                    self.min_rtt_stamp = self.now;
-                    self.w.cwnd = self.w.cwnd.max(self.prior_cwnd);
-                    if self.full_bw_reached {
+                self.probe_rtt_round_done |= self.c.round_start;
+                if self.probe_rtt_round_done && self.c.now > done {
+                    self.c.min_rtt_stamp = self.c.now;
+                    self.c.w.cwnd = self.c.w.cwnd.max(self.c.prior_cwnd);
+                    if self.c.full_bw_reached {
                         self.enter_probe_bw();
                     } else {
                         self.mode = Mode::Startup;
@@ -403,148 +313,47 @@ impl Bbr {
         };
     }
 
-    /// Linux `bbr_set_pacing_rate`.
-    fn set_pacing_rate(&mut self) {
-        let bw = self.max_bw();
-        if bw <= 0.0 {
-            return;
-        }
-        let rate = self.rate_for(bw, self.pacing_gain);
-        if self.full_bw_reached || rate > self.pacing {
-            self.pacing = rate;
-        }
-    }
-
     /// Linux `bbr_set_cwnd`, its recovery part in the loss hooks.
     fn set_cwnd(&mut self, acked: u64) {
-        let min = self.cfg.min_cwnd * self.mss();
-        if acked > 0 && !self.conserving {
-            let mut cwnd = self.w.cwnd;
-            if self.loss_until.is_some_and(|end| self.delivered >= end) {
-                self.loss_until = None;
-                cwnd = cwnd.max(self.prior_cwnd);
-            }
-            let target = self.target(self.max_bw(), self.cwnd_gain);
-            let grown = cwnd.saturating_add(acked.min(u32::MAX as u64) as u32);
-            if self.full_bw_reached {
-                cwnd = grown.min(target);
-            } else if cwnd < target || self.delivered < (INIT_CWND_PACKETS * self.mss()) as u64 {
-                cwnd = grown;
-            }
-            self.w.cwnd = cwnd.max(min);
-        }
+        let min = self.cfg.min_cwnd * self.c.mss();
+        let target = self.target(self.max_bw(), self.cwnd_gain);
+        self.c.grow_cwnd(acked, target, min);
         if self.mode == Mode::ProbeRtt {
-            self.w.cwnd = self.w.cwnd.min(min);
+            self.c.w.cwnd = self.c.w.cwnd.min(min);
         }
-    }
-
-    /// Fast recovery starts: save the window, conserve packets for a round.
-    fn enter_recovery(&mut self, ev: &Event) {
-        self.now = ev.now;
-        self.save_cwnd();
-        self.lost = true;
-        self.conserving = true;
-        self.next_round_delivered = self.delivered;
-        let mss = self.mss();
-        self.w.set_base((ev.flight + mss).saturating_sub(ev.dupacks * mss).max(mss));
     }
 }
 
-impl Controller for Bbr {
-    fn window(&self) -> &Window {
-        &self.w
+impl BbrFamily for Bbr {
+    fn core(&self) -> &Core {
+        &self.c
     }
 
-    fn window_mut(&mut self) -> &mut Window {
-        &mut self.w
+    fn core_mut(&mut self) -> &mut Core {
+        &mut self.c
     }
 
-    /// The window is set per rate sample; an ACK gives the time and the first smoothed RTT
-    /// (the initial pacing rate).
-    fn on_ack(&mut self, ack: &Ack) {
-        self.now = ack.now;
-        if let (false, Some(srtt)) = (self.srtt_seen, ack.srtt) {
-            self.srtt_seen = true;
-            if self.bw.is_empty() && srtt > Dur::ZERO {
-                let init = (self.w.cwnd / self.mss()).max(1);
-                self.pacing = self.rate_for(init as f64 * self.mss() as f64 / srtt.as_secs_f64(), self.cfg.high_gain);
-            }
-        }
-    }
-
-    /// Linux `bbr_ssthresh`: the window is saved, not reduced.
-    fn reduce(&mut self, _ev: &Event, _signal: Signal) -> u32 {
-        self.save_cwnd();
-        self.w.cwnd
-    }
-
-    fn on_fast_retransmit(&mut self, ev: &Event) {
-        self.enter_recovery(ev);
-    }
-
-    fn on_loss_in_answered_window(&mut self, ev: &Event) {
-        self.enter_recovery(ev);
-        self.w.start_recovery(ev.dupacks);
-    }
-
-    fn on_partial_ack(&mut self, ack: &Ack) {
-        self.now = ack.now;
-        if self.conserving {
-            self.w.deflate(ack);
-        }
-    }
-
-    fn on_recovery_end(&mut self, ack: &Ack) {
-        self.now = ack.now;
-        let cwnd = self.w.cwnd;
-        self.w.end_recovery(ack);
-        self.w.cwnd = cwnd.max(self.prior_cwnd);
-        self.conserving = false;
-    }
-
-    fn on_timeout(&mut self, ev: &Event) {
-        self.now = ev.now;
-        if ev.backoffs == 0 {
-            self.save_cwnd();
-        }
-        self.loss_until = Some(self.delivered + ev.flight as u64);
-        self.w.collapse();
-        self.conserving = false;
-        self.lost = true;
-        self.full_bw = 0.0;
-    }
-
-    /// BBR v1 does not respond to ECN.
-    fn on_ecn_echo(&mut self, ev: &Event) {
-        self.now = ev.now;
-    }
-
-    fn wants_rate_samples(&self) -> bool {
-        true
+    fn in_probe_rtt(&self) -> bool {
+        self.mode == Mode::ProbeRtt
     }
 
     /// Linux `bbr_main`: the model, the mode, the pacing rate and the window.
-    fn on_rate_sample(&mut self, rs: &RateSample) {
-        let acked = rs.total_delivered.saturating_sub(self.delivered);
-        self.delivered = rs.total_delivered;
+    fn on_sample(&mut self, rs: &RateSample) {
+        let acked = rs.total_delivered.saturating_sub(self.c.delivered);
+        self.c.delivered = rs.total_delivered;
         let inflight = rs.prior_in_flight.saturating_sub(acked);
         self.update_bw(rs);
         self.update_cycle_phase(rs);
-        self.check_full_bw(rs);
+        let (growth, rounds) = (self.cfg.full_bw_growth, self.cfg.full_bw_rounds);
+        self.c.check_full_bw(rs, self.bw.best(), growth, rounds);
         self.check_drain(inflight);
         self.update_min_rtt(rs, inflight);
         self.update_gains();
-        self.set_pacing_rate();
+        if self.bw.best() > 0.0 {
+            self.c.set_pacing(self.c.rate_for(self.bw.best(), self.pacing_gain));
+        }
         self.set_cwnd(acked);
-        self.lost = false;
-    }
-
-    fn paces(&self) -> bool {
-        true
-    }
-
-    fn pacing_rate(&self) -> Option<f64> {
-        Some(self.pacing)
+        self.c.lost = false;
     }
 }
 
@@ -608,6 +417,7 @@ fn build(table: &Table, ctx: &CcContext) -> Result<CcConfig, SettingError> {
 #[cfg(test)]
 mod tests {
     use super::super::testing::*;
+    use super::super::{Controller, NewRenoConfig};
     use super::*;
 
     const RTT: Dur = Dur::from_millis(40);

@@ -126,6 +126,8 @@
 #[cfg(test)]
 pub mod aimd;
 pub mod bbr;
+pub mod bbr3;
+pub mod bbr_core;
 pub mod cubic;
 pub mod dctcp;
 pub mod external;
@@ -485,6 +487,7 @@ controllers! {
     Xcp(xcp::XcpConfig) -> xcp::Xcp = [xcp::REGISTRATION],
     Rcp(rcp::RcpConfig) -> rcp::Rcp = [rcp::REGISTRATION],
     Prague(prague::PragueConfig) -> Box<prague::Prague> = [prague::REGISTRATION],
+    Bbr3(Box<bbr3::Bbr3Config>) -> Box<bbr3::Bbr3> = [bbr3::REGISTRATION],
     PacketReno(PacketRenoConfig) -> PacketReno = [],
     External(external::ExternalConfig) -> external::External = [],
     #[cfg(test)]
