@@ -71,6 +71,20 @@ impl QueueStats {
     }
 }
 
+/// A queue's distributions since the start of measurement.
+#[derive(Clone, Debug, Default)]
+pub struct Distributions {
+    /// Since the start of measurement: the sojourns (ns) of the departures that waited (a
+    /// packet that passed straight through waited 0 and is not added: the report counts
+    /// those as departures less this total), and the longest.
+    pub delay_hist: LogHistogram,
+    pub max_delay: Dur,
+    /// Since the start of measurement: nanoseconds spent at each length above 0 (packets),
+    /// up to `len_since`, when the length last changed or was settled.
+    pub len_hist: LogHistogram,
+    pub(crate) len_since: SimTime,
+}
+
 /// The fields are laid out in this order (`repr(C)`): first those every packet through the
 /// queue reads or writes, the discipline's tag and box, and the counters a packet's passage
 /// adds to ([`HOT_BYTES`](Self::HOT_BYTES): 96 bytes), then the buffer, what the queued
@@ -104,15 +118,9 @@ pub struct EgressQueue {
     /// Packets the discipline dropped from the buffer to admit arrivals (FQ-CoDel's
     /// overflow), for the router to account; see [`take_evicted`](Self::take_evicted).
     evicted: Vec<Packet>,
-    /// Since the start of measurement: the sojourns (ns) of the departures that waited (a
-    /// packet that passed straight through waited 0 and is not added: the report counts
-    /// those as departures less this total), and the longest.
-    pub delay_hist: LogHistogram,
-    pub max_delay: Dur,
-    /// Since the start of measurement: nanoseconds spent at each length above 0 (packets),
-    /// up to `len_since`, when the length last changed or was settled.
-    pub len_hist: LogHistogram,
-    len_since: SimTime,
+    /// What the report's percentiles and length distribution are read from, boxed: a packet
+    /// that waits updates it, and it stays off the lines every packet's passage reads.
+    pub dist: Box<Distributions>,
 }
 
 impl EgressQueue {
@@ -155,10 +163,7 @@ impl EgressQueue {
             left_area_bytes: 0,
             evicted: Vec::new(),
             leaving_since: SimTime::ZERO,
-            delay_hist: LogHistogram::default(),
-            max_delay: Dur::ZERO,
-            len_hist: LogHistogram::default(),
-            len_since: SimTime::ZERO,
+            dist: Box::default(),
         }
     }
 
@@ -264,9 +269,9 @@ impl EgressQueue {
     #[inline]
     fn length_changes(&mut self, now: SimTime) {
         if self.packets > 0 {
-            self.len_hist.add(self.packets as u64, now.since(self.len_since).as_nanos());
+            self.dist.len_hist.add(self.packets as u64, now.since(self.dist.len_since).as_nanos());
         }
-        self.len_since = now;
+        self.dist.len_since = now;
     }
 
     /// Queues an admitted packet: at the tail, or in the discipline's own buffer.
@@ -353,8 +358,8 @@ impl EgressQueue {
         let waited = since.map_or(Dur::ZERO, |since| now - since);
         self.stats.delay_sum_ns += waited.as_nanos() as u128;
         if since.is_some() {
-            self.delay_hist.add(waited.as_nanos(), 1);
-            self.max_delay = self.max_delay.max(waited);
+            self.dist.delay_hist.add(waited.as_nanos(), 1);
+            self.dist.max_delay = self.dist.max_delay.max(waited);
         }
         let occ = self.occupancy();
         self.discipline.on_departure_waited(occ, pkt.size, waited, now);
@@ -456,9 +461,9 @@ impl EgressQueue {
     pub fn begin_measurement(&mut self) {
         self.max_packets = self.packets;
         self.drop_areas = [0; MAX_AREAS];
-        self.delay_hist.clear();
-        self.max_delay = Dur::ZERO;
-        self.len_hist.clear();
+        self.dist.delay_hist.clear();
+        self.dist.max_delay = Dur::ZERO;
+        self.dist.len_hist.clear();
     }
 }
 
@@ -608,22 +613,22 @@ mod tests {
         q.dequeue(ms(10)); // waited 7 ms; empty from 10 ms
         q.settle(ms(20));
         assert_eq!(q.stats.departures, 4);
-        assert_eq!(q.delay_hist.total(), 3);
-        assert_eq!(q.max_delay, Dur::from_millis(7));
+        assert_eq!(q.dist.delay_hist.total(), 3);
+        assert_eq!(q.dist.max_delay, Dur::from_millis(7));
         // The median of {0, 5, 5, 7} ms is 5 ms (to the histogram's resolution).
-        let p50 = q.delay_hist.quantile(0.5, 1);
+        let p50 = q.dist.delay_hist.quantile(0.5, 1);
         assert!((p50 / 5e6 - 1.0).abs() < 0.02, "{p50}");
-        assert_eq!(q.delay_hist.quantile(0.25, 1), 0.0);
+        assert_eq!(q.dist.delay_hist.quantile(0.25, 1), 0.0);
         // Time at length 1: 1-2 ms and 7-10 ms; at 2: 2-3 and 6-7; at 3: 3-6.
-        let bins: Vec<_> = q.len_hist.bins().collect();
+        let bins: Vec<_> = q.dist.len_hist.bins().collect();
         assert_eq!(bins, [(1, 1, 4_000_000), (2, 2, 2_000_000), (3, 3, 3_000_000)]);
         // A new measurement period forgets both, and the maximum delay.
         q.begin_measurement();
-        assert_eq!((q.delay_hist.total(), q.len_hist.total(), q.max_delay), (0, 0, Dur::ZERO));
+        assert_eq!((q.dist.delay_hist.total(), q.dist.len_hist.total(), q.dist.max_delay), (0, 0, Dur::ZERO));
         // The time at the current length counts from the last change or settle.
         offer(&mut q, data(3, 1000), ms(21));
         q.settle(ms(25));
-        assert_eq!(q.len_hist.bins().collect::<Vec<_>>(), [(1, 1, 4_000_000)]);
+        assert_eq!(q.dist.len_hist.bins().collect::<Vec<_>>(), [(1, 1, 4_000_000)]);
     }
 
     #[test]
