@@ -56,7 +56,16 @@ def test_ackspoof_files_match_the_builders():
 
 def test_ackspoof_builders_follow_table_1():
     net = ackspoof.network1("RED/ECN", 40, jitter=False)
-    assert net["links"][0]["queue"] == {"discipline": "red", "limit": 40, "min_th": 5, "max_th": 30, "max_p": 0.10, "signal": "ecn"}
+    assert net["links"][0]["queue"] == {
+        "discipline": "red",
+        "limit": 40,
+        "min_th": 5,
+        "max_th": 30,
+        "max_p": 0.10,
+        "w_q": 0.002,
+        "byte_mode": False,
+        "signal": "ecn",
+    }
     assert all(f["tcp"]["ecn"] and "jitter" not in f for f in net["flows"])
     assert ackspoof.network1("Tail Drop", 200)["links"][0]["queue"] == {"limit": 200}
     assert ackspoof.network1(max_p=0.03)["links"][0]["queue"]["max_p"] == 0.03
