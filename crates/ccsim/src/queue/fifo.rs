@@ -268,7 +268,7 @@ impl EgressQueue {
     /// length histogram.
     #[inline]
     fn length_changes(&mut self, now: SimTime) {
-        if self.packets > 0 {
+        if self.packets > 0 && now > self.dist.len_since {
             self.dist.len_hist.add(self.packets as u64, now.since(self.dist.len_since).as_nanos());
         }
         self.dist.len_since = now;
@@ -317,7 +317,7 @@ impl EgressQueue {
     /// The buffer is over its limit with a packet just added: the discipline that owns it
     /// drops to make room, and the drops count as overflow.
     fn evict(&mut self, now: SimTime) {
-        self.length_changes(now);
+        // Called from `push` at the same `now`: the time at the length before is counted.
         let Some(own) = self.discipline.own_buffer() else { return };
         let mut out = Vec::new();
         own.evict(&mut out);
