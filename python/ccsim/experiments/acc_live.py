@@ -173,6 +173,30 @@ def load_average() -> float:
         return float("nan")
 
 
+def cpu_times() -> dict[int, tuple[int, int]]:
+    """Busy and total jiffies per CPU, from /proc/stat (empty where it cannot be read)."""
+    out = {}
+    try:
+        for line in Path("/proc/stat").read_text().splitlines():
+            name, *fields = line.split()
+            if name.startswith("cpu") and name[3:].isdigit():
+                ticks = [int(x) for x in fields]
+                idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)
+                out[int(name[3:])] = (sum(ticks) - idle, sum(ticks))
+    except (OSError, ValueError, IndexError):
+        return {}
+    return out
+
+
+def cpu_busy(before: dict, after: dict) -> dict[str, float]:
+    """Each CPU's busy fraction between two `cpu_times` readings."""
+    out = {}
+    for cpu, (busy, total) in after.items():
+        if cpu in before and total > before[cpu][1]:
+            out[str(cpu)] = (busy - before[cpu][0]) / (total - before[cpu][1])
+    return out
+
+
 def live_run(d_ms: float, acc: bool, rep: int, duration: float, cache: Path, warmup: float = 0.0, misbehaving: bool = False) -> dict:
     """One live run (cached in `cache`, a JSON-lines file, by delay, mode, replication,
     length, warm-up and scenario); returns its metrics, with the load average before and
@@ -186,14 +210,39 @@ def live_run(d_ms: float, acc: bool, rep: int, duration: float, cache: Path, war
             if row["key"] == key:
                 return row
     load_before = load_average()
+    ticks = cpu_times()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "acc_live.toml"
         path.write_text(_toml(scenario(d_ms, acc, rep, duration, warmup, misbehaving)))
         s = live.run(path)
-    row = {"key": key, **metrics(s), "load_before": load_before, "load_after": load_average()}
+    row = {
+        "key": key,
+        **metrics(s),
+        "load_before": load_before,
+        "load_after": load_average(),
+        "cpus": sorted(os.sched_getaffinity(0)),
+        "cpu_busy": cpu_busy(ticks, cpu_times()),
+    }
     with cache.open("a") as f:
         f.write(json.dumps(row) + "\n")
     return row
+
+
+def cpus_fact(rows: list[dict]) -> str:
+    """Which CPUs the live nodes ran on, and how busy each CPU was during the runs."""
+    rows = [r for r in rows if r.get("cpu_busy")]
+    if not rows:
+        return "CPUs of the live runs: not recorded."
+    allowed = sorted({c for r in rows for c in r.get("cpus", [])})
+    cpus = sorted({c for r in rows for c in r["cpu_busy"]}, key=int)
+    busy = []
+    for c in cpus:
+        xs = [r["cpu_busy"][c] for r in rows if c in r["cpu_busy"]]
+        busy.append(f"CPU {c} {100 * min(xs):.0f}-{100 * max(xs):.0f}% (mean {100 * sum(xs) / len(xs):.0f}%)")
+    return (
+        f"The live nodes were allowed CPU(s) {', '.join(map(str, allowed))}. Busy time per CPU during the runs, "
+        f"the live nodes' own included: {'; '.join(busy)}."
+    )
 
 
 def metrics(s: dict) -> dict:
@@ -295,6 +344,7 @@ def reproduce(opt: Options) -> Report:
         "Load average (1 min) around the live runs: "
         + (f"{min(loads):.2f} to {max(loads):.2f}, mean {sum(loads) / len(loads):.2f}" if loads else "not recorded")
         + f" on {os.cpu_count()} cores (other processes share the machine; see runs.jsonl, load_before and load_after).",
+        cpus_fact([r for k in (runs, bad) for rs in k.values() for r in rs]),
     ]
     window = f"from the end of a {warmup:g} s warm-up to the end" if warmup else "over the whole run"
     rep.text(
