@@ -218,7 +218,7 @@ impl Plan {
         let mut links = Vec::with_capacity(net.links.len());
         for (i, l) in net.links.iter().enumerate() {
             let path = format!("links ({})", l.name);
-            if !matches!(l.queue.discipline, Discipline::TailDrop(_)) {
+            if !matches!(l.queue.discipline(), Discipline::TailDrop(_)) {
                 return Err(err(origin, &path, "a live run has drop-tail queues only (the congestion-detecting socket's discipline)"));
             }
             let limit = match l.queue.limit {

@@ -1,6 +1,6 @@
 //! The DUMBBELL-N speed benchmark (benchmarks/README.md) straight from Rust, for profiling
 //! without Python:
-//! `cargo run --release --example dumbbell N [SIMTIME] [SEED] [--bottleneck MBPS] [--warm-ahead on|off] [--json FILE]`.
+//! `cargo run --release --example dumbbell N [SIMTIME] [SEED] [--bottleneck MBPS] [--warm-ahead on|off] [--set KEY=VALUE]... [--json FILE]`.
 //! Builds the same scenario as `ccsim bench dumbbell` (python/ccsim/bench.py, ns-2's
 //! behaviours) and prints the same key=value lines.
 
@@ -20,11 +20,15 @@ fn main() {
         args.drain(i..(i + 2).min(args.len()));
         value
     };
+    let mut sets = Vec::new();
+    while let Some(set) = option("--set") {
+        sets.push(set);
+    }
     let json = option("--json");
     let warm = option("--warm-ahead");
     let mbps: u32 = option("--bottleneck").map_or(100, |s| s.parse().unwrap_or(0));
     let usage = || -> ! {
-        eprintln!("usage: dumbbell N [SIMTIME] [SEED] [--bottleneck MBPS (a multiple of 100)] [--warm-ahead on|off] [--json FILE]");
+        eprintln!("usage: dumbbell N [SIMTIME] [SEED] [--bottleneck MBPS (a multiple of 100)] [--warm-ahead on|off] [--set KEY=VALUE]... [--json FILE]");
         std::process::exit(2)
     };
     if mbps < 100 || !mbps.is_multiple_of(100) || warm.as_deref().is_some_and(|w| w != "on" && w != "off") {
@@ -35,7 +39,7 @@ fn main() {
     let seed: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
     let text = dumbbell_toml_at(n, sim_time, seed, 0.0, mbps);
     let t0 = std::time::Instant::now();
-    let mut sim = ccsim::scenario::load(&text, "dumbbell", &[], None).unwrap_or_else(|e| {
+    let mut sim = ccsim::scenario::load(&text, "dumbbell", &sets, None).unwrap_or_else(|e| {
         eprintln!("error: {e}");
         std::process::exit(2)
     });

@@ -26,7 +26,7 @@ struct Sample {
 }
 
 fn red_state(sim: &Simulation, link: usize) -> &RedState {
-    match &sim.net.links[link].queue.discipline {
+    match sim.net.links[link].queue.discipline() {
         Discipline::Red(d) => d.state(),
         Discipline::AdaptiveRed(d) => d.red().state(),
         Discipline::Rtred(d) => d.red().state(),

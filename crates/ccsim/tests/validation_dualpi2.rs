@@ -99,9 +99,9 @@ fn drive(arrivals: &[Arrival]) -> (Vec<Departure>, u64, f64) {
         let sent = q.finish_departure(p, verdict, action, free).expect("no drops");
         out.push(Departure { ecn: arrivals[i].ecn, arrived: arrivals[i].t, left: free, ecn_out: sent.ecn, l4s_queued: queued });
         free += tx;
-        max_p = max_p.max(q.discipline.probe().prob);
+        max_p = max_p.max(q.discipline().probe().prob);
     }
-    let Discipline::DualPi2(d) = &q.discipline else { unreachable!() };
+    let Discipline::DualPi2(d) = q.discipline() else { unreachable!() };
     (out, d.step_marks, max_p)
 }
 

@@ -96,9 +96,9 @@ impl Simulation {
             SeriesTarget::Srtt { flow } => self.flows[flow as usize].sender().and_then(|tx| tx.srtt()).map_or(f64::NAN, |d| d.as_secs_f64() * 1e3),
             SeriesTarget::PacingRate { flow } => self.flows[flow as usize].sender().and_then(|tx| tx.pacing_rate()).map_or(f64::NAN, |r| r * 8.0),
             SeriesTarget::QueueLen { link } => self.net.links[link as usize].queue.len() as f64,
-            SeriesTarget::QueueAvg { link } => self.net.links[link as usize].queue.discipline.probe().avg,
-            SeriesTarget::MaxP { link } => self.net.links[link as usize].queue.discipline.probe().max_p,
-            SeriesTarget::DropProb { link } => self.net.links[link as usize].queue.discipline.probe().prob,
+            SeriesTarget::QueueAvg { link } => self.net.links[link as usize].queue.discipline().probe().avg,
+            SeriesTarget::MaxP { link } => self.net.links[link as usize].queue.discipline().probe().max_p,
+            SeriesTarget::DropProb { link } => self.net.links[link as usize].queue.discipline().probe().prob,
             SeriesTarget::Goodput { flow } => {
                 let total = self.flows[flow as usize].transport.delivered_bytes();
                 self.rate_since_last(i, total, interval)

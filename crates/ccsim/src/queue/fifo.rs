@@ -100,7 +100,11 @@ pub struct EgressQueue {
     bytes: u64,
     pub limit: Limit,
     pub policy: SignalPolicy,
-    pub discipline: Discipline,
+    /// What the discipline is, asked once (its kind never changes): whether it keeps its
+    /// own buffer, and whether it decides at dequeue; in the padding before it.
+    owns_buffer: bool,
+    at_dequeue: bool,
+    discipline: Discipline,
     pub stats: QueueStats,
     /// The FIFO (empty when the discipline owns the buffer).
     buf: VecDeque<Queued>,
@@ -148,6 +152,8 @@ impl EgressQueue {
         // of a large network (a host's uplink, the downlinks to hosts) never hold a packet,
         // since a packet that finds the transmitter free goes straight to it.
         EgressQueue {
+            owns_buffer: discipline.own_buffer_ref().is_some(),
+            at_dequeue: discipline.decides_at_dequeue(),
             buf: VecDeque::new(),
             packets: 0,
             bytes: 0,
@@ -188,13 +194,17 @@ impl EgressQueue {
     /// Whether the link must let the discipline decide at each transmission opportunity
     /// (then the buffer's order is not fixed at enqueue either).
     pub fn decides_at_dequeue(&self) -> bool {
-        self.discipline.decides_at_dequeue()
+        self.at_dequeue
+    }
+    /// The discipline, to read (its kind is fixed when the queue is made).
+    pub fn discipline(&self) -> &Discipline {
+        &self.discipline
     }
 
     /// Whether a packet of `size` bytes fits. A discipline that owns its buffer admits
     /// every packet and makes room itself (FQ-CoDel drops from its fattest flow).
     fn has_room(&self, size: u32) -> bool {
-        self.discipline.own_buffer_ref().is_some() || self.fits(size)
+        self.owns_buffer || self.fits(size)
     }
 
     fn fits(&self, size: u32) -> bool {
@@ -280,7 +290,7 @@ impl EgressQueue {
         self.bytes += pkt.size as u64;
         self.packets += 1;
         let q = Queued { pkt, enqueued_at: now };
-        if let Some(own) = self.discipline.own_buffer() {
+        if let Some(own) = self.owns_buffer.then(|| self.discipline.own_buffer()).flatten() {
             own.enqueue(q);
             let over = match self.limit {
                 Limit::Packets(n) => self.packets > n,
@@ -351,7 +361,7 @@ impl EgressQueue {
 
     /// Counts the departure of `pkt` for the transmitter, queued at `since` (`None`: it
     /// passed straight through, its sojourn zero), and tells the discipline.
-    #[inline]
+    #[inline(always)]
     fn depart(&mut self, pkt: &Packet, since: Option<SimTime>, now: SimTime) {
         self.stats.departures += 1;
         self.stats.departure_bytes += pkt.size as u64;
@@ -510,7 +520,7 @@ mod tests {
     }
 
     fn red_idle_since(q: &EgressQueue) -> SimTime {
-        match &q.discipline {
+        match q.discipline() {
             Discipline::Red(r) => r.state().idle_since,
             _ => unreachable!(),
         }

@@ -494,7 +494,7 @@ pub fn events(sc: &Scenario, net: &Network, flows: &[Flow], groups: &[(usize, us
         shares.push((format!("series[{i}].interval"), series_count(sc, s) * series_points(s, duration)));
     }
     for (i, l) in links.iter().enumerate() {
-        if let Some((period, key)) = l.queue.discipline.as_aqm_ref().update_period() {
+        if let Some((period, key)) = l.queue.discipline().as_aqm_ref().update_period() {
             let field = queues.get(i).map_or_else(|| format!("the queue of {}", l.name), |(queue, _)| format!("{queue}.{key}"));
             shares.push((field, duration / period.as_secs_f64().max(1e-9)));
         }

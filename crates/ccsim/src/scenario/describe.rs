@@ -73,12 +73,12 @@ fn of(sim: &Simulation, profile: &str, pcap: Vec<Value>) -> Value {
                 "loss": l.loss(),
                 "cost": l.cost,
                 "queue": {
-                    "discipline": q.discipline.name(),
+                    "discipline": q.discipline().name(),
                     "limit": limit,
                     "limit_unit": unit,
                     "signal": match q.policy { SignalPolicy::Drop => "drop", SignalPolicy::Ecn => "ecn", SignalPolicy::Spoof => "spoof" },
                     "drop_areas": q.area_bounds(),
-                    "settings": discipline_settings(&q.discipline),
+                    "settings": discipline_settings(q.discipline()),
                 },
             })
         })

@@ -44,9 +44,18 @@ impl LogHistogram {
     #[inline]
     pub fn add(&mut self, value: u64, weight: u64) {
         let i = bin_of(value);
-        if i >= self.bins.len() {
-            self.bins.resize(i + 1, 0);
+        match self.bins.get_mut(i) {
+            Some(bin) => *bin += weight,
+            None => self.grow_to_add(i, weight),
         }
+    }
+
+    /// [`add`](Self::add) past the last bin: rare (a new largest value), so kept out of
+    /// the callers' code.
+    #[cold]
+    #[inline(never)]
+    fn grow_to_add(&mut self, i: usize, weight: u64) {
+        self.bins.resize(i + 1, 0);
         self.bins[i] += weight;
     }
 

@@ -151,7 +151,8 @@ pub struct TcpSender {
     extras: Option<Box<Extras>>,
 }
 
-/// The sender's state for controllers that sample delivery rates or pace.
+/// The sender's state for controllers that sample delivery rates, pace or stamp a
+/// congestion header, and for Accurate ECN: a sender without any of them reads none of it.
 #[derive(Clone, Debug, Default)]
 struct Extras {
     /// Delivery-rate sampling (`tcp/rate.rs`), for a controller that wants it.
@@ -164,14 +165,20 @@ struct Extras {
     /// marks reported since the last ACK of new data, for the controller's next [`Ack`].
     s_cep: u32,
     ce_unreported: u32,
+    /// The controller stamps a congestion header on every data segment
+    /// ([`Controller::header`]).
+    stamps: bool,
 }
 
 impl TcpSender {
     pub fn new(cfg: SenderConfig, ends: Endpoints, peer_wnd: u32) -> TcpSender {
         let rto = RtoEstimator::with_arithmetic(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.clock_granularity, cfg.rtt_arithmetic);
         let cc = cfg.cc.build(cfg.mss, cfg.init_cwnd, cfg.init_ssthresh);
-        let extras = (cc.wants_rate_samples() || cc.paces() || cfg.accecn)
-            .then(|| Box::new(Extras { rate: cc.wants_rate_samples().then(RateSampler::default), s_cep: accecn::CEP_INIT, ..Extras::default() }));
+        let stamps = cc.header().is_some();
+        let extras = (cc.wants_rate_samples() || cc.paces() || cfg.accecn || stamps).then(|| {
+            let rate = cc.wants_rate_samples().then(RateSampler::default);
+            Box::new(Extras { rate, s_cep: accecn::CEP_INIT, stamps, ..Extras::default() })
+        });
         TcpSender {
             isn: Seq(cfg.isn),
             una: 0,
@@ -343,8 +350,10 @@ impl TcpSender {
         }
         // The routers' feedback an ACK of new data echoes (ns-2.35's XCP applies it in
         // `recv_newack_helper`, after the ACK's own processing).
-        if let Some(echo) = pkt.explicit().filter(|_| new_data) {
-            self.cc.on_feedback(echo);
+        if new_data && self.extras.as_ref().is_some_and(|e| e.stamps) {
+            if let Some(echo) = pkt.explicit() {
+                self.cc.on_feedback(echo);
+            }
         }
         self.peer_wnd = pkt.wnd;
         if ece && self.una > self.ecn_recover && !self.in_recovery {
@@ -891,13 +900,15 @@ impl TcpSender {
             (true, false) => Ecn::Ect0,
             (true, true) => Ecn::Ect1,
         };
-        if self.cfg.accecn {
-            // The count of CE on the reverse direction, whose ACKs are Not-ECT: its start.
-            accecn::set_ace(&mut pkt, accecn::CEP_INIT);
-        }
         pkt.acc = acc;
-        if let Some(h) = self.cc.header() {
-            pkt.set_explicit(h);
+        if let Some(e) = &self.extras {
+            if self.cfg.accecn {
+                // The count of CE on the reverse direction, whose ACKs are Not-ECT: its start.
+                accecn::set_ace(&mut pkt, accecn::CEP_INIT);
+            }
+            if let Some(h) = self.cc.header().filter(|_| e.stamps) {
+                pkt.set_explicit(h);
+            }
         }
         out.push(pkt);
     }

@@ -35,7 +35,7 @@ queue = {{ limit = 10000 }}
 between = ["R1", "R2"]
 rate = "{mbps}Mbps"
 delay = "20ms"
-queue = {{ discipline = "red", limit = {limit}, min_th = {min_th}, max_th = {max_th}, max_p = 0.1, w_q = {w_q}, mean_packet_size = 1040, wait = true, gentle = false }}
+queue = {{ discipline = "red", limit = {limit}, min_th = {min_th}, max_th = {max_th}, max_p = 0.1, w_q = {w_q}, mean_packet_size = 1040, wait = true, gentle = false, byte_mode = false }}
 queue_reverse = {{ limit = 10000 }}
 
 [[links]]

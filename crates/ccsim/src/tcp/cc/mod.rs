@@ -342,7 +342,8 @@ pub trait Controller {
     }
 
     /// The congestion header each data segment carries (XCP's, RCP's: `packet::explicit`),
-    /// written as the segment leaves; None for an algorithm without one.
+    /// written as the segment leaves; None for an algorithm without one. Some always or
+    /// never: the sender asks once, when it is made, whether there is one.
     fn header(&self) -> Option<Explicit> {
         None
     }
