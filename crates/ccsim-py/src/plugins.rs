@@ -958,12 +958,15 @@ fn bad_field(what: &str, name: &str, v: &Bound<'_, PyAny>, must: &str) -> PyErr 
     PacketError::new_err(format!("{what}: {name} = {}: {must}", repr(v)))
 }
 
-/// A whole number from 0 to `max` (not a bool, not a float).
+/// `v` if it is a whole number from 0 to `max` (not a bool, not a float).
+fn whole_upto(v: &Bound<'_, PyAny>, max: u32) -> Option<u32> {
+    let n = v.extract::<i64>().ok().filter(|_| !v.is_instance_of::<pyo3::types::PyBool>())?;
+    (0..=max as i64).contains(&n).then_some(n as u32)
+}
+
+/// A whole number from 0 to `max`, or an error naming the field.
 fn whole(what: &str, name: &str, v: &Bound<'_, PyAny>, max: u32) -> PyResult<u32> {
-    match v.extract::<i64>() {
-        Ok(n) if !v.is_instance_of::<pyo3::types::PyBool>() && (0..=max as i64).contains(&n) => Ok(n as u32),
-        _ => Err(bad_field(what, name, v, &format!("must be a whole number from 0 to {max}"))),
-    }
+    whole_upto(v, max).ok_or_else(|| bad_field(what, name, v, &format!("must be a whole number from 0 to {max}")))
 }
 
 /// The packet `v` must be, as the core holds it.
@@ -976,10 +979,11 @@ fn packet_arg(what: &str, name: &str, v: &Bound<'_, PyAny>) -> PyResult<Packet> 
 
 impl RouterMechanismBase {
     fn node(&self, what: &str, v: &Bound<'_, PyAny>) -> PyResult<NodeId> {
-        match v.extract::<i64>() {
-            Ok(n) if !v.is_instance_of::<pyo3::types::PyBool>() && (0..self.n_nodes as i64).contains(&n) => Ok(n as NodeId),
-            _ if self.n_nodes == 0 => Err(bad_field(what, "node", v, "not a node number (the mechanism is not in a run)")),
-            _ => Err(bad_field(what, "node", v, &format!("not a node number (0 to {}; self.nodes maps names to them)", self.n_nodes - 1))),
+        match self.n_nodes.checked_sub(1) {
+            None => Err(bad_field(what, "node", v, "not a node number (the mechanism is not in a run)")),
+            Some(last) => {
+                whole_upto(v, last).ok_or_else(|| bad_field(what, "node", v, &format!("not a node number (0 to {last}; self.nodes maps names to them)")))
+            }
         }
     }
 }
