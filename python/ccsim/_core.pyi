@@ -16,6 +16,10 @@ class PluginError(RuntimeError):
     time: float
     detail: str
 
+class PacketError(ValueError):
+    """A router mechanism asked for a packet the simulator cannot send (a field out of range,
+    a packet of the wrong kind, a node that does not exist)."""
+
 class Random:
     """A run's named random stream."""
 
@@ -67,6 +71,19 @@ class Packet:
     ecn: str
     ect: bool
     sent_at: float
+    sport: int
+    dport: int
+    wnd: int
+    flags: int
+    is_reverse: bool
+    acc: AccInfo | None
+
+class AccInfo:
+    cwnd: int
+    ssthresh: int
+    srtt: float
+    slow_start: bool
+    fast_recovery: bool
 
 class QueueInfo:
     packets: int
@@ -110,10 +127,25 @@ class RouterMechanismBase:
     def nodes(self) -> dict[str, int]: ...
     @property
     def links(self) -> dict[str, int]: ...
+    @property
+    def link_ends(self) -> list[tuple[int, int]]: ...
+    @property
+    def now_ns(self) -> int: ...
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
     def send(self, node: int, pkt: Packet) -> None: ...
     def send_first(self, node: int, pkt: Packet) -> None: ...
     def set_timer(self, at: float, a: int = 0, b: int = 0) -> None: ...
+    def spoofed_ack(self, of: Packet, ack: int, wnd: int, seq: int | None = None) -> Packet: ...
+    def acc_control(
+        self,
+        node: int,
+        dropped: Packet,
+        cwnd: int,
+        ssthresh: int,
+        srtt: float,
+        slow_start: bool = False,
+        fast_recovery: bool = False,
+    ) -> Packet: ...
 
 def register_cc(name: str, cls: type, recovery: str, ecn: str, hooks: list[str], paces: bool) -> None: ...
 def register_queue(name: str, cls: type, hooks: list[str]) -> None: ...

@@ -35,7 +35,7 @@ import sys
 from typing import Any
 
 from . import _core
-from ._core import AckInfo, EventInfo, HeadInfo, Packet, PluginError, QueueInfo, Random, RateInfo
+from ._core import AccInfo, AckInfo, EventInfo, HeadInfo, Packet, PacketError, PluginError, QueueInfo, Random, RateInfo
 
 # Verdicts of a queue discipline (the core's `Verdict`).
 #: No congestion signal: the packet is queued.
@@ -158,10 +158,26 @@ class QueueDiscipline(_core.QueueDisciplineBase):
 class RouterMechanism(_core.RouterMechanismBase):
     """A router mechanism: hooks at the routers and queues of the whole network, as
     `router/hooks.rs`. Nodes and links are numbers; `self.nodes` and `self.links` map names
-    to them (set before `__init__` runs). Effects are asked for during a hook and applied
-    after it returns: `self.send(node, pkt)`, `self.send_first(node, pkt)` (in `on_arrival`:
-    before the arriving packet), `self.set_timer(at, a, b)` (calls `on_timer(a, b, now)`).
-    `self.rng` is its random stream. A scenario runs it with a `[[mechanisms]]` table."""
+    to them and `self.link_ends[link]` is a link's (head, tail) nodes (set before `__init__`
+    runs). Effects are asked for during a hook and applied after it returns:
+    `self.send(node, pkt)`, `self.send_first(node, pkt)` (in `on_arrival`: before the
+    arriving packet), `self.set_timer(at, a, b)` (calls `on_timer(a, b, now)`).
+    `self.rng` is its random stream, `self.now_ns` the hook's time in nanoseconds. A scenario
+    runs it with a `[[mechanisms]]` table.
+
+    A hook may send a packet it was given, or one it builds as the Rust mechanisms do,
+    stamped with the hook's time:
+
+    - `self.spoofed_ack(of, ack, wnd, seq=0)`: a TCP ACK toward the sender of `of`'s flow
+      (`of` a TCP packet of the flow, either direction), from its receiver's address, as ACK
+      spoofing makes them (kind `"spoofed_ack"`);
+    - `self.acc_control(node, dropped, cwnd, ssthresh, srtt, slow_start=False,
+      fast_recovery=False)`: an ACC control datagram from router `node` to the sender of
+      the data packet `dropped`, asking for that congestion state (`srtt` in seconds).
+
+    A field out of range, a packet of the wrong kind or a node that does not exist raises
+    `ccsim.PacketError` (a `ValueError`); in a run it stops the run with a one-line
+    `PluginError` naming the field."""
 
     def on_arrival(self, node: int, pkt: Packet, now: float) -> bool | None:
         """A packet reached router `node`, not its destination (TTL decremented). Returns
@@ -279,11 +295,13 @@ __all__ = [
     "DROP",
     "ENQUEUE_AND_SPOOF",
     "DROP_AND_SPOOF",
+    "AccInfo",
     "AckInfo",
     "CongestionControl",
     "EventInfo",
     "HeadInfo",
     "Packet",
+    "PacketError",
     "PluginError",
     "QueueDiscipline",
     "QueueInfo",

@@ -14,6 +14,7 @@
 //! turns into `PluginError`.
 
 use ccsim::net::{LinkId, NodeId, Packet};
+use ccsim::packet::{AccState, Endpoints, Kind, Seq};
 use ccsim::queue::external::{ExternalAqm, Plugin as AqmPlugin};
 use ccsim::queue::{Aqm, Head, Occupancy, QueueContext, Verdict};
 use ccsim::router::external::{ExternalMechanism, Plugin as MechanismPlugin};
@@ -669,9 +670,56 @@ impl PacketView {
     fn sent_at(&self) -> f64 {
         secs(self.pkt.sent_at)
     }
+    #[getter]
+    fn sport(&self) -> u16 {
+        self.pkt.sport
+    }
+    #[getter]
+    fn dport(&self) -> u16 {
+        self.pkt.dport
+    }
+    /// The advertised window, bytes.
+    #[getter]
+    fn wnd(&self) -> u32 {
+        self.pkt.wnd
+    }
+    /// The TCP flags byte (ACK is 0x10), or RDP's control flags.
+    #[getter]
+    fn flags(&self) -> u8 {
+        self.pkt.flags
+    }
+    /// True for packets travelling from a flow's receiver toward its sender (ACKs, ACC
+    /// controls).
+    #[getter]
+    fn is_reverse(&self) -> bool {
+        self.pkt.is_reverse()
+    }
+    /// The congestion state an ACC sender's data packet carries (or an ACC control asks for),
+    /// else None.
+    #[getter]
+    fn acc(&self) -> Option<AccInfo> {
+        self.pkt.acc.map(|a| AccInfo {
+            cwnd: a.cwnd,
+            ssthresh: a.ssthresh,
+            srtt: a.srtt_us as f64 / 1e6,
+            slow_start: a.slow_start,
+            fast_recovery: a.fast_recovery,
+        })
+    }
     fn __repr__(&self) -> String {
         format!("<Packet {} flow {} seq {} size {}>", self.kind(), self.pkt.flow, self.seq(), self.pkt.size)
     }
+}
+
+/// The congestion state of ACC (`Packet.acc`): `cwnd` and `ssthresh` (bytes for TCP, packets
+/// for RDP), `srtt` (seconds, whole microseconds), `slow_start`, `fast_recovery`.
+#[pyclass(frozen, get_all, module = "ccsim._core")]
+pub struct AccInfo {
+    cwnd: u32,
+    ssthresh: u32,
+    srtt: f64,
+    slow_start: bool,
+    fast_recovery: bool,
 }
 
 // ---------------------------------------------------------------------------------------
@@ -861,8 +909,16 @@ pub fn register_queue(name: &str, cls: Bound<'_, PyType>, hooks: Vec<String>) ->
 const MECHANISM_HOOKS: &[&str] = &["on_arrival", "next_hop", "on_verdict", "on_queue_drop", "on_link_change", "on_timer"];
 const HOOK_BITS: [Hooks; 5] = [Hooks::ARRIVAL, Hooks::NEXT_HOP, Hooks::VERDICT, Hooks::QUEUE_DROP, Hooks::LINK_CHANGE];
 
+pyo3::create_exception!(
+    ccsim,
+    PacketError,
+    PyValueError,
+    "A router mechanism asked for a packet the simulator cannot send: a field out of its range, a packet of the wrong kind, a node that does not exist. Raised by `RouterMechanism.send` and the packet constructors; in a run it stops the run with a one-line `PluginError` naming the field."
+);
+
 /// The base of a Python router mechanism: the effects its hooks ask for, applied by the
-/// engine after the hook returns, as a Rust mechanism's `Cx` does.
+/// engine after the hook returns, as a Rust mechanism's `Cx` does, and the packets it may
+/// build (those the Rust mechanisms build: `Packet::spoofed_ack`, `Packet::acc_control`).
 #[pyclass(subclass, module = "ccsim._core")]
 pub struct RouterMechanismBase {
     /// The mechanism's random stream (`mechanism/<index>`).
@@ -874,16 +930,62 @@ pub struct RouterMechanismBase {
     /// Link names (`"R1->R2"`) to their numbers.
     #[pyo3(get)]
     links: Py<PyDict>,
+    /// For each link number, its (head, tail) nodes.
+    #[pyo3(get)]
+    link_ends: Py<PyList>,
+    n_nodes: u32,
+    /// The time of the hook being run: the send time of the packets it builds.
+    now: SimTime,
     sends: Vec<(NodeId, Packet, bool)>,
     timers: Vec<(f64, u32, u32)>,
 }
 
-/// Names and numbers.
+/// Names and numbers, and the links' ends.
 type Numbered = Vec<(String, u32)>;
+type Topology = (Numbered, Numbered, Vec<(NodeId, NodeId)>);
 
 thread_local! {
     /// The nodes and links a new mechanism is given before its `__init__` runs.
-    static NAMES: RefCell<Option<(Numbered, Numbered)>> = const { RefCell::new(None) };
+    static NAMES: RefCell<Option<Topology>> = const { RefCell::new(None) };
+}
+
+fn repr(v: &Bound<'_, PyAny>) -> String {
+    v.repr().map(|r| r.to_string()).unwrap_or_default()
+}
+
+/// `what: name = value: must be ...` as a `PacketError`.
+fn bad_field(what: &str, name: &str, v: &Bound<'_, PyAny>, must: &str) -> PyErr {
+    PacketError::new_err(format!("{what}: {name} = {}: {must}", repr(v)))
+}
+
+/// `v` if it is a whole number from 0 to `max` (not a bool, not a float).
+fn whole_upto(v: &Bound<'_, PyAny>, max: u32) -> Option<u32> {
+    let n = v.extract::<i64>().ok().filter(|_| !v.is_instance_of::<pyo3::types::PyBool>())?;
+    (0..=max as i64).contains(&n).then_some(n as u32)
+}
+
+/// A whole number from 0 to `max`, or an error naming the field.
+fn whole(what: &str, name: &str, v: &Bound<'_, PyAny>, max: u32) -> PyResult<u32> {
+    whole_upto(v, max).ok_or_else(|| bad_field(what, name, v, &format!("must be a whole number from 0 to {max}")))
+}
+
+/// The packet `v` must be, as the core holds it.
+fn packet_arg(what: &str, name: &str, v: &Bound<'_, PyAny>) -> PyResult<Packet> {
+    match v.cast::<PacketView>() {
+        Ok(p) => Ok(p.get().pkt),
+        Err(_) => Err(bad_field(what, name, v, "must be a ccsim.Packet a hook was given or one a constructor built")),
+    }
+}
+
+impl RouterMechanismBase {
+    fn node(&self, what: &str, v: &Bound<'_, PyAny>) -> PyResult<NodeId> {
+        match self.n_nodes.checked_sub(1) {
+            None => Err(bad_field(what, "node", v, "not a node number (the mechanism is not in a run)")),
+            Some(last) => {
+                whole_upto(v, last).ok_or_else(|| bad_field(what, "node", v, &format!("not a node number (0 to {last}; self.nodes maps names to them)")))
+            }
+        }
+    }
 }
 
 #[pymethods]
@@ -892,29 +994,96 @@ impl RouterMechanismBase {
     #[pyo3(signature = (*_args, **_kwargs))]
     fn new(py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let (rng, _, _, _) = take_pending(py)?;
-        let (nodes, links) = (PyDict::new(py), PyDict::new(py));
-        if let Some((n, l)) = NAMES.with(|x| x.borrow_mut().take()) {
+        let (nodes, links, link_ends) = (PyDict::new(py), PyDict::new(py), PyList::empty(py));
+        let mut n_nodes = 0;
+        if let Some((n, l, ends)) = NAMES.with(|x| x.borrow_mut().take()) {
+            n_nodes = n.len() as u32;
             for (k, v) in n {
                 nodes.set_item(k, v)?;
             }
             for (k, v) in l {
                 links.set_item(k, v)?;
             }
+            for e in ends {
+                link_ends.append(e)?;
+            }
         }
-        Ok(RouterMechanismBase { rng, nodes: nodes.unbind(), links: links.unbind(), sends: Vec::new(), timers: Vec::new() })
+        let (nodes, links, link_ends) = (nodes.unbind(), links.unbind(), link_ends.unbind());
+        Ok(RouterMechanismBase { rng, nodes, links, link_ends, n_nodes, now: SimTime::ZERO, sends: Vec::new(), timers: Vec::new() })
+    }
+    /// The simulated time of the hook being run, nanoseconds (exact; hooks' `now` is seconds).
+    #[getter]
+    fn now_ns(&self) -> u64 {
+        self.now.as_nanos()
     }
     /// Sends `pkt` from node `node` once the hook returns.
-    fn send(&mut self, node: u32, pkt: PyRef<'_, PacketView>) {
-        self.sends.push((node, pkt.pkt, false));
+    fn send(&mut self, node: &Bound<'_, PyAny>, pkt: &Bound<'_, PyAny>) -> PyResult<()> {
+        let entry = (self.node("send", node)?, packet_arg("send", "pkt", pkt)?, false);
+        self.sends.push(entry);
+        Ok(())
     }
     /// In `on_arrival`: sends `pkt` from `node` before the arriving packet goes on.
-    fn send_first(&mut self, node: u32, pkt: PyRef<'_, PacketView>) {
-        self.sends.push((node, pkt.pkt, true));
+    fn send_first(&mut self, node: &Bound<'_, PyAny>, pkt: &Bound<'_, PyAny>) -> PyResult<()> {
+        let entry = (self.node("send_first", node)?, packet_arg("send_first", "pkt", pkt)?, true);
+        self.sends.push(entry);
+        Ok(())
     }
     /// Calls `on_timer(a, b, now)` at simulated time `at` (seconds).
     #[pyo3(signature = (at, a = 0, b = 0))]
     fn set_timer(&mut self, at: f64, a: u32, b: u32) {
         self.timers.push((at, a, b));
+    }
+    /// A TCP ACK a router makes toward the sender of `of`'s flow, as ACK spoofing does
+    /// (`Packet::spoofed_ack`): kind `spoofed_ack`, from the flow's receiver to its sender,
+    /// acknowledging `ack` with window `wnd` and sequence number `seq`, TTL 64, sent now.
+    /// `of` is any TCP packet of the flow, in either direction.
+    #[pyo3(signature = (of, ack, wnd, seq = None))]
+    fn spoofed_ack(&self, of: &Bound<'_, PyAny>, ack: &Bound<'_, PyAny>, wnd: &Bound<'_, PyAny>, seq: Option<&Bound<'_, PyAny>>) -> PyResult<PacketView> {
+        const WHAT: &str = "spoofed_ack";
+        let p = packet_arg(WHAT, "of", of)?;
+        if !p.is_tcp() {
+            return Err(bad_field(WHAT, "of", of, "not a TCP packet: only a TCP flow's sender takes an ACK"));
+        }
+        let ends = if p.is_reverse() { Endpoints::of_reverse(&p) } else { Endpoints::of_forward(&p) };
+        let ack = whole(WHAT, "ack", ack, u32::MAX)?;
+        let wnd = whole(WHAT, "wnd", wnd, u32::MAX)?;
+        let seq = match seq {
+            Some(s) => whole(WHAT, "seq", s, u32::MAX)?,
+            None => 0,
+        };
+        Ok(PacketView { pkt: Packet::spoofed_ack(&ends, Seq(seq), Seq(ack), wnd, self.now) })
+    }
+    /// An ACC control message from router `node` to the sender of `dropped` (a data packet of
+    /// a TCP or RDP flow), asking for the congestion state `cwnd`, `ssthresh` (bytes for TCP,
+    /// packets for RDP), `srtt` (seconds), `slow_start`, `fast_recovery`
+    /// (`Packet::acc_control`): a UDP datagram to port 7777, TTL 64, sent now. Only a sender
+    /// with `tcp.acc` (or RDP's) acts on it.
+    #[pyo3(signature = (node, dropped, cwnd, ssthresh, srtt, slow_start = false, fast_recovery = false))]
+    #[allow(clippy::too_many_arguments)] // the state's fields, each named
+    fn acc_control(
+        &self,
+        node: &Bound<'_, PyAny>,
+        dropped: &Bound<'_, PyAny>,
+        cwnd: &Bound<'_, PyAny>,
+        ssthresh: &Bound<'_, PyAny>,
+        srtt: &Bound<'_, PyAny>,
+        slow_start: bool,
+        fast_recovery: bool,
+    ) -> PyResult<PacketView> {
+        const WHAT: &str = "acc_control";
+        let router = self.node(WHAT, node)?;
+        let p = packet_arg(WHAT, "dropped", dropped)?;
+        if !matches!(p.kind, Kind::TcpData | Kind::RdpData) {
+            return Err(bad_field(WHAT, "dropped", dropped, "not a data packet of a TCP or RDP flow"));
+        }
+        let cwnd = whole(WHAT, "cwnd", cwnd, u32::MAX)?;
+        let ssthresh = whole(WHAT, "ssthresh", ssthresh, u32::MAX)?;
+        let srtt_us = match srtt.extract::<f64>() {
+            Ok(s) if s.is_finite() && s >= 0.0 && (s * 1e6).round() <= u32::MAX as f64 => (s * 1e6).round() as u32,
+            _ => return Err(bad_field(WHAT, "srtt", srtt, "must be a number of seconds from 0 to 4294.967295")),
+        };
+        let state = AccState { cwnd, ssthresh, srtt_us, slow_start, fast_recovery };
+        Ok(PacketView { pkt: Packet::acc_control(router, &p, state, self.now) })
     }
 }
 
@@ -929,7 +1098,8 @@ impl MechanismPlugin for MechanismClass {
         Python::attach(|py| {
             let nodes = cx.net.nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i as u32)).collect();
             let links = cx.net.links.iter().enumerate().map(|(i, l)| (l.name.clone(), i as u32)).collect();
-            NAMES.with(|x| *x.borrow_mut() = Some((nodes, links)));
+            let ends = cx.net.links.iter().map(|l| (l.from, l.to)).collect();
+            NAMES.with(|x| *x.borrow_mut() = Some((nodes, links, ends)));
             let place = Place { plugin: self.name.clone(), site: Arc::from(site.name.as_str()) };
             let pending = Pending { rng: site.rng, site: site.name, link_bps: 0, limit: (None, None) };
             let made = instantiate(py, &self.cls, table, pending);
@@ -968,9 +1138,12 @@ impl PyMechanism {
         let now = cx.now;
         Python::attach(|py| {
             let obj = self.obj.bind(py);
+            obj.borrow_mut().now = now;
             let out = match f(py, obj, secs(now)) {
                 Ok(Ok(r)) => r,
                 Ok(Err(m)) => self.place.fail(hook, now, format!("{hook} {m}")),
+                // A packet the core cannot send: one line naming the field.
+                Err(e) if e.is_instance_of::<PacketError>(py) => self.place.fail(hook, now, e.value(py).to_string()),
                 Err(e) => self.place.raised(py, hook, now, e),
             };
             let mut b = obj.borrow_mut();
@@ -1089,6 +1262,8 @@ pub fn add(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<QueueInfo>()?;
     m.add_class::<HeadInfo>()?;
     m.add_class::<RouterMechanismBase>()?;
+    m.add_class::<AccInfo>()?;
+    m.add("PacketError", m.py().get_type::<PacketError>())?;
     m.add_function(wrap_pyfunction!(register_cc, m)?)?;
     m.add_function(wrap_pyfunction!(register_queue, m)?)?;
     m.add_function(wrap_pyfunction!(register_mechanism, m)?)?;

@@ -1,0 +1,279 @@
+"""Router mechanisms written as plug-ins (tests/test_plugin_mechanisms.py): ACK spoofing as
+`router/ack_spoof.rs` has it, a detour around failed links (the hooks `next_hop` and
+`on_link_change`), and mechanisms that ask for packets the simulator cannot send."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ccsim
+
+MOD = 1 << 32
+
+
+def seq_diff(a: int, b: int) -> int:
+    """The signed distance from `b` to `a`, sequence numbers modulo 2^32 (`Seq::diff`)."""
+    d = (a - b) % MOD
+    return d - MOD if d >= 1 << 31 else d
+
+
+@dataclass
+class RealAck:
+    ack: int
+    wnd: int
+    seq: int
+
+
+@dataclass
+class FlowState:
+    """A flow's entry of the router's table (`ack_spoof.rs`, `FlowState`); times in ns."""
+
+    last: RealAck | None = None
+    mss: int = 0
+    pending_since: int | None = None
+    spoofed: tuple[int, int] | None = None
+    unanswered: int = 0
+    asymmetric: bool = False
+    discard: tuple[int, int] | None = None
+
+
+STATS = (
+    "signals",
+    "spoof_events",
+    "spoofed_acks_sent",
+    "signals_absorbed",
+    "pending_set",
+    "pending_resolved",
+    "pending_expired",
+    "retransmissions_discarded",
+    "fallback_drops",
+    "asymmetric_detected",
+)
+
+
+class Spoofer:
+    """One router's spoofer (`AckSpoofer`), its flows in a dict (the Rust table's buckets
+    never fill in the tests' networks, so nothing is evicted)."""
+
+    def __init__(self, cfg: PyAckSpoofing):
+        self.cfg = cfg
+        self.flows: dict[tuple[int, int, int, int], FlowState] = {}
+        self.armed = 0
+        self.stats = dict.fromkeys(STATS, 0)
+
+    def expire(self, st: FlowState, now: int) -> None:
+        def stale(t: int) -> bool:
+            return now - t > self.cfg.timeout
+
+        if st.pending_since is not None and stale(st.pending_since):
+            st.pending_since = None
+            self.stats["pending_expired"] += 1
+        if st.spoofed is not None and stale(st.spoofed[1]):
+            st.spoofed = None
+        if st.discard is not None and stale(st.discard[1]):
+            st.discard = None
+            self.armed -= 1
+
+    def burst(self, st: FlowState, of: ccsim.Packet, acked: RealAck, now: int) -> ccsim.Packet:
+        cfg = self.cfg
+        self.stats["spoof_events"] += 1
+        self.stats["spoofed_acks_sent"] += cfg.dupacks
+        st.spoofed = (acked.ack, now)
+        if cfg.discard:
+            self.armed += st.discard is None
+            st.discard = (1 if st.discard is None else st.discard[0] + 1, now)
+        return cfg.spoofed_ack(of, ack=acked.ack, wnd=acked.wnd, seq=acked.seq)
+
+    def on_signal(self, pkt: ccsim.Packet, action: int, now: int) -> tuple[int, ccsim.Packet | None]:
+        cfg = self.cfg
+        self.stats["signals"] += 1
+        st = self.flows.setdefault((pkt.src, pkt.dst, pkt.sport, pkt.dport), FlowState())
+        self.expire(st, now)
+        st.mss = max(st.mss, pkt.payload)
+        if st.asymmetric or st.unanswered >= cfg.asymmetric_threshold:
+            if not st.asymmetric:
+                st.asymmetric = True
+                self.stats["asymmetric_detected"] += 1
+                if st.pending_since is not None:
+                    st.pending_since = None
+                    self.stats["pending_expired"] += 1
+            self.stats["fallback_drops"] += 1
+            return ccsim.DROP, None
+        st.unanswered += 1
+        if st.pending_since is not None or st.spoofed is not None:
+            self.stats["signals_absorbed"] += 1
+            return action, None
+        if st.last is not None and not cfg.below:
+            return action, self.burst(st, pkt, st.last, now)
+        st.pending_since = now
+        self.stats["pending_set"] += 1
+        return action, None
+
+    def on_real_ack(self, pkt: ccsim.Packet, now: int) -> tuple[ccsim.Packet | None, bool]:
+        """The burst to send, if any, and whether it goes before the ACK."""
+        st = self.flows.get((pkt.dst, pkt.src, pkt.dport, pkt.sport))
+        if st is None:
+            return None, False
+        self.expire(st, now)
+        previous = st.last
+        real = RealAck(pkt.ack, pkt.wnd, pkt.seq)
+        if previous is None or seq_diff(real.ack, previous.ack) >= 0:
+            st.last = real
+        st.unanswered = 0
+        st.asymmetric = False
+        out: tuple[ccsim.Packet | None, bool] = (None, False)
+        if st.pending_since is not None:
+            st.pending_since = None
+            self.stats["pending_resolved"] += 1
+            if self.cfg.below:
+                below = previous or RealAck((real.ack - st.mss) % MOD, real.wnd, real.seq)
+                out = (self.burst(st, pkt, below, now), True)
+            else:
+                out = (self.burst(st, pkt, st.last or real, now), False)
+        if st.spoofed is not None and seq_diff(real.ack, st.spoofed[0]) > 0:
+            st.spoofed = None
+        return out
+
+    def needless(self, pkt: ccsim.Packet, now: int) -> bool:
+        """A data packet the receiver has acknowledged, while a burst's discard is armed."""
+        st = self.flows.get((pkt.src, pkt.dst, pkt.sport, pkt.dport))
+        if st is None:
+            return False
+        self.expire(st, now)
+        if st.discard is None or st.last is None or seq_diff((pkt.seq + pkt.payload) % MOD, st.last.ack) > 0:
+            return False
+        left, since = st.discard
+        st.discard = (left - 1, since) if left > 1 else None
+        self.armed -= st.discard is None
+        self.stats["retransmissions_discarded"] += 1
+        return True
+
+
+class PyAckSpoofing(ccsim.RouterMechanism):
+    """ACK spoofing (Xu & Molle) as `router/ack_spoof.rs`: the congestion signals of the
+    queues of `links` (whose `signal` is "drop") become spoofs, as `signal = "spoof"` makes
+    them, and a spoofer at each of their heads answers them with duplicate ACKs it builds.
+    The buffer is assumed never to overflow: the hook does not see whether an early signal
+    found room, which the built-in policy does."""
+
+    def __init__(
+        self,
+        links,
+        dupacks=3,
+        spoof_below_real_ack=True,
+        discard_retransmission=None,
+        asymmetric_threshold=3,
+        pending_timeout=0.5,
+    ):
+        self.dupacks, self.below = dupacks, spoof_below_real_ack
+        self.discard = spoof_below_real_ack if discard_retransmission is None else discard_retransmission
+        self.asymmetric_threshold = asymmetric_threshold
+        self.timeout = round(pending_timeout * 1e9)
+        self.signalling = {self.links[name] for name in links}
+        self.spoofers = {self.link_ends[link][0]: Spoofer(self) for link in self.signalling}
+
+    def send_burst(self, node, pkt, first=False):
+        for _ in range(self.dupacks):
+            (self.send_first if first else self.send)(node, pkt)
+
+    def on_arrival(self, node, pkt, now):
+        sp = self.spoofers.get(node)
+        if sp is None:
+            return False
+        if pkt.kind == "tcp_ack":
+            burst, first = sp.on_real_ack(pkt, self.now_ns)
+            if burst is not None:
+                self.send_burst(node, burst, first)
+        elif pkt.kind == "tcp_data" and sp.armed > 0:
+            return sp.needless(pkt, self.now_ns)
+        return False
+
+    def on_verdict(self, link, pkt, verdict, action, now):
+        if link not in self.signalling or action == ccsim.ENQUEUE or pkt.kind != "tcp_data":
+            return action
+        # What `signal = "spoof"` makes of the verdict, for a buffer with room.
+        action = ccsim.ENQUEUE_AND_SPOOF if verdict in ("early", "forced", "early_drop") else ccsim.DROP_AND_SPOOF
+        node = self.link_ends[link][0]
+        action, burst = self.spoofers[node].on_signal(pkt, action, self.now_ns)
+        if burst is not None:
+            self.send_burst(node, burst)
+        return action
+
+    def counters(self):
+        """Each spoofer's counters, by router name."""
+        names = {n: name for name, n in self.nodes.items()}
+        return {names[node]: sp.stats for node, sp in self.spoofers.items()}
+
+
+class Detour(ccsim.RouterMechanism):
+    """A fast reroute by hand: while a link of `detours` ("R1->R2" = "R1->R3") is down,
+    its head sends what the routing table gives that link on the detour instead."""
+
+    instances: list[Detour] = []
+
+    def __init__(self, detours):
+        self.detours = {self.links[a]: self.links[b] for a, b in detours.items()}
+        self.down: set[int] = set()
+        self.changes: list[tuple[str, bool, float]] = []
+        self.detoured = 0
+        Detour.instances.append(self)
+
+    def on_link_change(self, link, up, now):
+        name = next(n for n, i in self.links.items() if i == link)
+        self.changes.append((name, up, now))
+        (self.down.discard if up else self.down.add)(link)
+
+    def next_hop(self, node, pkt, chosen, now):
+        if chosen in self.down and chosen in self.detours:
+            self.detoured += 1
+            return self.detours[chosen]
+        return chosen
+
+
+class AccHalver(ccsim.RouterMechanism):
+    """For each data packet of an ACC sender the queue of `link` drops, a control from the
+    link's head asking the sender for half the window the packet carried."""
+
+    seen: list[ccsim.AccInfo] = []
+
+    def __init__(self, link):
+        self.link = self.links[link]
+        self.router = self.link_ends[self.link][0]
+
+    def on_queue_drop(self, link, pkt, now):
+        state = pkt.acc
+        if link != self.link or state is None:
+            return
+        AccHalver.seen.append(state)
+        half = max(state.cwnd // 2, 2000)
+        self.send(self.router, self.acc_control(self.router, pkt, cwnd=half, ssthresh=half, srtt=state.srtt))
+
+
+class BadPacket(ccsim.RouterMechanism):
+    """At the first data packet it sees, asks for `call` (below), which the simulator refuses."""
+
+    def __init__(self, call):
+        self.call = call
+
+    def on_verdict(self, link, pkt, verdict, action, now):
+        if pkt.kind != "tcp_data":
+            return action
+        if self.call == "negative_ack":
+            self.spoofed_ack(pkt, ack=-1, wnd=1000)
+        elif self.call == "float_wnd":
+            self.spoofed_ack(pkt, ack=1, wnd=1.5)
+        elif self.call == "udp_ack":
+            self.spoofed_ack(self.acc_control(0, pkt, 1, 1, 0.1), ack=1, wnd=1000)
+        elif self.call == "no_node":
+            self.send(len(self.nodes), pkt)
+        elif self.call == "not_a_packet":
+            self.send(0, "a packet")
+        elif self.call == "srtt":
+            self.acc_control(0, pkt, 1, 1, float("nan"))
+        return action
+
+
+ccsim.register_mechanism("py_ack_spoofing", PyAckSpoofing)
+ccsim.register_mechanism("detour", Detour)
+ccsim.register_mechanism("acc_halver", AccHalver)
+ccsim.register_mechanism("bad_packet", BadPacket)
