@@ -11,7 +11,7 @@ pub struct Scenario {
     /// Shown in reports.
     #[serde(default)]
     pub name: Option<String>,
-    /// `rfc` (default) or `ns2`: the set of defaults in force (see `settings::profile`).
+    /// `rfc` (default), `ns2` or `linux`: the set of defaults in force (see `settings::profile`).
     #[serde(default)]
     pub profile: Profile,
     /// Simulated time to run.
