@@ -8,6 +8,8 @@ simulators, goodput and mean queueing delay side by side.
     python scripts/validate_ns3.py --cases step --tcp dctcp --rate 1Gbps --write --table dctcp-1g
     python scripts/validate_ns3.py --cases fifo --tcp cubic --write --table cubic
     python scripts/validate_ns3.py --cases fifo --tcp mix --write --table mix
+    python scripts/validate_ns3.py --cases step --tcp dctcp --n 10 --tcp-keys ', ecn_response = "cwr"' --write --table dctcp-cwr
+    python scripts/validate_ns3.py --cases step --tcp dctcp --n 10 --recovery prr --tcp-keys ', ecn_response = "cwr", prr = true' --write --table dctcp-prr
 
 The scenario: N TCP bulk flows S_i -> D_i, access links 1 Gb/s and 1 ms, bottleneck R1 -> R2
 (`--rate`, default 100 Mb/s) with `--delay` (default 20 ms) and the discipline under test,
@@ -22,7 +24,9 @@ Cases (`--cases`, comma-separated; default `fifo,codel,fq_codel,pie`): `fifo` (T
 default 65 packets, with ECN). `--tcp` picks the senders' congestion control in both
 simulators (`newreno`, `cubic`, `dctcp` or `bbr`; `mix`: the first half of the flows CUBIC, the
 rest NewReno, and the table gives CUBIC's share of the goodput), with SACK on in both (RFC 2018/6675 in ccsim,
-ns-3's default) unless `--no-sack`. ns-3's side is
+ns-3's default) unless `--no-sack`. ns-3's loss recovery, and its CWR state after an ECN-Echo, is
+`TcpClassicRecovery` (cwnd to ssthresh at once) unless `--recovery prr` (ns-3.37's default,
+`TcpPrrRecovery`); `--tcp-keys` gives ccsim's matching keys (`ecn_response`, `prr`). ns-3's side is
 `benchmarks/ns3/aqm.cc` (Debian's libns3-dev 3.37, built here with g++), whose header says
 how each discipline is set to match ccsim's.
 
@@ -173,6 +177,7 @@ def run_ns3(case: str, n: int, args: argparse.Namespace, series: str = "") -> di
         f"--sack={int(args.sack)}",
         f"--delay={args.delay}",
         f"--initcwnd={args.init_cwnd}",
+        f"--recovery={args.recovery}",
         *([f"--series={series}"] if series else []),
     ]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
@@ -191,11 +196,17 @@ def within(ours: float, theirs: float, tol: float, floor: float = 0.0) -> bool:
     return abs(ours - theirs) <= max(tol * abs(theirs), floor)
 
 
+def marked(r: dict) -> str:
+    """Drops, and the marks in parentheses when there are any."""
+    return f"{r['drops']:.0f}" + (f" ({r['marks']:.0f})" if r["marks"] else "")
+
+
 def table(rows: list[tuple[str, int, dict, dict]], args: argparse.Namespace) -> str:
     head = (
-        f"Bottleneck {args.rate}, TCP {args.tcp}{' with SACK' if args.sack else ' without SACK'}, {args.time:g} s measured after {args.warmup:g} s, seed {args.seed}.\n\n"
+        f"Bottleneck {args.rate}, TCP {args.tcp}{' with SACK' if args.sack else ' without SACK'}, {args.time:g} s measured after {args.warmup:g} s, seed {args.seed}"
+        f"; ns-3 recovery {args.recovery}{', ccsim keys ' + repr(args.tcp_keys.strip(', ')) if args.tcp_keys else ''}.\n\n"
         "| discipline | N | goodput ccsim (Mb/s) | goodput ns-3 (Mb/s) | diff | delay ccsim (ms) | delay ns-3 (ms) | diff "
-        "| queue ccsim / ns-3 (pkts) | drops ccsim / ns-3 | Jain ccsim / ns-3 | within |"
+        "| queue ccsim / ns-3 (pkts) | drops (marks) ccsim / ns-3 | Jain ccsim / ns-3 | within |"
         + (" CUBIC's share ccsim / ns-3 |" if args.tcp == "mix" else "")
         + "\n|---|---|---|---|---|---|---|---|---|---|---|---|"
         + ("---|" if args.tcp == "mix" else "")
@@ -211,7 +222,7 @@ def table(rows: list[tuple[str, int, dict, dict]], args: argparse.Namespace) -> 
         lines.append(
             f"| {case} | {n} | {c['goodput_bps'] / 1e6:.2f} | {s['goodput_bps'] / 1e6:.2f} | {gd:+.1f} % "
             f"| {c['mean_delay_ms']:.2f} | {s['mean_delay_ms']:.2f} | {dd:+.1f} % "
-            f"| {c['mean_len_packets']:.1f} / {s['mean_len_packets']:.1f} | {c['drops']} / {s['drops']:.0f} "
+            f"| {c['mean_len_packets']:.1f} / {s['mean_len_packets']:.1f} | {marked(c)} / {marked(s)} "
             f"| {c['jain']:.3f} / {s['jain']:.3f} | {ok} |" + (f" {share(c):.3f} / {share(s):.3f} |" if args.tcp == "mix" else "")
         )
     return head + "\n".join(lines) + "\n"
@@ -234,6 +245,9 @@ def main() -> int:
     p.add_argument("--k", type=int, default=65)
     p.add_argument("--ecn", action="store_true", help="ECN-capable senders, queues that mark")
     p.add_argument("--no-sack", dest="sack", action="store_false", help="SACK off in both simulators")
+    p.add_argument(
+        "--recovery", default="classic", choices=["classic", "prr"], help="ns-3's loss recovery and CWR (ns-3.37's default: prr)"
+    )
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--write", action="store_true", help=f"rewrite the table in {DOC.relative_to(ROOT)}")
     p.add_argument(

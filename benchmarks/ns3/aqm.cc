@@ -3,7 +3,8 @@
 //
 //   aqm --disc=fifo|codel|fq_codel|pie|step [--n=10] [--rate=100Mbps] [--time=30]
 //       [--warmup=5] [--seed=1] [--tcp=newreno|cubic|dctcp|bbr|mix] [--limit=1000] [--k=65]
-//       [--ecn=0|1] [--sack=1|0] [--delay=20ms] [--initcwnd=1] [--series=PATH]
+//       [--ecn=0|1] [--sack=1|0] [--delay=20ms] [--initcwnd=1] [--recovery=classic|prr]
+//       [--series=PATH]
 //
 // N TCP bulk flows, each from its own sender S_i to its own receiver D_i:
 //
@@ -25,6 +26,9 @@
 // BBR is ns-3's TcpBbr (Linux's v1 as ns-3 models it) with pacing on, the initial window
 // paced too (as Linux paces it). --series=PATH writes flow 0's RTT samples (ms), pacing rate
 // (bit/s) and cwnd (bytes) at each change as "t kind value" lines.
+// Loss recovery (and the CWR state after an ECN-Echo) is TcpClassicRecovery by default,
+// which cuts cwnd to ssthresh at once; --recovery=prr takes ns-3.37's default,
+// TcpPrrRecovery (RFC 6937, PRR-SSRB), which brings it down over the round trip.
 // 1000-byte segments, no timestamps, no delayed ACKs, initial window 1, min RTO 200 ms,
 // receive buffers that never limit; start times uniform in [0, 1] s. CUBIC without HyStart
 // (RFC 9438 leaves it optional; ccsim has none). SACK is on by default:
@@ -131,6 +135,7 @@ main(int argc, char* argv[])
     std::string delay = "20ms";
     uint32_t initCwnd = 1;
     std::string series;
+    std::string recovery = "classic";
     CommandLine cmd;
     cmd.AddValue("disc", "fifo, codel, fq_codel, pie or step", disc);
     cmd.AddValue("n", "flows", nFlows);
@@ -145,6 +150,7 @@ main(int argc, char* argv[])
     cmd.AddValue("sack", "SACK", sack);
     cmd.AddValue("delay", "bottleneck propagation delay", delay);
     cmd.AddValue("initcwnd", "initial window, segments", initCwnd);
+    cmd.AddValue("recovery", "classic (TcpClassicRecovery) or prr (TcpPrrRecovery)", recovery);
     cmd.AddValue("series", "file for flow 0's RTT, pacing rate and cwnd", series);
     cmd.Parse(argc, argv);
 
@@ -178,8 +184,14 @@ main(int argc, char* argv[])
         return 2;
     }
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(tcpType));
+    if (recovery != "classic" && recovery != "prr")
+    {
+        std::fprintf(stderr, "unknown --recovery=%s\n", recovery.c_str());
+        return 2;
+    }
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
+                       TypeIdValue(recovery == "prr" ? TcpPrrRecovery::GetTypeId()
+                                                     : TcpClassicRecovery::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(payload));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initCwnd));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));

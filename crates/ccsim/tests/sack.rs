@@ -116,3 +116,20 @@ fn sack_composes_with_ecn_delayed_acks_das_and_acc() {
         }
     }
 }
+
+/// PRR (RFC 6937) in the same overshoot: the transfer completes with every byte delivered,
+/// and recovery sends no more than RFC 6675's `cwnd - pipe` would (no more retransmissions).
+/// `profile = "linux"` turns PRR, SACK and the CWR response on; explicit keys win.
+#[test]
+fn prr_recovers_the_overshoot_and_the_linux_profile_turns_it_on() {
+    let plain = outcome(&["flows.0.tcp.sack=true"]);
+    let prr = outcome(&["flows.0.tcp.sack=true", "flows.0.tcp.prr=true"]);
+    assert!(prr.recoveries >= 1 && prr.retransmitted <= plain.retransmitted + 2, "{} / {}", prr.retransmitted, plain.retransmitted);
+    let (sim, _) = run_with(OVERSHOOT, &["profile=linux"]);
+    let tx = sim.flows[0].sender().unwrap();
+    assert!(tx.cfg.sack && tx.cfg.prr && tx.cfg.limited_transmit);
+    assert_eq!((tx.cfg.init_cwnd, tx.cfg.ecn_response), (10, ccsim::tcp::EcnResponse::Cwr));
+    let (sim, _) = run_with(OVERSHOOT, &["profile=linux", "flows.0.tcp.prr=false", "flows.0.tcp.init_cwnd=1"]);
+    let tx = sim.flows[0].sender().unwrap();
+    assert!(!tx.cfg.prr && tx.cfg.init_cwnd == 1);
+}

@@ -14,7 +14,7 @@ DESCRIPTION = """\
 Print what a scenario expands to, without running it: every node with its address, every
 link with its rate, delay and queue (the bottleneck of each flow marked), every flow with
 its route both ways, the settings in force for each queue and each flow (defaults filled
-in, as the scenario's profile chose them: profile = "rfc" or "ns2"), and what the run will
+in, as the scenario's profile chose them: profile = "rfc", "ns2" or "linux"), and what the run will
 record. The same checks as `ccsim run` apply, with the same messages."""
 
 EXAMPLES = """\

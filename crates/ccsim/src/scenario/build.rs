@@ -20,8 +20,8 @@ use crate::stats::{SeriesSpec, SeriesTarget};
 use crate::tcp::accecn::{self, EcnSupport, Negotiated};
 use crate::tcp::cc::{self, CcContext, EcnUse};
 use crate::tcp::{
-    EcnAnswered, EcnEcho, Endpoints, FullAck, NewRenoConfig, PartialAckTimer, ReceiverConfig, RenoConfig, RttArithmetic, SenderConfig, SsthreshFrom,
-    TcpReceiver, TcpSender,
+    EcnAnswered, EcnEcho, EcnResponse, Endpoints, FullAck, NewRenoConfig, PartialAckTimer, ReceiverConfig, RenoConfig, RttArithmetic, SenderConfig,
+    SsthreshFrom, TcpReceiver, TcpSender,
 };
 use crate::trace::{PcapFormat, Tracer};
 use std::collections::HashMap;
@@ -517,7 +517,7 @@ fn tcp_transport(
         "ns2" => RttArithmetic::Ns2Ticks { phase: Dur((tick_rng.uniform() * cfg.clock_granularity.as_nanos() as f64) as u64) },
         _ => RttArithmetic::Rfc6298,
     };
-    cfg.sack = t.sack.unwrap_or(false);
+    cfg.sack = t.sack.unwrap_or(d.sack);
     cfg.sack_clear_on_timeout = match t.sack_after_timeout.as_deref() {
         Some(_) if !cfg.sack => return fail(format!("{tp}.sack_after_timeout"), "only with `sack = true`"),
         None | Some("keep") => false,
@@ -557,11 +557,20 @@ fn tcp_transport(
     cfg.ecn = negotiated != Negotiated::NoEcn;
     cfg.accecn = negotiated == Negotiated::AccEcn;
     cfg.ect1 = l4s;
+    cfg.ecn_response = match choose("ecn_response", t.ecn_response.as_deref(), d.ecn_response, &["immediate", "cwr"])? {
+        "cwr" => EcnResponse::Cwr,
+        _ => EcnResponse::Immediate,
+    };
     cfg.ecn_answered_until = match choose("ecn_answered", t.ecn_answered.as_deref(), d.ecn_answered, &["window", "next-reduction"])? {
         "next-reduction" => EcnAnswered::NextReduction,
         _ => EcnAnswered::Window,
     };
     cfg.cwr_on_retransmit = t.cwr_on_retransmit.unwrap_or(d.cwr_on_retransmit);
+    // PRR paces SACK recovery (RFC 6937 counts pipe by RFC 6675) and a `cwr` ECN response.
+    if t.prr == Some(true) && !cfg.sack && cfg.ecn_response != EcnResponse::Cwr {
+        return fail(format!("{tp}.prr"), "only with `sack = true` or `ecn_response = \"cwr\"` (PRR counts what is in flight by RFC 6675's pipe)");
+    }
+    cfg.prr = t.prr.unwrap_or(d.prr);
     cfg.ect_on_retransmit = t.ect_on_retransmit.unwrap_or(d.ect_on_retransmit || per_packet_ecn);
     cfg.acc = t.acc.unwrap_or(false);
     cfg.isn = t.isn.unwrap_or(0);

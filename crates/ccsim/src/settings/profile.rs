@@ -1,7 +1,8 @@
 //! Profiles: one switch that chooses a set of defaults. `rfc` (the default) follows the RFCs
 //! and the papers' algorithms as written; `ns2` follows ns-2.35's agents and queues where
 //! they differ, so that a reproduction of a paper simulated in ns-2 simulates what ns-2
-//! simulated. Every member of the set is also a parameter of its own, and a value the
+//! simulated; `linux` takes Linux's TCP defaults (and ns-3.37's, where the two agree) where
+//! ccsim has the setting, and the RFC profile's queues. Every member of the set is also a parameter of its own, and a value the
 //! scenario sets explicitly always wins over the profile. `docs/profiles.md` lists each
 //! difference: the parameter, the RFC behaviour, ns-2's variable and default, and what it
 //! changes.
@@ -18,6 +19,8 @@ pub enum Profile {
     Rfc,
     /// ns-2.35's defaults.
     Ns2,
+    /// Linux's (and ns-3.37's) TCP defaults; queues as under `rfc`.
+    Linux,
 }
 
 impl Profile {
@@ -26,13 +29,14 @@ impl Profile {
         match self {
             Profile::Rfc => "rfc",
             Profile::Ns2 => "ns2",
+            Profile::Linux => "linux",
         }
     }
 
-    /// `rfc` under the RFC profile, `ns2` under ns-2's.
+    /// `ns2` under ns-2's profile, `rfc` under the others.
     pub fn pick<T>(self, rfc: T, ns2: T) -> T {
         match self {
-            Profile::Rfc => rfc,
+            Profile::Rfc | Profile::Linux => rfc,
             Profile::Ns2 => ns2,
         }
     }
@@ -72,6 +76,14 @@ pub struct TcpDefaults {
     /// `cwr_on_retransmit`: false (RFC 3168 6.1.2: the first new data packet) / true
     /// (`SetCWRonRetransmit_ true`).
     pub cwr_on_retransmit: bool,
+    /// `sack`: false / false (`linux`: true, `net.ipv4.tcp_sack = 1`).
+    pub sack: bool,
+    /// `prr`: false (RFC 6675's `cwnd - pipe` in SACK recovery) / false (`linux`: true, RFC
+    /// 6937 in `tcp_cwnd_reduction()`, ns-3.37's `TcpPrrRecovery`).
+    pub prr: bool,
+    /// `ecn_response`: `immediate` (RFC 3168 6.1.2: cwnd halved at once) / `immediate`
+    /// (`linux`: `cwr`, `tcp_enter_cwr()`, ns-3.37's `CA_CWR`).
+    pub ecn_response: &'static str,
     /// `ect_on_retransmit`: false (RFC 3168 6.1.5) / true (ns-2 sets `ect()` on every data
     /// packet of an ECN agent, retransmissions included).
     pub ect_on_retransmit: bool,
@@ -95,6 +107,9 @@ impl TcpDefaults {
                 ecn_answered: "window",
                 cwr_on_retransmit: false,
                 ect_on_retransmit: false,
+                sack: false,
+                prr: false,
+                ecn_response: "immediate",
             },
             Profile::Ns2 => TcpDefaults {
                 init_cwnd: 2,
@@ -111,6 +126,21 @@ impl TcpDefaults {
                 ecn_answered: "next-reduction",
                 cwr_on_retransmit: true,
                 ect_on_retransmit: true,
+                sack: false,
+                prr: false,
+                ecn_response: "immediate",
+            },
+            // Linux's values (docs/profiles.md cites each); where ccsim's rule is the RFC's
+            // and Linux has no other, the `rfc` value.
+            Profile::Linux => TcpDefaults {
+                init_cwnd: 10,
+                initial_rto: Dur::from_secs(1),
+                limited_transmit: true,
+                full_ack: "ssthresh",
+                sack: true,
+                prr: true,
+                ecn_response: "cwr",
+                ..TcpDefaults::of(Profile::Rfc)
             },
         }
     }

@@ -11,7 +11,7 @@ pub struct Scenario {
     /// Shown in reports.
     #[serde(default)]
     pub name: Option<String>,
-    /// `rfc` (default) or `ns2`: the set of defaults in force (see `settings::profile`).
+    /// `rfc` (default), `ns2` or `linux`: the set of defaults in force (see `settings::profile`).
     #[serde(default)]
     pub profile: Profile,
     /// Simulated time to run.
@@ -460,6 +460,14 @@ pub struct TcpSpec {
     /// 5.1 with Errata 1610, as Linux and ns-3) or `clear` (RFC 2018 section 8).
     #[serde(default)]
     pub sack_after_timeout: Option<String>,
+    /// Proportional Rate Reduction (RFC 6937) in SACK recovery and a `cwr` ECN response
+    /// (default false; `linux` profile true).
+    #[serde(default)]
+    pub prr: Option<bool>,
+    /// The answer to an ECN-Echo: `immediate` (default, RFC 3168 6.1.2) or `cwr` (one
+    /// round trip without growth, Linux's and ns-3.37's CWR state; `linux` profile).
+    #[serde(default)]
+    pub ecn_response: Option<String>,
     /// ACC/TCP: carry the congestion state in data packets and obey ACC controls.
     #[serde(default)]
     pub acc: Option<bool>,

@@ -12,6 +12,7 @@ pub mod accecn;
 pub mod cc;
 #[cfg(test)]
 mod properties;
+pub mod prr;
 pub mod rate;
 pub mod receiver;
 pub mod rto;
@@ -49,6 +50,19 @@ pub enum EcnAnswered {
     /// Until the next reduction of any kind, however much later: ns-2's
     /// `last_cwnd_action_ == CWND_ACTION_ECN` in `dupack_action()` and `timeout()`.
     NextReduction,
+}
+
+/// How an ECN sender answers an ECN-Echo (`SenderConfig::ecn_response`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EcnResponse {
+    /// RFC 3168 6.1.2: the controller's reduction at once; the window grows again on the next
+    /// ACK without ECN-Echo.
+    Immediate,
+    /// Linux's `tcp_enter_cwr()` and ns-3.37's `CA_CWR`: the controller sets ssthresh, and
+    /// for one round trip (until the data sent before the echo is acknowledged) the window
+    /// does not grow; with `prr` the window comes down to ssthresh over that round trip by
+    /// RFC 6937, otherwise at once.
+    Cwr,
 }
 
 /// Sender parameters. Defaults follow the RFCs (an initial window of one segment, RFC 5681's
@@ -112,6 +126,13 @@ pub struct SenderConfig {
     /// With `sack`: clear the scoreboard at a retransmission timeout (RFC 2018 section 8)
     /// rather than keep it (RFC 6675 5.1 with Errata 1610, Linux, ns-3; the default).
     pub sack_clear_on_timeout: bool,
+    /// Proportional Rate Reduction (RFC 6937, PRR-SSRB) sets what SACK recovery, and a `cwr`
+    /// ECN response, send on each ACK: in proportion to the data delivered while pipe is
+    /// above ssthresh, then up to ssthresh by at most one segment more than delivered.
+    /// Otherwise SACK recovery sends while `cwnd - pipe >= SMSS` (RFC 6675).
+    pub prr: bool,
+    /// How an ECN-Echo is answered.
+    pub ecn_response: EcnResponse,
     /// Initial sequence number.
     pub isn: u32,
     /// Set ECT on data packets and react to ECE (RFC 3168).
@@ -153,6 +174,8 @@ impl Default for SenderConfig {
             ect_on_retransmit: false,
             sack: false,
             sack_clear_on_timeout: false,
+            prr: false,
+            ecn_response: EcnResponse::Immediate,
             isn: 0,
             ecn: false,
             ect1: false,

@@ -55,12 +55,27 @@
 //!   window with many holes the sender resends much of what had arrived. So does go-back-N
 //!   after an ACC control.
 //! - ECN-Echo is not answered in recovery, as in fast recovery (RFC 3168 6.1.2).
+//! - With `SenderConfig::prr`, step (C) sends while `pipe + SMSS` fits in PRR's window
+//!   (`tcp/prr.rs`, RFC 6937) instead of cwnd: each ACK's DeliveredData is the change in
+//!   the cumulative ACK plus the change in the bytes SACKed, RecoverFS the FlightSize when
+//!   recovery starts, and the retransmission of (4.3) the first byte of `prr_out`.
+//!
+//! # The CWR state (`SenderConfig::ecn_response`)
+//!
+//! With `cwr`, an ECN-Echo's reduction (the controller's ssthresh and window) starts a CWR
+//! state, Linux's `tcp_enter_cwr()` and ns-3.37's `CA_CWR`, which lasts until an ACK passes
+//! the data sent before the echo (ns-3's `m_recover`, Linux's `high_seq`): meanwhile the
+//! controller sees every ACK as one that the window did not limit (so it does not grow; DCTCP
+//! still counts the marks), and with `prr` the sender sends what PRR allows, with pipe the
+//! bytes in flight, rather than the reduced window at once. A loss found meanwhile starts
+//! recovery as usual, which ends the state (Linux; ns-3.37 starts no fast recovery in CWR).
 
 use super::cc::{Ack, AnyController, Controller, Event};
+use super::prr::{Bound, Prr};
 use super::rate::RateSampler;
 use super::rto::RtoEstimator;
 use super::sack::{NextRule, Scoreboard, Window};
-use super::{accecn, EcnAnswered, Endpoints, PartialAckTimer, Recovery, SenderConfig};
+use super::{accecn, EcnAnswered, EcnResponse, Endpoints, PartialAckTimer, Recovery, SenderConfig};
 use crate::packet::Seq;
 use crate::packet::{flags, AccState, Ecn, Packet};
 use crate::sim::{Dur, SimTime};
@@ -138,6 +153,11 @@ pub struct TcpSender {
     timed: Option<(u64, u64, SimTime)>,
     rto_deadline: Option<SimTime>,
     cwr_pending: bool,
+    /// `ecn_response = "cwr"`: SND.MAX at the ECN-Echo's reduction while the CWR state
+    /// lasts (until an ACK passes it).
+    cwr_until: Option<u64>,
+    /// Proportional Rate Reduction's state (`SenderConfig::prr`).
+    prr: Prr,
     started: bool,
     /// When the last byte of a finite transfer was acknowledged.
     pub completed_at: Option<SimTime>,
@@ -200,6 +220,8 @@ impl TcpSender {
             timed: None,
             rto_deadline: None,
             cwr_pending: false,
+            cwr_until: None,
+            prr: Prr::default(),
             started: false,
             completed_at: None,
             stats: SenderStats::default(),
@@ -341,8 +363,9 @@ impl TcpSender {
             r.begin_ack(self.max - self.una);
         }
         let new_data = ack > self.una;
+        let (una_before, sacked_before) = (self.una, self.scoreboard.sacked_bytes());
         if self.cfg.sack {
-            self.on_sack_ack(pkt, ack, ece, now, out);
+            self.on_sack_ack(pkt, ack, ece, sacked_before, now, out);
         } else if new_data {
             self.on_new_ack(ack, ece, now, out);
         } else if self.max > self.una && pkt.payload == 0 && pkt.wnd == self.peer_wnd {
@@ -356,8 +379,17 @@ impl TcpSender {
             }
         }
         self.peer_wnd = pkt.wnd;
+        // RFC 6937's DeliveredData: the change in SND.UNA plus the change in the bytes SACKed.
+        let delivered = (self.una - una_before + self.scoreboard.sacked_bytes()).saturating_sub(sacked_before);
+        if let Some(until) = self.cwr_until {
+            if self.una > until || self.in_recovery {
+                self.end_cwr();
+            } else if self.prr.active() && delivered > 0 {
+                self.prr.on_ack(delivered, self.max - self.una, self.cc.ssthresh() as u64, self.cfg.mss as u64, Bound::SlowStart);
+            }
+        }
         if ece && self.una > self.ecn_recover && !self.in_recovery {
-            self.ecn_reduce(now);
+            self.ecn_reduce(now, delivered);
         }
         if let Some(rs) = self.extras.as_mut().and_then(|e| e.rate.as_mut()).and_then(|r| r.end_ack(now)) {
             self.cc.on_rate_sample(&rs);
@@ -403,7 +435,7 @@ impl TcpSender {
     }
 
     /// An ACK in range, with SACK on (see the module documentation).
-    fn on_sack_ack(&mut self, pkt: &Packet, ack: u64, ece: bool, now: SimTime, out: &mut Vec<Packet>) {
+    fn on_sack_ack(&mut self, pkt: &Packet, ack: u64, ece: bool, sacked_before: u64, now: SimTime, out: &mut Vec<Packet>) {
         self.scoreboard.advance(ack);
         let mut newly_sacked = 0;
         for (left, right) in pkt.sack.iter() {
@@ -421,6 +453,9 @@ impl TcpSender {
         let same = ack == self.una && self.max > self.una && pkt.payload == 0;
         let duplicate = same && if pkt.sack.is_empty() { pkt.wnd == self.peer_wnd } else { newly_sacked > 0 };
         self.peer_wnd = pkt.wnd;
+        // RFC 6937's DeliveredData of this ACK.
+        let delivered = (ack - self.una + self.scoreboard.sacked_bytes()).saturating_sub(sacked_before);
+        let was_in_recovery = self.in_recovery;
         if ack > self.una {
             self.on_new_ack(ack, ece, now, out);
         }
@@ -428,10 +463,14 @@ impl TcpSender {
             self.stats.dupacks_received += 1;
             if !self.in_recovery {
                 self.dupacks += 1;
-                self.on_sack_dupack(now, out);
+                self.on_sack_dupack(delivered, now, out);
             }
         }
         if self.in_recovery {
+            if was_in_recovery && self.prr.active() {
+                let pipe = self.pipe();
+                self.prr.on_ack(delivered, pipe, self.cc.ssthresh() as u64, self.cfg.mss as u64, Bound::SlowStart);
+            }
             self.sack_transmit(now, out);
         }
     }
@@ -440,7 +479,10 @@ impl TcpSender {
         let acked = ack - self.una;
         // Whether the window is what limits sending (as Linux's tcp_is_cwnd_limited, in the
         // spirit of RFC 7661): the controller grows only a window the flow uses.
-        let cwnd_limited = self.flight_size() as u64 + self.cfg.mss as u64 > self.cc.cwnd() as u64;
+        // In the CWR state the window does not grow (ns-3.37 calls no `IncreaseWindow()` in
+        // `CA_CWR`; Linux's `tcp_cong_control()` reduces instead of growing).
+        let in_cwr = self.cwr_until.is_some_and(|until| ack <= until);
+        let cwnd_limited = !in_cwr && self.flight_size() as u64 + self.cfg.mss as u64 > self.cc.cwnd() as u64;
         let mut rtt = None;
         if let Some((_, end, sent)) = self.timed {
             if ack >= end {
@@ -469,6 +511,7 @@ impl TcpSender {
             let full = (self.cfg.recovery == Recovery::Reno && !self.cfg.sack) || ack >= self.recover;
             if full {
                 self.cc.on_recovery_end(&info);
+                self.prr.stop();
                 self.in_recovery = false;
                 self.dupacks = 0;
             } else if self.cfg.sack {
@@ -555,6 +598,7 @@ impl TcpSender {
     /// step 2; RFC 6675's RecoveryPoint, (4.1)), no ECN response until it is passed, and the
     /// timer as the configuration has it.
     fn begin_recovery(&mut self, now: SimTime) {
+        self.end_cwr();
         self.recover = self.max;
         self.ecn_recover = self.max;
         self.ecn_answered = false;
@@ -569,7 +613,7 @@ impl TcpSender {
 
     /// SACK: a duplicate ACK outside recovery (DupAcks already counted): RFC 6675 section 5
     /// steps (1) to (4).
-    fn on_sack_dupack(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    fn on_sack_dupack(&mut self, delivered: u64, now: SimTime, out: &mut Vec<Packet>) {
         let (mss, thresh) = (self.cfg.mss as u64, self.cfg.dupack_threshold);
         if self.dupacks >= thresh || self.scoreboard.is_lost(self.una, mss, thresh) {
             // Section 5.1 (and RFC 6582's `recover`): no new recovery for data sent before
@@ -577,7 +621,7 @@ impl TcpSender {
             if self.una < self.recover || self.una < self.acc_recover {
                 return;
             }
-            self.enter_sack_recovery(now, out);
+            self.enter_sack_recovery(delivered, now, out);
         } else if self.cfg.limited_transmit {
             // (3): Limited Transmit by pipe.
             self.high_rxt = self.una;
@@ -596,7 +640,7 @@ impl TcpSender {
     /// SACK: RFC 6675 section 5 step (4), up to (C), which the caller runs.
     /// A loss in the window an ECN-Echo answered keeps the threshold that echo set (RFC
     /// 3168 6.1.2): no second reduction.
-    fn enter_sack_recovery(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    fn enter_sack_recovery(&mut self, delivered: u64, now: SimTime, out: &mut Vec<Packet>) {
         let before = self.cc.cwnd();
         let answered = self.ecn_answered();
         if !answered {
@@ -606,6 +650,13 @@ impl TcpSender {
         // (4.1): RecoveryPoint = HighData; (4.3): the segment at HighACK + 1, up to the first
         // SACKed byte.
         self.begin_recovery(now);
+        if self.cfg.prr {
+            // RFC 6937: RecoverFS = snd.nxt - snd.una; this ACK's sndcnt covers (4.3).
+            self.high_rxt = self.una;
+            let pipe = self.pipe();
+            self.prr.start(self.max - self.una);
+            self.prr.on_ack(delivered, pipe, self.cc.ssthresh() as u64, self.cfg.mss as u64, Bound::SlowStart);
+        }
         let end = self.scoreboard.next_sacked(self.una).unwrap_or(self.max);
         let len = (self.cfg.mss as u64).min(end - self.una);
         self.emit(self.una, len as u32, now, out);
@@ -613,12 +664,14 @@ impl TcpSender {
         self.cc.on_sack_recovery_start(&self.event(now)); // (4.2): cwnd = ssthresh
     }
 
-    /// SACK, in recovery: step (C), sending NextSeg() while `cwnd - pipe >= SMSS`; a paced
-    /// sender paces retransmissions as new data (as Linux paces every segment).
+    /// SACK, in recovery: step (C), sending NextSeg() while `cwnd - pipe >= SMSS` (with PRR,
+    /// PRR's window for cwnd); a paced sender paces retransmissions as new data (as Linux
+    /// paces every segment).
     fn sack_transmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let mss = self.cfg.mss as u64;
         let mut pipe = self.pipe();
-        while self.cc.cwnd() as u64 >= pipe + mss {
+        let wnd = if self.prr.active() { self.prr.window() } else { self.cc.cwnd() as u64 };
+        while wnd >= pipe + mss {
             let rescue = self.rescue_rxt.is_none_or(|r| self.una > r);
             let Some(seg) = self.scoreboard.next_seg(&self.window(), self.new_data_len(), rescue) else { break };
             if self.extras.is_some() && self.held_by_pacing(now) {
@@ -697,13 +750,28 @@ impl TcpSender {
         self.note_reduction(now, ReductionCause::AccControl, cut);
     }
 
-    fn ecn_reduce(&mut self, now: SimTime) {
+    fn ecn_reduce(&mut self, now: SimTime, delivered: u64) {
         let before = self.cc.cwnd();
         self.cc.on_ecn_echo(&self.event(now));
+        if self.cfg.ecn_response == EcnResponse::Cwr {
+            self.cwr_until = Some(self.max);
+            if self.cfg.prr {
+                let flight = self.max - self.una;
+                self.prr.start(flight);
+                self.prr.on_ack(delivered, flight, self.cc.ssthresh() as u64, self.cfg.mss as u64, Bound::SlowStart);
+            }
+        }
         self.ecn_recover = self.max;
         self.ecn_answered = true;
         self.stats.ecn_reductions += 1;
         self.note_reduction(now, ReductionCause::EcnEcho, before.saturating_sub(self.cc.cwnd()));
+    }
+
+    /// The CWR state is over (an ACK passed its data, or a loss recovery or timeout took over).
+    fn end_cwr(&mut self) {
+        if self.cwr_until.take().is_some() {
+            self.prr.stop();
+        }
     }
 
     /// The retransmission timer fired (the engine calls this once the deadline is reached).
@@ -727,6 +795,8 @@ impl TcpSender {
         self.cc.on_timeout(&ev);
         self.note_reduction(now, ReductionCause::Timeout, before.saturating_sub(self.cc.cwnd()));
         self.in_recovery = false;
+        self.prr.stop();
+        self.end_cwr();
         self.dupacks = 0;
         // RFC 2018 section 8: "the data sender SHOULD turn off all of the SACKed bits"; kept
         // by default (see the module documentation).
@@ -803,7 +873,9 @@ impl TcpSender {
         if !self.started {
             return;
         }
-        let wnd = self.cc.cwnd().min(self.peer_wnd) as u64;
+        // In the CWR state with PRR, PRR's window (pipe there is the bytes in flight).
+        let cwnd = if self.prr.active() { self.prr.window() } else { self.cc.cwnd() as u64 };
+        let wnd = cwnd.min(self.peer_wnd as u64);
         loop {
             let mut len = (self.cfg.mss as u64).min(self.data_end().saturating_sub(self.nxt));
             if self.cfg.sack && self.nxt < self.max {
@@ -867,6 +939,7 @@ impl TcpSender {
         }
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += len as u64;
+        self.prr.on_sent(len as u64);
         if retransmission {
             self.stats.retransmitted_packets += 1;
             self.stats.retransmitted_bytes += len as u64;
@@ -918,7 +991,7 @@ impl TcpSender {
 mod tests {
     use super::*;
     use crate::packet::{Kind, SackBlocks};
-    use crate::tcp::{CcConfig, NewRenoConfig};
+    use crate::tcp::{CcConfig, NewRenoConfig, RenoConfig, SsthreshFrom};
 
     const MSS: u32 = 1000;
 
@@ -1732,6 +1805,128 @@ mod tests {
         let held = 12 * MSS;
         assert!(s.flight_size() >= flight, "SND.MAX has not moved back");
         assert_eq!(s.ssthresh(), (s.flight_size() - held) / 2, "FlightSize less the SACKed bytes, halved");
+    }
+
+    /// The sender of RFC 6937 section 3.1's examples: SACK, Limited Transmit, ssthresh half
+    /// the window (cwnd = FlightSize = 20 segments, "so ssthresh will be set to 10"), with or
+    /// without PRR; grown to 20 segments in flight.
+    fn prr_sender(prr: bool, out: &mut Vec<Packet>) -> (TcpSender, u32) {
+        let reno = RenoConfig { ssthresh_from: SsthreshFrom::Window, ..RenoConfig::default() };
+        let cc = CcConfig::Reno(NewRenoConfig { reno, ..NewRenoConfig::default() });
+        let cfg = SenderConfig { sack: true, prr, limited_transmit: true, cc, ..config(Recovery::NewReno) };
+        let mut s = TcpSender::new(cfg, ends(), 1 << 30);
+        let a = grow_to(&mut s, 20, out);
+        assert_eq!(s.flight_size(), 20 * MSS);
+        out.clear();
+        (s, a)
+    }
+
+    /// RFC 6937 section 3.1, the burst: segments 0 to 14 of the 20 are lost and the ACKs of
+    /// 15 to 19 return. The first two send new data by Limited Transmit; the third starts
+    /// recovery with pipe = 4 segments. The RFC's rows: PRR-SSRB sends two retransmissions
+    /// on each of the last three ACKs, pipe 4, 5, 6; RFC 6675 sends 6 at once (cwnd 10 here:
+    /// the RFC's row has cwnd 11 and 7).
+    #[test]
+    fn prr_follows_rfc6937s_burst_loss_example() {
+        for (prr, sent) in [(true, vec![2, 2, 2]), (false, vec![6, 1, 1])] {
+            let mut out = Vec::new();
+            let (mut s, a) = prr_sender(prr, &mut out);
+            let mut rows = Vec::new();
+            for seg in 15..20 {
+                out.clear();
+                s.on_ack(&sack_ack(&s, a, &[segs(a, 15, seg + 1)]), t(500 + seg as u64), &mut out);
+                rows.push((s.pipe() / MSS as u64 - out.len() as u64, out.len(), out.iter().all(|p| p.seq.0 < a + 15 * MSS)));
+            }
+            // ACKs 15 and 16: Limited Transmit, one new segment each (pipe 19 before it).
+            assert_eq!(&rows[..2], &[(19, 1, false), (19, 1, false)], "prr {prr}");
+            let sends: Vec<usize> = rows[2..].iter().map(|r| r.1).collect();
+            assert_eq!(sends, sent, "prr {prr}: {rows:?}");
+            assert!(rows[2..].iter().all(|r| r.2), "only retransmissions: {rows:?}");
+            if prr {
+                let pipes: Vec<u64> = rows[2..].iter().map(|r| r.0).collect();
+                assert_eq!(pipes, vec![4, 5, 6]);
+            }
+            assert_eq!(s.ssthresh(), 10 * MSS);
+        }
+    }
+
+    /// RFC 6937 section 3.1, one loss: segment 0 of 20 is lost. PRR spreads the reduction
+    /// over the round trip, one segment for about every two delivered, where RFC 6675 sends
+    /// nothing on the ACKs of segments 4 to 11 and then one segment per ACK. By RFC 6937's
+    /// arithmetic (RecoverFS = snd.nxt - snd.una = 22 segments after Limited Transmit,
+    /// sndcnt = ceil(prr_delivered * 10 / 22) - prr_out): the retransmission on the ACK of 3,
+    /// new segments on the ACKs of 5, 7, 9, 11, 14 and 16; on the ACK of 18 pipe (RFC 6675's
+    /// SetPipe(): the retransmission, 19 to 21 and six new segments) is down to ssthresh, so
+    /// the reduction bound sends ssthresh - pipe = 0, and one segment on the ACK of 19.
+    #[test]
+    fn prr_spreads_the_reduction_of_rfc6937s_single_loss_example() {
+        let mut out = Vec::new();
+        let (mut s, a) = prr_sender(true, &mut out);
+        let mut sending = Vec::new();
+        for seg in 1..20 {
+            out.clear();
+            s.on_ack(&sack_ack(&s, a, &[segs(a, 1, seg + 1)]), t(500 + seg as u64), &mut out);
+            assert!(out.len() <= 1, "ack {seg}: {} segments", out.len());
+            if !out.is_empty() && seg >= 3 {
+                sending.push(seg);
+            }
+        }
+        assert_eq!(sending, vec![3, 5, 7, 9, 11, 14, 16, 19]);
+        // The round trip ends with ssthresh in the network.
+        assert_eq!(s.pipe(), 10 * MSS as u64);
+        // The full ACK ends recovery (RFC 6582 option 1: min(ssthresh, the 7 new segments
+        // still in flight + 1)).
+        s.on_ack(&ack(&s, a + 22 * MSS), t(600), &mut out);
+        assert!(!s.in_recovery() && !s.prr.active());
+        assert_eq!(s.cwnd(), 8 * MSS);
+    }
+
+    /// `ecn_response = "cwr"`: after the echo's reduction the window does not grow until an
+    /// ACK passes the data sent before it (ns-3.37's `CA_CWR`); `immediate` grows on the next
+    /// ACK without ECE. With PRR, the window comes down over that round trip instead of at
+    /// once: one segment for every two delivered when ssthresh is half the flight.
+    #[test]
+    fn cwr_state_holds_the_window_for_a_round_trip() {
+        let run = |response: EcnResponse, prr: bool| {
+            let cfg = SenderConfig { mss: MSS, ecn: true, ecn_response: response, prr, ..SenderConfig::default() };
+            let mut s = TcpSender::new(cfg, ends(), 1 << 30);
+            let mut out = Vec::new();
+            let mut acked = grow_to(&mut s, 10, &mut out);
+            // Get into congestion avoidance at 10 segments with 10 in flight.
+            s.cc.window_mut().ssthresh = 10 * MSS;
+            out.clear();
+            let max = s.snd_max().0;
+            acked += MSS;
+            let mut p = ack(&s, acked);
+            p.flags |= flags::ECE;
+            s.on_ack(&p, t(1000), &mut out);
+            let mut rows = vec![(s.cwnd() / MSS, out.len())];
+            // The rest of the window's ACKs, without ECE, then one past it.
+            while acked < max + MSS {
+                acked += MSS;
+                out.clear();
+                s.on_ack(&ack(&s, acked), t(1000 + acked as u64), &mut out);
+                rows.push((s.cwnd() / MSS, out.len()));
+            }
+            (rows, s)
+        };
+        let (immediate, _) = run(EcnResponse::Immediate, false);
+        let (cwr, s) = run(EcnResponse::Cwr, false);
+        // The same cut at once (FlightSize / 2 of the 9 segments then in flight), nothing sent.
+        assert_eq!(immediate[0], (4, 0));
+        assert_eq!(cwr[0], (4, 0));
+        assert!(immediate.iter().skip(1).any(|r| r.0 > 4), "immediate grows in the round trip: {immediate:?}");
+        let last = cwr.len() - 1;
+        assert!(cwr[1..last].iter().all(|r| r.0 == 4), "no growth in CWR: {cwr:?}");
+        assert!(s.cwr_until.is_none(), "the ACK past the echo's data ends the state");
+        // PRR in CWR: one segment on the echo's ACK (forced, as Linux and ns-3), then one for
+        // every two delivered, where the immediate cut sends nothing until the flight is
+        // below the window: five sent over the round trip, one on every other ACK.
+        let (prr, s) = run(EcnResponse::Cwr, true);
+        let sent: Vec<usize> = prr.iter().map(|r| r.1).collect();
+        assert_eq!(sent, vec![1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0], "{prr:?}");
+        assert_eq!(cwr.iter().map(|r| r.1).take(5).sum::<usize>(), 0, "{cwr:?}");
+        assert!(!s.prr.active());
     }
 
     #[test]
