@@ -15,10 +15,12 @@
 //!   bound)` (`LossLowerBounds`); ProbeBW_REFILL forgets them.
 //! - An ECN response (the draft requires CE to be treated as congestion and leaves the
 //!   response open; these are Linux BBRv3's rules): per round, the share of delivered data
-//!   whose ACK carried ECN-Echo gives `ce_ratio`; `alpha = (1 - g) alpha + g ce_ratio` (g =
-//!   1/16, alpha from 1); a round with CE cuts `inflight_shortterm` by `1 - ecn_factor *
-//!   alpha` (1/3); a round whose `ce_ratio` exceeds `ecn_thresh` (0.5) is "too high" like a
-//!   loss rate above 2 %, and two such rounds end Startup.
+//!   that was CE-marked gives `ce_ratio` (with AccECN the marked packets each ACK reports,
+//!   `Ack::ce`; with RFC 3168 feedback the data whose ACK carried ECN-Echo); `alpha = (1 -
+//!   g) alpha + g ce_ratio` (g = 1/16, alpha from 1); a round with CE cuts
+//!   `inflight_shortterm` by `1 - ecn_factor * alpha` (1/3); a round whose `ce_ratio` exceeds
+//!   `ecn_thresh` (0.5) is "too high" like a loss rate above 2 %, and two such rounds end
+//!   Startup.
 //! - Startup ends on a plateau (3 rounds under 25 % growth, as v1) or on loss: in fast
 //!   recovery, at the end of a round with at least `startup_full_loss_count` (6) ACKs that
 //!   newly found losses and a loss rate above 2 % (`CheckStartupHighLoss`); then
@@ -52,7 +54,8 @@
 //! (`tcp/rate.rs`), not the FlightSize, which in recovery counts what the receiver holds
 //! and what was lost, and would raise `inflight_longterm` far above the flight that lost.
 //! With RFC 3168 feedback ECN-Echo stays on every ACK until the sender's CWR arrives, so a
-//! single mark counts as a round of CE; per-packet feedback (AccECN) makes `ce_ratio` exact.
+//! single mark counts as a round of CE; AccECN's counts make `ce_ratio` exact. Marks reported
+//! by ACKs that arrive in loss recovery are not counted (the sender answers no ECN there).
 
 use super::bbr_core::{BbrFamily, Core, MaxFilter};
 use super::spec::{CcContext, EcnUse, Recovery, Registration};
@@ -730,12 +733,16 @@ impl BbrFamily for Bbr3 {
         self.c.lost = false;
     }
 
-    /// The window-limited flag for ProbeBW_UP, and the bytes acknowledged with ECN-Echo.
+    /// The window-limited flag for ProbeBW_UP, and the bytes delivered CE-marked: under
+    /// AccECN the packets the ACKs report marked (`Ack::ce`, as Linux counts `delivered_ce`),
+    /// under RFC 3168 every byte an ACK with ECN-Echo acknowledges.
     fn on_new_ack(&mut self, ack: &Ack) {
         self.cwnd_limited = ack.cwnd_limited;
-        if ack.ece {
-            self.ce_bytes += ack.acked;
-        }
+        self.ce_bytes += match ack.ce {
+            Some(marked) => marked as u64 * self.mss(),
+            None if ack.ece => ack.acked,
+            None => 0,
+        };
     }
 
     /// A timeout is a loss in this round.
@@ -850,6 +857,11 @@ mod tests {
         /// One ACK `gap` after the last, of one packet sent with `flight` out; `ece` its
         /// ECN-Echo, `lost` bytes resent since that packet left.
         fn ack(&mut self, gap: Dur, flight: u64, bw: f64, ece: bool, lost: u64) {
+            self.ack_reporting(gap, flight, bw, ece, None, lost);
+        }
+
+        /// The same with AccECN's count of packets newly reported CE-marked (`Ack::ce`).
+        fn ack_reporting(&mut self, gap: Dur, flight: u64, bw: f64, ece: bool, ce: Option<u32>, lost: u64) {
             self.now += gap;
             self.delivered += MSS as u64;
             self.lost += lost;
@@ -859,7 +871,7 @@ mod tests {
                 una: self.delivered,
                 max: self.delivered + flight - MSS as u64,
                 ece,
-                ce: None,
+                ce,
                 cwnd_limited: true,
                 rtt: Some(RTT),
                 srtt: Some(RTT),
@@ -1043,6 +1055,50 @@ mod tests {
         // A round without CE: alpha falls by 1/16 of itself.
         f.round(50 * MSS as u64, BW, false);
         assert!((f.c.ecn_alpha() - alpha * 15.0 / 16.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn with_accecn_the_ce_ratio_is_the_share_of_packets_reported_marked() {
+        // The same rounds under both feedbacks: one packet in four CE-marked. RFC 3168's
+        // ECN-Echo stays on every ACK (the receiver echoes until CWR), a ratio of 1; AccECN
+        // reports one mark every fourth ACK, a ratio of 1/4.
+        let run = |accecn: bool| {
+            let mut f = Flow::to_probe_bw();
+            f.until(Mode3::Cruise, 10);
+            while !f.c.loss_round_start {
+                f.ack(Dur::from_millis(1), 50 * MSS as u64, BW, false, 0);
+            }
+            let (a0, cwnd) = (f.c.ecn_alpha(), f.c.cwnd() as f64);
+            let mut i = 0u32;
+            loop {
+                let ce = i.is_multiple_of(4) as u32;
+                let (ece, count) = if accecn { (ce > 0, Some(ce)) } else { (true, None) };
+                f.ack_reporting(Dur::from_millis(1), 50 * MSS as u64, BW, ece, count, 0);
+                i += 1;
+                if f.c.loss_round_start {
+                    break;
+                }
+            }
+            (a0, f.c.ecn_alpha(), cwnd, f.c.inflight_shortterm(), i)
+        };
+        let (a0, alpha, cwnd, lo, n) = run(true);
+        let ratio = n.div_ceil(4) as f64 / n as f64;
+        assert!((ratio - 0.25).abs() < 0.05, "{n} ACKs in the round");
+        assert!((alpha - (a0 * 15.0 / 16.0 + ratio / 16.0)).abs() < 1e-9, "{alpha} from {a0}");
+        assert!((lo - cwnd * (1.0 - alpha / 3.0)).abs() < 1.0, "{lo} from {cwnd}, alpha {alpha}");
+        let (b0, beta, ..) = run(false);
+        assert!((beta - (b0 * 15.0 / 16.0 + 1.0 / 16.0)).abs() < 1e-9, "ECN-Echo on every ACK: {beta}");
+        // Every packet reported marked: a ratio above ecn_thresh, a round "too high", which
+        // ends Startup after two.
+        let mut s = Flow::new();
+        let mut bw = 100_000.0;
+        for _ in 0..3 {
+            for _ in 0..20 {
+                s.ack_reporting(Dur::from_nanos(RTT.as_nanos() / 20), 20 * MSS as u64, bw, true, Some(1), 0);
+            }
+            bw *= 2.0;
+        }
+        assert_ne!(s.c.mode(), Mode3::Startup, "two rounds of CE on every packet end Startup");
     }
 
     #[test]
