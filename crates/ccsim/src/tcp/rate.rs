@@ -13,7 +13,13 @@
 //!   packet most recently delivered was sent, the start of the current send interval.
 //! - Each transmission records the connection's `delivered`, `delivered_time` and
 //!   `first_sent_time` then, its own send time and whether the flow was application-limited
-//!   (3.2). A transmission with nothing in flight restarts both intervals at now.
+//!   (3.2). A transmission with nothing outstanding restarts both intervals at now.
+//! - A sample reports the data in flight before its ACK and when its packet left, twice: as
+//!   the FlightSize (SND.MAX - SND.UNA: `prior_in_flight`, `tx_in_flight`) and as what the
+//!   sender estimates to be in the network (`prior_pipe`, `tx_pipe`): with SACK RFC 6675's
+//!   pipe, which leaves out what the receiver holds and what is deemed lost and not yet
+//!   resent (the BBR draft's `C.inflight`, Linux's `tcp_packets_in_flight`); without SACK
+//!   the FlightSize again.
 //! - When data is delivered, the most recently sent of the packets it covers gives the
 //!   sample (3.3): `delivered` = the connection's count now less the packet's,
 //!   `send_elapsed` = its send time less its `first_sent_time`, `ack_elapsed` = now less its
@@ -48,16 +54,21 @@ pub struct RateSample {
     /// The round-trip time of the most recently sent packet the ACK delivered, if that
     /// packet was not retransmitted.
     pub rtt: Option<Dur>,
-    /// Bytes in flight before this ACK.
+    /// Bytes in flight before this ACK (the FlightSize).
     pub prior_in_flight: u64,
+    /// Bytes estimated in the network before this ACK (RFC 6675's pipe with SACK).
+    pub prior_pipe: u64,
     /// The sample's data was sent while the flow was application-limited.
     pub is_app_limited: bool,
     /// The connection's delivered count after this ACK.
     pub total_delivered: u64,
     /// Bytes resent (judged lost) since the sample's packet was sent.
     pub lost: u64,
-    /// Bytes in flight when the sample's packet was sent, itself included.
+    /// Bytes in flight when the sample's packet was sent, itself included (the FlightSize).
     pub tx_in_flight: u64,
+    /// Bytes estimated in the network when the sample's packet was sent, itself included
+    /// (RFC 6675's pipe with SACK).
+    pub tx_pipe: u64,
     /// The connection's count of bytes resent, after this ACK.
     pub total_lost: u64,
     /// The smallest interval a rate may have: the smallest RTT seen so far.
@@ -74,10 +85,12 @@ impl RateSample {
             interval,
             rtt,
             prior_in_flight,
+            prior_pipe: prior_in_flight,
             is_app_limited,
             total_delivered,
             lost: 0,
             tx_in_flight: prior_in_flight,
+            tx_pipe: prior_in_flight,
             total_lost: 0,
             min_rtt: None,
         }
@@ -88,7 +101,7 @@ impl RateSample {
     #[cfg(test)]
     #[allow(dead_code)] // for the controllers' tests
     pub(crate) fn with_loss(self, lost: u64, tx_in_flight: u64, total_lost: u64) -> RateSample {
-        RateSample { lost, tx_in_flight, total_lost, ..self }
+        RateSample { lost, tx_in_flight, tx_pipe: tx_in_flight, total_lost, ..self }
     }
 
     /// The delivery rate, bytes per second, or None for an interval shorter than the
@@ -117,8 +130,9 @@ struct Sent {
     sacked: bool,
     /// The connection's `lost` when it was sent.
     lost: u64,
-    /// Bytes in flight when it was sent, itself included.
+    /// Bytes in flight when it was sent, itself included: the FlightSize and the pipe.
     tx_in_flight: u64,
+    tx_pipe: u64,
 }
 
 /// The per-connection state of delivery-rate sampling.
@@ -133,8 +147,9 @@ pub struct RateSampler {
     sent: VecDeque<Sent>,
     /// The newest record delivered since the last sample (the sample's source).
     newest: Option<Sent>,
-    /// Bytes in flight when the ACK being processed arrived.
+    /// Bytes in flight when the ACK being processed arrived: the FlightSize and the pipe.
     prior_in_flight: u64,
+    prior_pipe: u64,
     /// Bytes resent so far.
     lost: u64,
 }
@@ -145,9 +160,10 @@ impl RateSampler {
         self.delivered
     }
 
-    /// `[off, off + len)` is (re)transmitted at `now` with `in_flight` bytes outstanding
-    /// before it (section 3.2).
-    pub fn on_send(&mut self, off: u64, len: u64, in_flight: u64, now: SimTime) {
+    /// `[off, off + len)` is (re)transmitted at `now` with `in_flight` bytes sent and not
+    /// acknowledged before it (the FlightSize: none means the connection was idle) and
+    /// `pipe` of them estimated in the network (section 3.2).
+    pub fn on_send(&mut self, off: u64, len: u64, in_flight: u64, pipe: u64, now: SimTime) {
         if in_flight == 0 {
             self.first_sent_time = now;
             self.delivered_time = now;
@@ -168,6 +184,7 @@ impl RateSampler {
             sacked: false,
             lost: self.lost,
             tx_in_flight: in_flight + len,
+            tx_pipe: pipe + len,
         };
         if !resent {
             self.sent.push_back(rec);
@@ -184,9 +201,11 @@ impl RateSampler {
         self.app_limited_until = (self.delivered + in_flight).max(1);
     }
 
-    /// An ACK arrives with `in_flight` bytes outstanding before it: starts a sample.
-    pub fn begin_ack(&mut self, in_flight: u64) {
+    /// An ACK arrives with `in_flight` bytes outstanding before it, `pipe` of them estimated
+    /// in the network: starts a sample.
+    pub fn begin_ack(&mut self, in_flight: u64, pipe: u64) {
         self.prior_in_flight = in_flight;
+        self.prior_pipe = pipe;
         self.newest = None;
     }
 
@@ -246,10 +265,12 @@ impl RateSampler {
             interval: send_elapsed.max(ack_elapsed),
             rtt,
             prior_in_flight: self.prior_in_flight,
+            prior_pipe: self.prior_pipe,
             is_app_limited: s.app_limited,
             total_delivered: self.delivered,
             lost: self.lost - s.lost,
             tx_in_flight: s.tx_in_flight,
+            tx_pipe: s.tx_pipe,
             total_lost: self.lost,
             min_rtt: self.min_rtt,
         })
@@ -268,7 +289,7 @@ mod tests {
 
     /// One ACK: cumulative to `una` at `now`, with `in_flight` outstanding before it.
     fn ack(r: &mut RateSampler, una: u64, in_flight: u64, now: SimTime) -> Option<RateSample> {
-        r.begin_ack(in_flight);
+        r.begin_ack(in_flight, in_flight);
         r.on_cumulative(una, now);
         r.end_ack(now)
     }
@@ -280,7 +301,7 @@ mod tests {
         // segment (ACK clocking), so each window leaves 20 ms after the last.
         let mut r = RateSampler::default();
         for i in 0..10 {
-            r.on_send(i * MSS, MSS, i * MSS, ms(0));
+            r.on_send(i * MSS, MSS, i * MSS, i * MSS, ms(0));
         }
         let mut windows = Vec::new();
         for w in 1..=3u64 {
@@ -289,7 +310,7 @@ mod tests {
                 let now = ms(20 * w + i);
                 let s = ack(&mut r, (10 * (w - 1) + i) * MSS, 10 * MSS, now).unwrap();
                 rates.push((s.delivered, s.interval, s.rtt, s.rate_bps()));
-                r.on_send((10 * w + i - 1) * MSS, MSS, 9 * MSS, now);
+                r.on_send((10 * w + i - 1) * MSS, MSS, 9 * MSS, 9 * MSS, now);
             }
             windows.push(rates);
         }
@@ -308,15 +329,15 @@ mod tests {
     fn the_longer_interval_wins_so_compressed_acks_do_not_inflate_the_rate() {
         // Two segments sent 10 ms apart, their ACKs compressed into the same instant.
         let mut r = RateSampler::default();
-        r.on_send(0, MSS, 0, ms(0));
-        r.on_send(MSS, MSS, MSS, ms(10));
+        r.on_send(0, MSS, 0, 0, ms(0));
+        r.on_send(MSS, MSS, MSS, MSS, ms(10));
         let s = ack(&mut r, 2 * MSS, 2 * MSS, ms(30)).unwrap();
         assert_eq!(s.delivered, 2 * MSS);
         assert_eq!(s.interval, Dur::from_millis(30), "ack_elapsed since delivered_time 0");
         // A second ACK compressed at the same instant delivers more but its interval is the
         // send interval (10 ms): not shorter than it.
-        r.on_send(2 * MSS, MSS, 0, ms(30));
-        r.on_send(3 * MSS, MSS, MSS, ms(40));
+        r.on_send(2 * MSS, MSS, 0, 0, ms(30));
+        r.on_send(3 * MSS, MSS, MSS, MSS, ms(40));
         let s = ack(&mut r, 4 * MSS, 2 * MSS, ms(60)).unwrap();
         assert_eq!((s.delivered, s.interval), (2 * MSS, Dur::from_millis(30)));
     }
@@ -324,7 +345,7 @@ mod tests {
     #[test]
     fn an_interval_below_the_smallest_rtt_gives_no_rate() {
         let mut r = RateSampler::default();
-        r.on_send(0, MSS, 0, ms(0));
+        r.on_send(0, MSS, 0, 0, ms(0));
         let s = ack(&mut r, MSS, MSS, ms(20)).unwrap();
         assert_eq!(s.rate_bps(), Some(MSS as f64 / 0.020));
         // Intervals shorter than an RTT come only from spurious retransmissions (a record
@@ -338,16 +359,16 @@ mod tests {
     fn sack_delivers_once_and_retransmissions_give_no_rtt() {
         let mut r = RateSampler::default();
         for i in 0..4 {
-            r.on_send(i * MSS, MSS, i * MSS, ms(0));
+            r.on_send(i * MSS, MSS, i * MSS, i * MSS, ms(0));
         }
         // Segment 0 lost; 1..4 SACKed at 20 ms.
-        r.begin_ack(4 * MSS);
+        r.begin_ack(4 * MSS, 4 * MSS);
         r.on_sack(MSS, 4 * MSS, ms(20));
         let s = r.end_ack(ms(20)).unwrap();
         assert_eq!((s.delivered, s.rtt), (3 * MSS, Some(Dur::from_millis(20))));
         // Segment 0 retransmitted at 25 ms, acked cumulatively at 45 ms: only its own bytes
         // count (the SACKed ones were delivered already), and no RTT from a retransmission.
-        r.on_send(0, MSS, MSS, ms(25));
+        r.on_send(0, MSS, MSS, MSS, ms(25));
         let s = ack(&mut r, 4 * MSS, MSS, ms(45)).unwrap();
         assert_eq!((s.total_delivered, s.rtt), (4 * MSS, None));
         assert_eq!(r.delivered(), 4 * MSS);
@@ -357,21 +378,21 @@ mod tests {
     fn samples_count_the_bytes_resent_since_their_packet_left_and_its_flight() {
         let mut r = RateSampler::default();
         for i in 0..10 {
-            r.on_send(i * MSS, MSS, i * MSS, ms(i));
+            r.on_send(i * MSS, MSS, i * MSS, i * MSS, ms(i));
         }
         // Segments 0 and 1 lost; 2..10 SACKed: nothing resent yet.
-        r.begin_ack(10 * MSS);
+        r.begin_ack(10 * MSS, 10 * MSS);
         r.on_sack(2 * MSS, 10 * MSS, ms(30));
         let s = r.end_ack(ms(30)).unwrap();
         assert_eq!((s.lost, s.tx_in_flight, s.total_lost), (0, 10 * MSS, 0));
         // Both resent, then a new segment: the resent segment 0's sample counts the resend
         // of 1 that followed it; the new segment left after both, so its sample counts none.
-        r.on_send(0, MSS, 2 * MSS, ms(31));
-        r.on_send(MSS, MSS, 2 * MSS, ms(32));
-        r.on_send(10 * MSS, MSS, 2 * MSS, ms(33));
+        r.on_send(0, MSS, 2 * MSS, 2 * MSS, ms(31));
+        r.on_send(MSS, MSS, 2 * MSS, 2 * MSS, ms(32));
+        r.on_send(10 * MSS, MSS, 2 * MSS, 2 * MSS, ms(33));
         let s = ack(&mut r, MSS, 3 * MSS, ms(51)).unwrap();
         assert_eq!((s.lost, s.tx_in_flight, s.total_lost), (MSS, 3 * MSS, 2 * MSS));
-        r.begin_ack(2 * MSS);
+        r.begin_ack(2 * MSS, 2 * MSS);
         r.on_sack(10 * MSS, 11 * MSS, ms(53));
         let s = r.end_ack(ms(53)).unwrap();
         assert_eq!((s.lost, s.tx_in_flight, s.total_lost), (0, 3 * MSS, 2 * MSS));
@@ -380,19 +401,19 @@ mod tests {
     #[test]
     fn samples_after_an_application_limited_period_say_so_until_it_is_delivered() {
         let mut r = RateSampler::default();
-        r.on_send(0, MSS, 0, ms(0));
+        r.on_send(0, MSS, 0, 0, ms(0));
         r.on_app_limited(MSS);
-        r.on_send(MSS, MSS, MSS, ms(1));
+        r.on_send(MSS, MSS, MSS, MSS, ms(1));
         assert!(!ack(&mut r, MSS, 2 * MSS, ms(20)).unwrap().is_app_limited, "sent before the flow ran out of data");
         assert!(ack(&mut r, 2 * MSS, MSS, ms(21)).unwrap().is_app_limited);
-        r.on_send(2 * MSS, MSS, 0, ms(30));
+        r.on_send(2 * MSS, MSS, 0, 0, ms(30));
         assert!(!ack(&mut r, 3 * MSS, MSS, ms(50)).unwrap().is_app_limited, "the marker was passed");
     }
 
     #[test]
     fn an_ack_that_delivers_nothing_gives_no_sample() {
         let mut r = RateSampler::default();
-        r.on_send(0, MSS, 0, ms(0));
+        r.on_send(0, MSS, 0, 0, ms(0));
         assert!(ack(&mut r, 0, MSS, ms(5)).is_none());
     }
 }

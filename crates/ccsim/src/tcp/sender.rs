@@ -315,6 +315,18 @@ impl TcpSender {
         self.scoreboard.pipe(&self.window())
     }
 
+    /// The data in the network a delivery-rate sample records besides the FlightSize
+    /// (draft-ietf-ccwg-bbr's `C.inflight`, Linux's `tcp_packets_in_flight`): with SACK RFC
+    /// 6675's pipe, which leaves out what the receiver holds and what is deemed lost and not
+    /// resent; without it the FlightSize.
+    fn sampled_pipe(&self) -> u64 {
+        if self.cfg.sack {
+            self.pipe()
+        } else {
+            self.max - self.una
+        }
+    }
+
     fn seq_at(&self, off: u64) -> Seq {
         self.isn + off as u32
     }
@@ -359,8 +371,11 @@ impl TcpSender {
         }
         let ack = ack as u64;
         let ece = if self.cfg.accecn { self.read_ace(pkt, ack) > 0 } else { self.cfg.ecn && pkt.has_flag(flags::ECE) };
-        if let Some(r) = self.extras.as_mut().and_then(|e| e.rate.as_mut()) {
-            r.begin_ack(self.max - self.una);
+        if self.extras.as_ref().is_some_and(|e| e.rate.is_some()) {
+            let pipe = self.sampled_pipe();
+            if let Some(r) = self.extras.as_mut().and_then(|e| e.rate.as_mut()) {
+                r.begin_ack(self.max - self.una, pipe);
+            }
         }
         let new_data = ack > self.una;
         let (una_before, sacked_before) = (self.una, self.scoreboard.sacked_bytes());
@@ -934,8 +949,11 @@ impl TcpSender {
 
     fn emit(&mut self, off: u64, len: u32, now: SimTime, out: &mut Vec<Packet>) {
         let retransmission = off < self.max;
-        if let Some(r) = self.extras.as_mut().and_then(|e| e.rate.as_mut()) {
-            r.on_send(off, len as u64, self.max - self.una, now);
+        if self.extras.as_ref().is_some_and(|e| e.rate.is_some()) {
+            let pipe = self.sampled_pipe();
+            if let Some(r) = self.extras.as_mut().and_then(|e| e.rate.as_mut()) {
+                r.on_send(off, len as u64, self.max - self.una, pipe, now);
+            }
         }
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += len as u64;
@@ -2167,6 +2185,39 @@ mod tests {
         let mut burst = Vec::new();
         u.start(t(0), &mut burst);
         assert_eq!((burst.len(), u.pacing_deadline()), (10, None));
+    }
+
+    #[test]
+    fn with_sack_rate_samples_count_the_pipe_beside_the_flight_size() {
+        // 20 segments out; the first is lost and the others are SACKed one by one. Each
+        // sample's pipe is RFC 6675's before its ACK: what is SACKed, and the hole once
+        // deemed lost, leave it, while the FlightSize stays 20 segments.
+        let cfg = SenderConfig { sack: true, ..probe_sender(None, 20).cfg };
+        let mut s = TcpSender::new(cfg, ends(), 1 << 20);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        assert_eq!(out.len(), 20);
+        let mut seen = Vec::new();
+        for i in 2..=20 {
+            let (pipe, flight) = (s.pipe(), s.flight_size() as u64);
+            s.on_ack(&sack_ack(&s, 0, &[segs(0, 1, i)]), t(100 + i as u64), &mut out);
+            let last = *samples(&s).last().unwrap();
+            assert_eq!((last.prior_pipe, last.prior_in_flight), (pipe, flight), "ACK {i}");
+            seen.push((pipe, flight));
+        }
+        // (Recovery's window of 10 segments then keeps the pipe at 10 with new data.)
+        assert!(seen.iter().all(|&(_, f)| f >= 20 * MSS as u64));
+        assert_eq!(seen.last().unwrap().0, 10 * MSS as u64, "{seen:?}");
+        // The retransmission of the hole left with the pipe then, itself included.
+        s.on_ack(&ack(&s, 20 * MSS), t(150), &mut out);
+        let last = *samples(&s).last().unwrap();
+        assert!(last.tx_pipe < 20 * MSS as u64 && last.tx_in_flight >= 20 * MSS as u64, "{last:?}");
+        // Without SACK both are the FlightSize.
+        let mut n = probe_sender(None, 4);
+        n.start(t(0), &mut out);
+        n.on_ack(&ack(&n, MSS), t(10), &mut out);
+        let last = *samples(&n).last().unwrap();
+        assert_eq!((last.prior_pipe, last.prior_in_flight), (4 * MSS as u64, 4 * MSS as u64));
     }
 
     #[test]

@@ -4,20 +4,23 @@
 //! rules it shares through `bbr_core.rs`:
 //!
 //! - A loss response. Each rate sample says how much was lost since its packet was sent
-//!   (`RateSample::lost`, the bytes resent) and how much was then in flight (`tx_in_flight`);
+//!   (`RateSample::lost`, the bytes resent) and how much was then in flight (`tx_pipe`);
 //!   more than `loss_thresh` (2 %) of that flight lost means the flight was too high
 //!   (`IsInflightTooHigh`). While probing (ProbeBW_REFILL and _UP, on samples of data sent
 //!   then), that sets the long-term bound `inflight_longterm` ("inflight_hi") to
-//!   `max(tx_in_flight, beta * min(bdp, cwnd))` with `beta` 0.7, once per probe, and ends
-//!   ProbeBW_UP (`HandleInflightTooHigh`). Outside probing, once per round with a loss, the
-//!   short-term bounds ("bw_lo", "inflight_lo") fall to `max(latest, beta * bound)`
-//!   (`LossLowerBounds`); ProbeBW_REFILL forgets them.
+//!   `max(tx_pipe, beta * min(bdp, cwnd))` with `beta` 0.7, once per probe, and ends
+//!   ProbeBW_UP (`HandleInflightTooHigh`); only a sample whose loss rate is safe raises the
+//!   bound to its `tx_pipe` (`AdaptLongTermModel`). Outside probing, once per round with a
+//!   loss, the short-term bounds ("bw_lo", "inflight_lo") fall to `max(latest, beta *
+//!   bound)` (`LossLowerBounds`); ProbeBW_REFILL forgets them.
 //! - An ECN response (the draft requires CE to be treated as congestion and leaves the
 //!   response open; these are Linux BBRv3's rules): per round, the share of delivered data
-//!   whose ACK carried ECN-Echo gives `ce_ratio`; `alpha = (1 - g) alpha + g ce_ratio` (g =
-//!   1/16, alpha from 1); a round with CE cuts `inflight_shortterm` by `1 - ecn_factor *
-//!   alpha` (1/3); a round whose `ce_ratio` exceeds `ecn_thresh` (0.5) is "too high" like a
-//!   loss rate above 2 %, and two such rounds end Startup.
+//!   that was CE-marked gives `ce_ratio` (with AccECN the marked packets each ACK reports,
+//!   `Ack::ce`; with RFC 3168 feedback the data whose ACK carried ECN-Echo); `alpha = (1 -
+//!   g) alpha + g ce_ratio` (g = 1/16, alpha from 1); a round with CE cuts
+//!   `inflight_shortterm` by `1 - ecn_factor * alpha` (1/3); a round whose `ce_ratio` exceeds
+//!   `ecn_thresh` (0.5) is "too high" like a loss rate above 2 %, and two such rounds end
+//!   Startup.
 //! - Startup ends on a plateau (3 rounds under 25 % growth, as v1) or on loss: in fast
 //!   recovery, at the end of a round with at least `startup_full_loss_count` (6) ACKs that
 //!   newly found losses and a loss rate above 2 % (`CheckStartupHighLoss`); then
@@ -28,7 +31,10 @@
 //!   `(1 - headroom) inflight_longterm`), CRUISE (1.0, the window kept under that headroom),
 //!   REFILL (1.0, one round, the short-term bounds reset), UP (1.25, cwnd gain 2.25, until the
 //!   full-pipe estimator sees a plateau or the flight is too high; `inflight_longterm` grows
-//!   by 1, 2, 4, ... packets per round while the window is limited by it). CRUISE or DOWN
+//!   by 1, 2, 4, ... packets per round while the window is limited by it). Precautionary
+//!   probing: after a probe that went too high, the next UP ends as soon as the flight
+//!   reaches `inflight_longterm`; if the round of feedback from it shows no loss above the
+//!   threshold, REFILL and UP start again at once, this time without that stop. CRUISE or DOWN
 //!   move to REFILL after a wait of 2 to 3 s or after `min(target packets, 63)` rounds (Reno
 //!   coexistence). The bandwidth filter spans 2 ProbeBW cycles.
 //! - ProbeRTT every 5 s without a new minimum RTT (`probe_rtt_interval`), at half the BDP
@@ -41,10 +47,15 @@
 //! Simplifications: the random draws (`PickProbeWait`) are derived from the delivered count
 //! (as v1's ProbeBW phase); the loss threshold is taken on the sample's flight, not solved
 //! for the prefix of a burst (`InflightAtLoss`, which matters for offload bursts of many
-//! packets, not for single segments); no precautionary probing after a probe that went too
-//! high, no `extra_acked` allowance, no undo of a spurious recovery, no idle restart. With
-//! RFC 3168 feedback ECN-Echo stays on every ACK until the sender's CWR arrives, so a single
-//! mark counts as a round of CE; per-packet feedback (AccECN) makes `ce_ratio` exact.
+//! packets, not for single segments), and a loss is known when the sender resends it (the
+//! sample's `lost`), not when it is marked; no `extra_acked` allowance, no undo of a
+//! spurious recovery, no idle restart. The data in flight v3 reads from the samples
+//! (`prior_pipe`, `tx_pipe`) is the draft's `C.inflight`: with SACK RFC 6675's pipe
+//! (`tcp/rate.rs`), not the FlightSize, which in recovery counts what the receiver holds
+//! and what was lost, and would raise `inflight_longterm` far above the flight that lost.
+//! With RFC 3168 feedback ECN-Echo stays on every ACK until the sender's CWR arrives, so a
+//! single mark counts as a round of CE; AccECN's counts make `ce_ratio` exact. Marks reported
+//! by ACKs that arrive in loss recovery are not counted (the sender answers no ECN there).
 
 use super::bbr_core::{BbrFamily, Core, MaxFilter};
 use super::spec::{CcContext, EcnUse, Recovery, Registration};
@@ -155,6 +166,8 @@ impl Bbr3Config {
             total_lost: 0,
             ack_phase: AckPhase::Init,
             is_bw_probe_sample: false,
+            prev_probe_too_high: false,
+            prev_probe_precautionary: false,
             bw_probe_up_acked: 0,
             probe_up_acked_per_inc: INF,
             bw_probe_up_rounds: 0,
@@ -237,6 +250,11 @@ pub struct Bbr3 {
     total_lost: u64,
     ack_phase: AckPhase,
     is_bw_probe_sample: bool,
+    /// The last ProbeBW_UP went too high (`BBR.prev_probe_too_high`).
+    prev_probe_too_high: bool,
+    /// The last ProbeBW_UP stopped at `inflight_longterm` as a precaution
+    /// (`BBR.prev_probe_precautionary`).
+    prev_probe_precautionary: bool,
     bw_probe_up_acked: u64,
     probe_up_acked_per_inc: f64,
     bw_probe_up_rounds: u32,
@@ -320,7 +338,7 @@ impl Bbr3 {
 
     /// `IsInflightTooHigh`: more than 2 % of the sample's flight lost, or a round of CE.
     fn too_high(&self, rs: &RateSample) -> bool {
-        rs.lost as f64 > rs.tx_in_flight as f64 * self.cfg.loss_thresh || self.ecn_too_high
+        rs.lost as f64 > rs.tx_pipe as f64 * self.cfg.loss_thresh || self.ecn_too_high
     }
 
     /// The loss and ECN signals of this sample and of the round it may end.
@@ -439,6 +457,7 @@ impl Bbr3 {
         self.inflight_shortterm = INF;
         self.bw_probe_up_rounds = 0;
         self.bw_probe_up_acked = 0;
+        self.prev_probe_precautionary = false;
         self.ack_phase = AckPhase::Refilling;
         self.start_round();
         self.mode = Mode3::Refill;
@@ -488,12 +507,23 @@ impl Bbr3 {
                 self.cycle_count += 1;
                 self.max_bw.expire(self.cycle_count);
             }
+            // Precautionary probing, acceleration: the probe that stopped at
+            // inflight_longterm saw no loss above the threshold; probe again at once.
+            if self.mode.probe_bw() && self.prev_probe_precautionary && !self.prev_probe_too_high {
+                self.start_refill();
+                return true;
+            }
         }
-        if self.is_bw_probe_sample && self.too_high(rs) {
+        if self.too_high(rs) {
+            // `HandleInflightTooHigh`, once per probe, on samples of data sent while probing.
+            if !self.is_bw_probe_sample {
+                return false;
+            }
+            self.prev_probe_too_high = true;
             self.is_bw_probe_sample = false;
             if !rs.is_app_limited {
                 let floor = self.target_inflight() as f64 * self.cfg.beta;
-                self.inflight_longterm = (rs.tx_in_flight as f64).max(floor);
+                self.inflight_longterm = (rs.tx_pipe as f64).max(floor);
             }
             if self.mode == Mode3::Up {
                 self.start_down();
@@ -501,11 +531,12 @@ impl Bbr3 {
             }
             return false;
         }
+        // The loss rate is safe: the long-term bound may only rise.
         if self.inflight_longterm == INF {
             return false;
         }
-        if rs.tx_in_flight as f64 > self.inflight_longterm {
-            self.inflight_longterm = rs.tx_in_flight as f64;
+        if rs.tx_pipe as f64 > self.inflight_longterm {
+            self.inflight_longterm = rs.tx_pipe as f64;
         }
         if self.mode == Mode3::Up {
             self.probe_longterm_upward(acked);
@@ -545,10 +576,20 @@ impl Bbr3 {
                 }
             }
             _ => {
-                // ProbeBW_UP: `IsTimeToGoDown`.
-                if self.cwnd_limited && self.c.w.cwnd as f64 >= self.inflight_longterm {
+                // ProbeBW_UP: `IsTimeToGoDown`, precautionary deceleration first: after a
+                // probe that went too high, this one stops once the flight (before the ACK,
+                // as Linux compares it) reaches the bound that probe set.
+                let done = if self.prev_probe_too_high && rs.prior_pipe as f64 >= self.inflight_longterm {
+                    self.prev_probe_precautionary = true;
+                    true
+                } else if self.cwnd_limited && self.c.w.cwnd as f64 >= self.inflight_longterm {
                     self.c.reset_full_bw(rs.rate_bps().unwrap_or(0.0));
-                } else if self.c.full_bw_now {
+                    false
+                } else {
+                    self.c.full_bw_now
+                };
+                if done {
+                    self.prev_probe_too_high = false;
                     self.start_down();
                 }
             }
@@ -671,7 +712,7 @@ impl BbrFamily for Bbr3 {
     fn on_sample(&mut self, rs: &RateSample) {
         let acked = rs.total_delivered.saturating_sub(self.c.delivered);
         self.c.delivered = rs.total_delivered;
-        let inflight = rs.prior_in_flight.saturating_sub(acked);
+        let inflight = rs.prior_pipe.saturating_sub(acked);
         self.update_signals(rs, acked);
         self.c.check_full_bw(rs, self.max_bw.best(), FULL_BW_GROWTH, FULL_BW_ROUNDS);
         self.check_startup_done(rs);
@@ -692,12 +733,16 @@ impl BbrFamily for Bbr3 {
         self.c.lost = false;
     }
 
-    /// The window-limited flag for ProbeBW_UP, and the bytes acknowledged with ECN-Echo.
+    /// The window-limited flag for ProbeBW_UP, and the bytes delivered CE-marked: under
+    /// AccECN the packets the ACKs report marked (`Ack::ce`, as Linux counts `delivered_ce`),
+    /// under RFC 3168 every byte an ACK with ECN-Echo acknowledges.
     fn on_new_ack(&mut self, ack: &Ack) {
         self.cwnd_limited = ack.cwnd_limited;
-        if ack.ece {
-            self.ce_bytes += ack.acked;
-        }
+        self.ce_bytes += match ack.ce {
+            Some(marked) => marked as u64 * self.mss(),
+            None if ack.ece => ack.acked,
+            None => 0,
+        };
     }
 
     /// A timeout is a loss in this round.
@@ -812,6 +857,11 @@ mod tests {
         /// One ACK `gap` after the last, of one packet sent with `flight` out; `ece` its
         /// ECN-Echo, `lost` bytes resent since that packet left.
         fn ack(&mut self, gap: Dur, flight: u64, bw: f64, ece: bool, lost: u64) {
+            self.ack_reporting(gap, flight, bw, ece, None, lost);
+        }
+
+        /// The same with AccECN's count of packets newly reported CE-marked (`Ack::ce`).
+        fn ack_reporting(&mut self, gap: Dur, flight: u64, bw: f64, ece: bool, ce: Option<u32>, lost: u64) {
             self.now += gap;
             self.delivered += MSS as u64;
             self.lost += lost;
@@ -821,7 +871,7 @@ mod tests {
                 una: self.delivered,
                 max: self.delivered + flight - MSS as u64,
                 ece,
-                ce: None,
+                ce,
                 cwnd_limited: true,
                 rtt: Some(RTT),
                 srtt: Some(RTT),
@@ -930,10 +980,42 @@ mod tests {
         // The window is held under it from then on, in DOWN.
         f.round(50 * MSS as u64, BW, false);
         assert!(f.c.cwnd() as f64 <= f.c.inflight_longterm(), "{} > {}", f.c.cwnd(), f.c.inflight_longterm());
-        // Once per probe: a second lossy sample does not move it again.
+        // Once per probe: a second lossy sample does not move it again, nor does one sent
+        // with more in flight: only a sample whose loss rate is safe raises the bound.
         let hi = f.c.inflight_longterm();
         f.ack(Dur::from_millis(1), 30 * MSS as u64, BW, false, 10 * MSS as u64);
         assert_eq!(f.c.inflight_longterm(), hi);
+        f.ack(Dur::from_millis(1), 70 * MSS as u64, BW, false, 10 * MSS as u64);
+        assert_eq!(f.c.inflight_longterm(), hi);
+        f.ack(Dur::from_millis(1), 70 * MSS as u64, BW, false, 0);
+        assert_eq!(f.c.inflight_longterm(), (70 * MSS) as f64);
+    }
+
+    #[test]
+    fn after_a_probe_that_went_too_high_the_next_stops_at_the_bound_then_probes_again_at_once() {
+        let mut f = Flow::to_probe_bw();
+        f.c.cfg.probe_rtt_interval = Dur::from_secs(60); // no ProbeRTT in between
+        f.until(Mode3::Up, 100);
+        let flight = 62 * MSS as u64;
+        f.ack(Dur::from_millis(1), flight, BW, false, 3 * flight / 100);
+        assert_eq!((f.c.mode(), f.c.inflight_longterm()), (Mode3::Down, flight as f64));
+        // The next probe: UP ends as soon as the flight reaches the bound, before any plateau
+        // or loss (precautionary deceleration).
+        f.until(Mode3::Up, 100);
+        f.round(50 * MSS as u64, BW, false);
+        assert_eq!(f.c.mode(), Mode3::Up, "below the bound");
+        f.ack(Dur::from_millis(1), f.c.inflight_longterm() as u64, BW, false, 0);
+        assert_eq!(f.c.mode(), Mode3::Down, "the flight reached inflight_longterm");
+        // A round of feedback without loss: REFILL at once (acceleration), not CRUISE for
+        // seconds, and the UP after it is not stopped at the bound.
+        let start = f.now;
+        f.until(Mode3::Refill, 3);
+        assert!(f.now - start < Dur::from_millis(200), "{:?}", f.now - start);
+        f.until(Mode3::Up, 2);
+        for _ in 0..2 {
+            f.ack(Dur::from_millis(1), flight + 2 * MSS as u64, BW, false, 0);
+        }
+        assert_eq!(f.c.mode(), Mode3::Up);
     }
 
     #[test]
@@ -973,6 +1055,50 @@ mod tests {
         // A round without CE: alpha falls by 1/16 of itself.
         f.round(50 * MSS as u64, BW, false);
         assert!((f.c.ecn_alpha() - alpha * 15.0 / 16.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn with_accecn_the_ce_ratio_is_the_share_of_packets_reported_marked() {
+        // The same rounds under both feedbacks: one packet in four CE-marked. RFC 3168's
+        // ECN-Echo stays on every ACK (the receiver echoes until CWR), a ratio of 1; AccECN
+        // reports one mark every fourth ACK, a ratio of 1/4.
+        let run = |accecn: bool| {
+            let mut f = Flow::to_probe_bw();
+            f.until(Mode3::Cruise, 10);
+            while !f.c.loss_round_start {
+                f.ack(Dur::from_millis(1), 50 * MSS as u64, BW, false, 0);
+            }
+            let (a0, cwnd) = (f.c.ecn_alpha(), f.c.cwnd() as f64);
+            let mut i = 0u32;
+            loop {
+                let ce = i.is_multiple_of(4) as u32;
+                let (ece, count) = if accecn { (ce > 0, Some(ce)) } else { (true, None) };
+                f.ack_reporting(Dur::from_millis(1), 50 * MSS as u64, BW, ece, count, 0);
+                i += 1;
+                if f.c.loss_round_start {
+                    break;
+                }
+            }
+            (a0, f.c.ecn_alpha(), cwnd, f.c.inflight_shortterm(), i)
+        };
+        let (a0, alpha, cwnd, lo, n) = run(true);
+        let ratio = n.div_ceil(4) as f64 / n as f64;
+        assert!((ratio - 0.25).abs() < 0.05, "{n} ACKs in the round");
+        assert!((alpha - (a0 * 15.0 / 16.0 + ratio / 16.0)).abs() < 1e-9, "{alpha} from {a0}");
+        assert!((lo - cwnd * (1.0 - alpha / 3.0)).abs() < 1.0, "{lo} from {cwnd}, alpha {alpha}");
+        let (b0, beta, ..) = run(false);
+        assert!((beta - (b0 * 15.0 / 16.0 + 1.0 / 16.0)).abs() < 1e-9, "ECN-Echo on every ACK: {beta}");
+        // Every packet reported marked: a ratio above ecn_thresh, a round "too high", which
+        // ends Startup after two.
+        let mut s = Flow::new();
+        let mut bw = 100_000.0;
+        for _ in 0..3 {
+            for _ in 0..20 {
+                s.ack_reporting(Dur::from_nanos(RTT.as_nanos() / 20), 20 * MSS as u64, bw, true, Some(1), 0);
+            }
+            bw *= 2.0;
+        }
+        assert_ne!(s.c.mode(), Mode3::Startup, "two rounds of CE on every packet end Startup");
     }
 
     #[test]
