@@ -561,6 +561,7 @@ fn tcp_transport(
         "next-reduction" => EcnAnswered::NextReduction,
         _ => EcnAnswered::Window,
     };
+    cfg.ecn_at_once_after_timeout = choose("ecn_after_timeout", t.ecn_after_timeout.as_deref(), d.ecn_after_timeout, &["next-window", "at-once"])? == "at-once";
     cfg.cwr_on_retransmit = t.cwr_on_retransmit.unwrap_or(d.cwr_on_retransmit);
     cfg.ect_on_retransmit = t.ect_on_retransmit.unwrap_or(d.ect_on_retransmit || per_packet_ecn);
     cfg.acc = t.acc.unwrap_or(false);

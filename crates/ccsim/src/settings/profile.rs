@@ -69,6 +69,9 @@ pub struct TcpDefaults {
     /// `ecn_answered`: `window` (RFC 3168 6.1.2) / `next-reduction` (`last_cwnd_action_ ==
     /// CWND_ACTION_ECN`).
     pub ecn_answered: &'static str,
+    /// `ecn_after_timeout`: `next-window` (RFC 3168 6.1.2) / `at-once` (`ecn()` answers
+    /// while `last_cwnd_action_ == CWND_ACTION_TIMEOUT`).
+    pub ecn_after_timeout: &'static str,
     /// `cwr_on_retransmit`: false (RFC 3168 6.1.2: the first new data packet) / true
     /// (`SetCWRonRetransmit_ true`).
     pub cwr_on_retransmit: bool,
@@ -93,6 +96,7 @@ impl TcpDefaults {
                 limited_transmit_resends: false,
                 fast_retransmit_resets_timer: false,
                 ecn_answered: "window",
+                ecn_after_timeout: "next-window",
                 cwr_on_retransmit: false,
                 ect_on_retransmit: false,
             },
@@ -109,6 +113,7 @@ impl TcpDefaults {
                 limited_transmit_resends: true,
                 fast_retransmit_resets_timer: true,
                 ecn_answered: "next-reduction",
+                ecn_after_timeout: "at-once",
                 cwr_on_retransmit: true,
                 ect_on_retransmit: true,
             },

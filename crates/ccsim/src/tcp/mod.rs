@@ -93,6 +93,10 @@ pub struct SenderConfig {
     pub fast_retransmit_resets_timer: bool,
     /// How long an ECN-Echo's reduction answers later losses and timeouts.
     pub ecn_answered_until: EcnAnswered,
+    /// The first ECN-Echo after a timeout is answered at once, whatever data its ACK covers
+    /// (ns-2.35's `ecn()`: `last_cwnd_action_ == CWND_ACTION_TIMEOUT`); otherwise only an
+    /// echo for data sent after the timeout is (RFC 3168 6.1.2: once per window of data).
+    pub ecn_at_once_after_timeout: bool,
     /// The CWR that follows every window reduction of an ECN sender may go on a retransmitted
     /// segment (ns-2's `SetCWRonRetransmit_`); otherwise on the first new data packet after
     /// the reduction (RFC 3168 6.1.2).
@@ -149,6 +153,7 @@ impl Default for SenderConfig {
             reno_recover_check: false,
             fast_retransmit_resets_timer: false,
             ecn_answered_until: EcnAnswered::Window,
+            ecn_at_once_after_timeout: false,
             cwr_on_retransmit: false,
             ect_on_retransmit: false,
             sack: false,

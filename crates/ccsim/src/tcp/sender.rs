@@ -311,6 +311,13 @@ impl TcpSender {
         self.ecn_answered && (self.cfg.ecn_answered_until == EcnAnswered::NextReduction || self.una < self.ecn_recover)
     }
 
+    /// With `ecn_at_once_after_timeout`: the last reduction was a timeout's, so an ECN-Echo
+    /// is answered whatever data its ACK covers (ns-2's `ecn()`); the answer is a reduction
+    /// of its own, so only the first echo after the timeout is.
+    fn answers_ecn_after_timeout(&self) -> bool {
+        self.cfg.ecn_at_once_after_timeout && matches!(self.last_reduction, Some((_, ReductionCause::Timeout, _)))
+    }
+
     // ---- inputs ----
 
     /// The application starts: send the initial window.
@@ -347,7 +354,7 @@ impl TcpSender {
             self.cc.on_feedback(echo);
         }
         self.peer_wnd = pkt.wnd;
-        if ece && self.una > self.ecn_recover && !self.in_recovery {
+        if ece && !self.in_recovery && (self.una > self.ecn_recover || self.answers_ecn_after_timeout()) {
             self.ecn_reduce(now);
         }
         if let Some(rs) = self.extras.as_mut().and_then(|e| e.rate.as_mut()).and_then(|r| r.end_ack(now)) {
@@ -1216,6 +1223,31 @@ mod tests {
         assert!(out[0].has_flag(flags::CWR), "CWR on the first new data packet");
         assert!(out[1..].iter().all(|p| !p.has_flag(flags::CWR)), "and only on it");
         assert!(out.iter().all(|p| p.ecn == Ecn::Ect0));
+    }
+
+    /// After a timeout an ECN-Echo for data sent before it is answered at once only with
+    /// `ecn_at_once_after_timeout` (ns-2's `ecn()`), and then only the first such echo.
+    #[test]
+    fn an_echo_after_a_timeout_is_answered_at_once_only_with_the_ns2_rule() {
+        for at_once in [false, true] {
+            let cfg = SenderConfig { ecn: true, ecn_at_once_after_timeout: at_once, ..config(Recovery::NewReno) };
+            let mut s = TcpSender::new(cfg, ends(), 1 << 30);
+            let mut out = Vec::new();
+            let acked = grow_to(&mut s, 10, &mut out);
+            let d = s.rto_deadline().unwrap();
+            s.on_timeout(d, &mut out);
+            let ssthresh = s.ssthresh();
+            let mut echo = |s: &mut TcpSender, a: u32| {
+                let mut p = ack(s, a);
+                p.flags |= flags::ECE;
+                s.on_ack(&p, d + Dur::from_millis(a as u64 / 100), &mut out);
+            };
+            echo(&mut s, acked + MSS);
+            assert_eq!(s.stats.ecn_reductions, at_once as u64, "at once: {at_once}");
+            assert_eq!(s.ssthresh() < ssthresh, at_once, "the answer halves again");
+            echo(&mut s, acked + 2 * MSS);
+            assert_eq!(s.stats.ecn_reductions, at_once as u64, "one answer per timeout");
+        }
     }
 
     /// RFC 3168 6.1.2: CWR follows a reduction "for any reason (because of a retransmit
