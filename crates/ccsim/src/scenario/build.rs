@@ -565,6 +565,13 @@ fn tcp_transport(
     cfg.cwr_on_retransmit = t.cwr_on_retransmit.unwrap_or(d.cwr_on_retransmit);
     cfg.ect_on_retransmit = t.ect_on_retransmit.unwrap_or(d.ect_on_retransmit || per_packet_ecn);
     cfg.acc = t.acc.unwrap_or(false);
+    cfg.timestamps = t.timestamps.unwrap_or(d.timestamps);
+    if cfg.timestamps && matches!(variant, "xcp" | "rcp") {
+        return fail(
+            format!("{tp}.timestamps"),
+            format!("variant {variant:?} carries its congestion header where the timestamps option is held; set `timestamps = false`"),
+        );
+    }
     cfg.isn = t.isn.unwrap_or(0);
     let ecn_echo = match (cfg.accecn, per_packet_ecn && !l4s) {
         (true, _) => EcnEcho::AccEcn,

@@ -78,6 +78,9 @@ pub struct TcpDefaults {
     /// `ect_on_retransmit`: false (RFC 3168 6.1.5) / true (ns-2 sets `ect()` on every data
     /// packet of an ECN agent, retransmissions included).
     pub ect_on_retransmit: bool,
+    /// `timestamps`: false / false (ns-2's `timestamps_ false`; ns-3's `Timestamp` is true,
+    /// and so is Linux's `tcp_timestamps`).
+    pub timestamps: bool,
 }
 
 impl TcpDefaults {
@@ -99,6 +102,7 @@ impl TcpDefaults {
                 ecn_after_timeout: "next-window",
                 cwr_on_retransmit: false,
                 ect_on_retransmit: false,
+                timestamps: false,
             },
             Profile::Ns2 => TcpDefaults {
                 init_cwnd: 2,
@@ -116,6 +120,7 @@ impl TcpDefaults {
                 ecn_after_timeout: "at-once",
                 cwr_on_retransmit: true,
                 ect_on_retransmit: true,
+                timestamps: false,
             },
         }
     }

@@ -433,6 +433,10 @@ pub struct TcpSpec {
     /// profile and DCTCP true).
     #[serde(default)]
     pub ect_on_retransmit: Option<bool>,
+    /// RFC 7323 timestamps on every segment, RTT samples from TSecr (default false in both
+    /// profiles).
+    #[serde(default)]
+    pub timestamps: Option<bool>,
     /// Receiver's advertised window, bytes (default 1 MiB).
     #[serde(default)]
     pub rwnd: Option<u32>,

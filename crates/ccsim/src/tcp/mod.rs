@@ -116,6 +116,10 @@ pub struct SenderConfig {
     /// With `sack`: clear the scoreboard at a retransmission timeout (RFC 2018 section 8)
     /// rather than keep it (RFC 6675 5.1 with Errata 1610, Linux, ns-3; the default).
     pub sack_clear_on_timeout: bool,
+    /// RFC 7323 timestamps on every segment (12 bytes of option each), and RTT samples from
+    /// the ACKs' TSecr (`packet/timestamps.rs`). The receiver echoes them once it sees them
+    /// (`tcp/receiver.rs`).
+    pub timestamps: bool,
     /// Initial sequence number.
     pub isn: u32,
     /// Set ECT on data packets and react to ECE (RFC 3168).
@@ -158,6 +162,7 @@ impl Default for SenderConfig {
             ect_on_retransmit: false,
             sack: false,
             sack_clear_on_timeout: false,
+            timestamps: false,
             isn: 0,
             ecn: false,
             ect1: false,

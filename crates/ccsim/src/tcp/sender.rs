@@ -61,6 +61,7 @@ use super::rate::RateSampler;
 use super::rto::RtoEstimator;
 use super::sack::{NextRule, Scoreboard, Window};
 use super::{accecn, EcnAnswered, Endpoints, PartialAckTimer, Recovery, SenderConfig};
+use crate::packet::timestamps::{self, Timestamps};
 use crate::packet::Seq;
 use crate::packet::{flags, AccState, Ecn, Packet};
 use crate::sim::{Dur, SimTime};
@@ -164,13 +165,16 @@ struct Extras {
     /// marks reported since the last ACK of new data, for the controller's next [`Ack`].
     s_cep: u32,
     ce_unreported: u32,
+    /// Timestamps: the TSval of the newest ACK, which data segments echo (RFC 7323's
+    /// `TS.Recent`; 0 before the first).
+    ts_recent: u32,
 }
 
 impl TcpSender {
     pub fn new(cfg: SenderConfig, ends: Endpoints, peer_wnd: u32) -> TcpSender {
         let rto = RtoEstimator::with_arithmetic(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.clock_granularity, cfg.rtt_arithmetic);
         let cc = cfg.cc.build(cfg.mss, cfg.init_cwnd, cfg.init_ssthresh);
-        let extras = (cc.wants_rate_samples() || cc.paces() || cfg.accecn)
+        let extras = (cc.wants_rate_samples() || cc.paces() || cfg.accecn || cfg.timestamps)
             .then(|| Box::new(Extras { rate: cc.wants_rate_samples().then(RateSampler::default), s_cep: accecn::CEP_INIT, ..Extras::default() }));
         TcpSender {
             isn: Seq(cfg.isn),
@@ -341,6 +345,9 @@ impl TcpSender {
             r.begin_ack(self.max - self.una);
         }
         let new_data = ack > self.una;
+        if self.cfg.timestamps {
+            self.read_timestamps(pkt, new_data, now);
+        }
         if self.cfg.sack {
             self.on_sack_ack(pkt, ack, ece, now, out);
         } else if new_data {
@@ -385,6 +392,23 @@ impl TcpSender {
         e.s_cep = e.s_cep.wrapping_add(delta);
         e.ce_unreported += delta;
         delta
+    }
+
+    /// Timestamps: `TS.Recent` takes the ACK's TSval, and an ACK of new data times the
+    /// segment its TSecr echoes (RFC 7323 section 4.1), a retransmission included: the
+    /// receiver echoes the TSval of the segment that advanced its window, so the sample is
+    /// not ambiguous and Karn's rule has nothing to discard. The sample goes where a timed
+    /// segment's would ([`on_new_ack`](Self::on_new_ack) takes it).
+    fn read_timestamps(&mut self, pkt: &Packet, new_data: bool, now: SimTime) {
+        let Some(ts) = pkt.timestamps() else { return };
+        if let Some(e) = self.extras.as_mut() {
+            if e.ts_recent == 0 || timestamps::at_or_after(ts.val, e.ts_recent) {
+                e.ts_recent = ts.val;
+            }
+        }
+        if let Some(rtt) = timestamps::elapsed(ts.ecr, now).filter(|_| new_data) {
+            self.timed = Some((self.una, self.una, SimTime(now.0.saturating_sub(rtt.0))));
+        }
     }
 
     /// A paced sender's timer: data held back by pacing may leave now (in SACK recovery,
@@ -906,6 +930,10 @@ impl TcpSender {
         if let Some(h) = self.cc.header() {
             pkt.set_explicit(h);
         }
+        if self.cfg.timestamps {
+            let ecr = self.extras.as_ref().map_or(0, |e| e.ts_recent);
+            pkt.set_timestamps(Timestamps { val: timestamps::clock(now), ecr });
+        }
         out.push(pkt);
     }
 }
@@ -1137,6 +1165,44 @@ mod tests {
         let now = d + Dur::from_millis(10);
         s.on_ack(&ack(&s, 2 * MSS), now + Dur::from_millis(50), &mut out);
         assert_eq!(s.stats.rtt_samples, samples + 1);
+    }
+
+    /// With timestamps every segment carries the option and echoes the newest ACK's TSval;
+    /// an ACK of new data gives an RTT sample from its TSecr, even for a retransmission
+    /// (Karn's rule discards that one without timestamps), and a duplicate gives none.
+    #[test]
+    fn timestamps_time_every_ack_of_new_data_retransmissions_included() {
+        use crate::packet::Timestamps;
+        let mut s = TcpSender::new(SenderConfig { timestamps: true, ..config(Recovery::NewReno) }, ends(), 1 << 30);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        let first = out[0].timestamps().unwrap();
+        assert_eq!((first, out[0].size), (Timestamps { val: 1, ecr: 0 }, MSS + 52));
+        let d = s.rto_deadline().unwrap();
+        out.clear();
+        s.on_timeout(d, &mut out); // the only segment is retransmitted
+        let resent = out[0].timestamps().unwrap();
+        assert_eq!(resent.val, timestamps::clock(d));
+        let mut a = ack(&s, MSS);
+        a.set_timestamps(Timestamps { val: 777, ecr: resent.val });
+        out.clear();
+        s.on_ack(&a, d + Dur::from_millis(30), &mut out);
+        assert_eq!(s.stats.rtt_samples, 1, "the retransmission is timed by its echo");
+        assert_eq!(s.last_rtt, Some(Dur::from_millis(30)));
+        assert!(out.iter().all(|p| p.timestamps().unwrap().ecr == 777), "data echoes the ACK's TSval");
+        // A duplicate ACK gives no sample, and an older TSval leaves TS.Recent alone.
+        let mut dup = ack(&s, MSS);
+        dup.set_timestamps(Timestamps { val: 700, ecr: resent.val });
+        s.on_ack(&dup, d + Dur::from_millis(40), &mut out);
+        assert_eq!(s.stats.rtt_samples, 1);
+        let mut next = ack(&s, 2 * MSS);
+        next.set_timestamps(Timestamps { val: 800, ecr: timestamps::clock(d + Dur::from_millis(30)) });
+        out.clear();
+        s.on_ack(&next, d + Dur::from_millis(75), &mut out);
+        assert_eq!((s.stats.rtt_samples, s.last_rtt), (2, Some(Dur::from_millis(45))));
+        assert!(out.iter().all(|p| p.timestamps().unwrap().ecr == 800));
+        let plain = sender(Recovery::NewReno, 0);
+        assert!(plain.extras.is_none(), "off: no state, no option");
     }
 
     #[test]
