@@ -91,3 +91,9 @@ def test_timestamps_option_in_the_capture(tmp_path):
     # An ACK echoes the TSval of a data segment it acknowledges, never a value from its future.
     sent = {int(r[3]) for r in data}
     assert all(int(r[4]) in sent for r in acks if r[4] != "0")
+
+
+def test_timestamps_are_refused_beside_a_congestion_header():
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.run(DUMBBELL, overrides=SHORT + ["flows.bulk.tcp.variant=xcp", "flows.bulk.tcp.timestamps=true"])
+    assert e.value.path.endswith("tcp.timestamps") and "congestion header" in e.value.message
