@@ -75,3 +75,25 @@ def test_cli_pcap_in_current_directory_and_errors(tmp_path):
     assert p.returncode == 2 and "pcap[0].links[0]: unknown link" in p.stderr
     p = ccsim_cli("run", DUMBBELL, *SHORT_ARGS, "--pcap-format", "pcap", cwd=tmp_path)
     assert p.returncode == 2 and "go with --pcap" in p.stderr
+
+
+@needs_tshark
+def test_timestamps_option_in_the_capture(tmp_path):
+    ccsim.run(DUMBBELL, overrides=SHORT + ["warmup=0s", "flows.bulk.tcp.timestamps=true"], pcap="R1->R2,R2->R1", out_dir=tmp_path)
+    rows = tshark_fields(
+        tmp_path / "trace.pcapng", "frame.interface_name", "ip.len", "tcp.len", "tcp.options.timestamp.tsval", "tcp.options.timestamp.tsecr"
+    )
+    data = [r for r in rows if r[0] == "R1->R2" and r[2] != "0"]
+    acks = [r for r in rows if r[0] == "R2->R1"]
+    assert len(data) > 100 and len(acks) > 100
+    assert {r[1] for r in data} == {"1052"}, "1000 bytes of payload, 40 of headers, 12 of option"
+    assert all(r[3] and r[4] for r in data + acks), "every segment shows TSval and TSecr"
+    # An ACK echoes the TSval of a data segment it acknowledges, never a value from its future.
+    sent = {int(r[3]) for r in data}
+    assert all(int(r[4]) in sent for r in acks if r[4] != "0")
+
+
+def test_timestamps_are_refused_beside_a_congestion_header():
+    with pytest.raises(ccsim.ScenarioError) as e:
+        ccsim.run(DUMBBELL, overrides=SHORT + ["flows.bulk.tcp.variant=xcp", "flows.bulk.tcp.timestamps=true"])
+    assert e.value.path.endswith("tcp.timestamps") and "congestion header" in e.value.message

@@ -211,6 +211,7 @@ _RENAMED: dict[str, tuple[str, dict[Any, Any] | None]] = {
     "exact_increase": ("ca_increase", {True: "exact", False: "floor"}),
     "sack_clear_on_timeout": ("sack_after_timeout", {True: "clear", False: "keep"}),
     "ecn_answered_until": ("ecn_answered", None),
+    "ecn_at_once_after_timeout": ("ecn_after_timeout", {True: "at-once", False: "next-window"}),
     "overload_early": ("overload", {True: "early", False: "forced"}),
     "ns2_idle": ("idle", {True: "ns2", False: "linear"}),
     "data_bytes": ("bytes", None),
@@ -221,8 +222,8 @@ _SPELLING = {"Ns2Ticks": "ns2", "Rfc6298": "rfc6298", "FloydGummadiShenker": "fg
 _TCP_KEYS = {
     "variant", "mss", "init_cwnd", "min_rto", "initial_rto", "clock_granularity", "rtt_arithmetic", "ssthresh_from", "ca_increase",
     "full_ack", "reno_recover_check", "limited_transmit", "fast_retransmit_resets_timer", "rwnd", "delayed_ack", "ecn",
-    "ecn_answered", "cwr_on_retransmit", "ect_on_retransmit", "accecn", "partial_ack_timer", "acc", "das", "sack", "sack_after_timeout",
-    "prr", "ecn_response", "isn",
+    "ecn_answered", "ecn_after_timeout", "cwr_on_retransmit", "ect_on_retransmit", "accecn", "partial_ack_timer", "acc", "das", "sack", "sack_after_timeout",
+    "prr", "ecn_response", "isn", "timestamps",
 }  # fmt: skip
 _RDP_KEYS = {"segment_size", "max_outstanding", "init_cwnd", "min_rto", "initial_rto", "acc", "isn", "close_wait"}
 _QUEUE_KEYS = {

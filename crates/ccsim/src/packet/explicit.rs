@@ -13,7 +13,8 @@
 //! words that an RDP segment uses for its own fields and a TCP segment otherwise leaves
 //! empty), so the packet is no larger for it: word 0 is the kind (2 bits) and the RTT in
 //! microseconds (30 bits, up to 1073 s); word 1 XCP's `H_cwnd` (bytes) or RCP's rate (bytes
-//! per second); word 2 XCP's `H_feedback` (bytes of window), each an `f32`. A trace shows
+//! per second); word 2 XCP's `H_feedback` (bytes of window), each an `f32`. Kind 3 is no
+//! congestion header but the timestamps option ([`super::timestamps`]). A trace shows
 //! none of it: the pcap writer writes the TCP/IP headers, and the header is counted in no
 //! packet's size (as ns-2.35, whose `hdr_xcp` adds nothing to `hdr_cmn::size()`).
 
@@ -50,10 +51,12 @@ pub enum Explicit {
     Rcp(RcpHeader),
 }
 
-const KIND_SHIFT: u32 = 30;
+pub(super) const KIND_SHIFT: u32 = 30;
 const RTT_MASK: u32 = (1 << KIND_SHIFT) - 1;
 const XCP: u32 = 1;
 const RCP: u32 = 2;
+/// Word 0's kind when the area holds RFC 7323's timestamps instead ([`super::timestamps`]).
+pub(super) const TIMESTAMPS: u32 = 3;
 
 /// An RTT in microseconds as word 0 holds it (saturated at 30 bits).
 pub fn rtt_field(rtt_us: u64) -> u32 {

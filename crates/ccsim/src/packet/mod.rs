@@ -11,10 +11,12 @@ pub mod checksum;
 pub mod explicit;
 pub mod rdp;
 pub mod seq;
+pub mod timestamps;
 
 pub use explicit::Explicit;
 pub use rdp::{Fields, VarArea};
 pub use seq::Seq;
+pub use timestamps::Timestamps;
 
 use crate::sim::SimTime;
 
@@ -270,7 +272,8 @@ pub struct Packet {
     /// Present on data packets of ACC-enabled senders.
     pub acc: Option<AccState>,
     /// RDP's variable header area: a SYN's parameters or an ACK's EACK set; in a TCP
-    /// segment, XCP's or RCP's congestion header ([`explicit`]); zero in other packets.
+    /// segment, XCP's or RCP's congestion header ([`explicit`]) or the timestamps option
+    /// ([`timestamps`]); zero in other packets.
     pub rdp_var: VarArea,
     /// IP fast reroute: 1 + the index of the explicit repair path the packet is tunnelled
     /// along, or 0 when it is routed normally.

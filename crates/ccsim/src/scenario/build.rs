@@ -565,6 +565,7 @@ fn tcp_transport(
         "next-reduction" => EcnAnswered::NextReduction,
         _ => EcnAnswered::Window,
     };
+    cfg.ecn_at_once_after_timeout = choose("ecn_after_timeout", t.ecn_after_timeout.as_deref(), d.ecn_after_timeout, &["next-window", "at-once"])? == "at-once";
     cfg.cwr_on_retransmit = t.cwr_on_retransmit.unwrap_or(d.cwr_on_retransmit);
     // PRR paces SACK recovery (RFC 6937 counts pipe by RFC 6675) and a `cwr` ECN response.
     if t.prr == Some(true) && !cfg.sack && cfg.ecn_response != EcnResponse::Cwr {
@@ -573,6 +574,16 @@ fn tcp_transport(
     cfg.prr = t.prr.unwrap_or(d.prr);
     cfg.ect_on_retransmit = t.ect_on_retransmit.unwrap_or(d.ect_on_retransmit || per_packet_ecn);
     cfg.acc = t.acc.unwrap_or(false);
+    // A controller that stamps a congestion header (XCP, RCP) holds it where the timestamps
+    // option would be: the profile's default yields, an explicit `true` is refused.
+    let stamps = crate::tcp::cc::Controller::header(&cfg.cc.build(cfg.mss, cfg.init_cwnd, cfg.init_ssthresh)).is_some();
+    cfg.timestamps = t.timestamps.unwrap_or(d.timestamps && !stamps);
+    if cfg.timestamps && stamps {
+        return fail(
+            format!("{tp}.timestamps"),
+            format!("variant {variant:?} carries its congestion header where the timestamps option is held; set `timestamps = false`"),
+        );
+    }
     cfg.isn = t.isn.unwrap_or(0);
     let ecn_echo = match (cfg.accecn, per_packet_ecn && !l4s) {
         (true, _) => EcnEcho::AccEcn,

@@ -73,6 +73,9 @@ pub struct TcpDefaults {
     /// `ecn_answered`: `window` (RFC 3168 6.1.2) / `next-reduction` (`last_cwnd_action_ ==
     /// CWND_ACTION_ECN`).
     pub ecn_answered: &'static str,
+    /// `ecn_after_timeout`: `next-window` (RFC 3168 6.1.2) / `at-once` (`ecn()` answers
+    /// while `last_cwnd_action_ == CWND_ACTION_TIMEOUT`).
+    pub ecn_after_timeout: &'static str,
     /// `cwr_on_retransmit`: false (RFC 3168 6.1.2: the first new data packet) / true
     /// (`SetCWRonRetransmit_ true`).
     pub cwr_on_retransmit: bool,
@@ -87,6 +90,9 @@ pub struct TcpDefaults {
     /// `ect_on_retransmit`: false (RFC 3168 6.1.5) / true (ns-2 sets `ect()` on every data
     /// packet of an ECN agent, retransmissions included).
     pub ect_on_retransmit: bool,
+    /// `timestamps`: false / false (ns-2's `timestamps_ false`; ns-3's `Timestamp` is true,
+    /// and so is Linux's `tcp_timestamps`).
+    pub timestamps: bool,
 }
 
 impl TcpDefaults {
@@ -105,11 +111,13 @@ impl TcpDefaults {
                 limited_transmit_resends: false,
                 fast_retransmit_resets_timer: false,
                 ecn_answered: "window",
+                ecn_after_timeout: "next-window",
                 cwr_on_retransmit: false,
                 ect_on_retransmit: false,
                 sack: false,
                 prr: false,
                 ecn_response: "immediate",
+                timestamps: false,
             },
             Profile::Ns2 => TcpDefaults {
                 init_cwnd: 2,
@@ -124,11 +132,13 @@ impl TcpDefaults {
                 limited_transmit_resends: true,
                 fast_retransmit_resets_timer: true,
                 ecn_answered: "next-reduction",
+                ecn_after_timeout: "at-once",
                 cwr_on_retransmit: true,
                 ect_on_retransmit: true,
                 sack: false,
                 prr: false,
                 ecn_response: "immediate",
+                timestamps: false,
             },
             // Linux's values (docs/profiles.md cites each); where ccsim's rule is the RFC's
             // and Linux has no other, the `rfc` value.
@@ -140,6 +150,7 @@ impl TcpDefaults {
                 sack: true,
                 prr: true,
                 ecn_response: "cwr",
+                timestamps: true,
                 ..TcpDefaults::of(Profile::Rfc)
             },
         }

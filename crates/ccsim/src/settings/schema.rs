@@ -421,6 +421,10 @@ pub struct TcpSpec {
     /// (default, RFC 3168 6.1.2) or `next-reduction` (ns-2's; `ns2` profile).
     #[serde(default)]
     pub ecn_answered: Option<String>,
+    /// When an ECN-Echo after a timeout is answered: `next-window` (default, RFC 3168 6.1.2:
+    /// only for data sent after the timeout) or `at-once` (ns-2's `ecn()`; `ns2` profile).
+    #[serde(default)]
+    pub ecn_after_timeout: Option<String>,
     /// CWR may go on a retransmitted segment (default false, RFC 3168 6.1.2; `ns2` profile
     /// true, `SetCWRonRetransmit_`).
     #[serde(default)]
@@ -429,6 +433,10 @@ pub struct TcpSpec {
     /// profile and DCTCP true).
     #[serde(default)]
     pub ect_on_retransmit: Option<bool>,
+    /// RFC 7323 timestamps on every segment, RTT samples from TSecr (default false in both
+    /// profiles).
+    #[serde(default)]
+    pub timestamps: Option<bool>,
     /// Receiver's advertised window, bytes (default 1 MiB).
     #[serde(default)]
     pub rwnd: Option<u32>,

@@ -107,6 +107,10 @@ pub struct SenderConfig {
     pub fast_retransmit_resets_timer: bool,
     /// How long an ECN-Echo's reduction answers later losses and timeouts.
     pub ecn_answered_until: EcnAnswered,
+    /// The first ECN-Echo after a timeout is answered at once, whatever data its ACK covers
+    /// (ns-2.35's `ecn()`: `last_cwnd_action_ == CWND_ACTION_TIMEOUT`); otherwise only an
+    /// echo for data sent after the timeout is (RFC 3168 6.1.2: once per window of data).
+    pub ecn_at_once_after_timeout: bool,
     /// The CWR that follows every window reduction of an ECN sender may go on a retransmitted
     /// segment (ns-2's `SetCWRonRetransmit_`); otherwise on the first new data packet after
     /// the reduction (RFC 3168 6.1.2).
@@ -133,6 +137,10 @@ pub struct SenderConfig {
     pub prr: bool,
     /// How an ECN-Echo is answered.
     pub ecn_response: EcnResponse,
+    /// RFC 7323 timestamps on every segment (12 bytes of option each), and RTT samples from
+    /// the ACKs' TSecr (`packet/timestamps.rs`). The receiver echoes them once it sees them
+    /// (`tcp/receiver.rs`).
+    pub timestamps: bool,
     /// Initial sequence number.
     pub isn: u32,
     /// Set ECT on data packets and react to ECE (RFC 3168).
@@ -170,12 +178,14 @@ impl Default for SenderConfig {
             reno_recover_check: false,
             fast_retransmit_resets_timer: false,
             ecn_answered_until: EcnAnswered::Window,
+            ecn_at_once_after_timeout: false,
             cwr_on_retransmit: false,
             ect_on_retransmit: false,
             sack: false,
             sack_clear_on_timeout: false,
             prr: false,
             ecn_response: EcnResponse::Immediate,
+            timestamps: false,
             isn: 0,
             ecn: false,
             ect1: false,

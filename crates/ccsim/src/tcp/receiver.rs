@@ -33,9 +33,23 @@
 //!
 //! No D-SACK (RFC 2883): a duplicate below the cumulative ACK is not reported. The receiver
 //! never reneges (it keeps out-of-order data until it is delivered).
+//!
+//! # Timestamps (RFC 7323 section 4.3)
+//!
+//! Once a data segment carrying the timestamps option has arrived (`packet/timestamps.rs`;
+//! a sender with `tcp.timestamps` puts it on every segment, as after a handshake that
+//! negotiated it), every ACK carries it too: TSval the receiver's clock, TSecr `TS.Recent`.
+//! The first such segment sets `TS.Recent`, as the SYN would. A data segment's TSval becomes `TS.Recent` when it is not older
+//! and the segment starts at or below `Last.ACK.sent`, the acknowledgement number of the last
+//! ACK sent (rule (2); see `take_timestamp` for the one case judged otherwise). So a delayed ACK echoes the earlier of the two segments it covers
+//! (the second starts above `Last.ACK.sent`), an out-of-order segment's ACK echoes the last
+//! segment that advanced the window, and the segment that fills a hole (it starts at
+//! `Last.ACK.sent`) is echoed by the ACK that acknowledges it: the sender's RTT samples then
+//! count the time the data waited, and a retransmission's ACK times the retransmission.
 
 use super::Endpoints;
 use crate::packet::explicit::Gathered;
+use crate::packet::timestamps::{self, Timestamps};
 use crate::packet::Seq;
 use crate::packet::{flags, Ecn, Packet, SackBlocks};
 use crate::sim::{Dur, SimTime};
@@ -100,6 +114,9 @@ counters! {
     }
 }
 
+/// `TcpReceiver::delack_deadline` when no delayed ACK is pending.
+const NO_DEADLINE: SimTime = SimTime(u64::MAX);
+
 #[derive(Clone, Debug)]
 pub struct TcpReceiver {
     pub cfg: ReceiverConfig,
@@ -108,7 +125,9 @@ pub struct TcpReceiver {
     /// Out-of-order data above rcv_nxt: disjoint, sorted [start, end) ranges.
     ooo: Vec<(Seq, Seq)>,
     unacked_segments: u16,
-    delack_deadline: Option<SimTime>,
+    /// The delayed-ACK timer, [`NO_DEADLINE`] when none runs (no `Option`, whose tag would
+    /// cost the receiver a fourth cache line).
+    delack_deadline: SimTime,
     ece_pending: bool,
     /// AccECN: `r.cep`, the CE-marked packets received, from 5 (RFC 9768 3.2.2.1), modulo
     /// 256 (the ACE field carries it modulo 8), and the CE marks since the last ACK (counted
@@ -122,6 +141,9 @@ pub struct TcpReceiver {
     sack_sent: SackBlocks,
     /// The congestion-header echo gathered since the last ACK (XCP, RCP).
     echo: Gathered,
+    /// Timestamps: RFC 7323's `TS.Recent`; 0 until a segment with the option arrives, and
+    /// then ACKs carry it.
+    ts_recent: u32,
     pub stats: ReceiverStats,
 }
 
@@ -133,7 +155,7 @@ impl TcpReceiver {
             rcv_nxt: Seq(isn),
             ooo: Vec::new(),
             unacked_segments: 0,
-            delack_deadline: None,
+            delack_deadline: NO_DEADLINE,
             ece_pending: false,
             r_cep: super::accecn::CEP_INIT as u8,
             ce_unacked: 0,
@@ -141,6 +163,7 @@ impl TcpReceiver {
             last_in_order_ttl: None,
             sack_sent: SackBlocks::NONE,
             echo: Gathered::NONE,
+            ts_recent: 0,
             stats: ReceiverStats::default(),
         }
     }
@@ -149,7 +172,7 @@ impl TcpReceiver {
         self.rcv_nxt
     }
     pub fn delack_deadline(&self) -> Option<SimTime> {
-        self.delack_deadline
+        (self.delack_deadline != NO_DEADLINE).then_some(self.delack_deadline)
     }
     /// DAS: the TTL of the last in-order packet (None until one arrives or with DAS off).
     pub fn last_in_order_ttl(&self) -> Option<u8> {
@@ -194,6 +217,7 @@ impl TcpReceiver {
         if let Some(h) = pkt.explicit() {
             self.echo = self.echo.with(h);
         }
+        self.take_timestamp(pkt);
         let start = pkt.seq;
         let end = pkt.seq + pkt.payload;
         if end <= self.rcv_nxt {
@@ -203,6 +227,20 @@ impl TcpReceiver {
             self.on_in_order(end, pkt.ttl, ack_now, now, out);
         } else {
             self.on_out_of_order(start, end, pkt.ttl, now, out);
+        }
+    }
+
+    /// RFC 7323 section 4.3 rule (2): `TS.Recent` takes the segment's TSval if it is not
+    /// older and the segment starts at or below `Last.ACK.sent`. That is `rcv_nxt` while no
+    /// ACK is pending; while a delayed ACK is, it lies below `rcv_nxt`, so no segment that
+    /// could advance the window qualifies, and neither (unlike the RFC, which would compare
+    /// it) does an old duplicate: the ACK then echoes the first segment it acknowledges.
+    /// Kept so, the receiver needs no `Last.ACK.sent` and stays three cache lines.
+    fn take_timestamp(&mut self, pkt: &Packet) {
+        let Some(ts) = pkt.timestamps() else { return };
+        let rule = timestamps::at_or_after(ts.val, self.ts_recent) && self.unacked_segments == 0 && pkt.seq <= self.rcv_nxt;
+        if rule || self.ts_recent == 0 {
+            self.ts_recent = ts.val;
         }
     }
 
@@ -230,8 +268,8 @@ impl TcpReceiver {
         match self.cfg.delayed_ack {
             // RFC 5681 4.2: ACK at once when a segment fills a gap, or on every second segment.
             Some(timeout) if !filled_gap && !ack_now && self.unacked_segments < 2 => {
-                if self.delack_deadline.is_none() {
-                    self.delack_deadline = Some(now + timeout);
+                if self.delack_deadline == NO_DEADLINE {
+                    self.delack_deadline = now + timeout;
                 }
             }
             _ => self.send_ack(now, out, false, None),
@@ -282,7 +320,7 @@ impl TcpReceiver {
 
     /// The delayed-ACK timer fired.
     pub fn on_delack_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        match self.delack_deadline {
+        match self.delack_deadline() {
             Some(d) if d <= now => self.send_ack(now, out, false, None),
             _ => {}
         }
@@ -320,7 +358,7 @@ impl TcpReceiver {
     /// Sends an ACK; `trigger` is the start of the out-of-order segment it answers, if any.
     fn send_ack(&mut self, now: SimTime, out: &mut Vec<Packet>, duplicate: bool, trigger: Option<Seq>) {
         self.unacked_segments = 0;
-        self.delack_deadline = None;
+        self.delack_deadline = NO_DEADLINE;
         self.stats.acks_sent += 1;
         if duplicate {
             self.stats.dupacks_sent += 1;
@@ -338,6 +376,9 @@ impl TcpReceiver {
         }
         if let Some(echo) = self.echo.take() {
             ack.set_explicit(echo);
+        }
+        if self.ts_recent != 0 {
+            ack.set_timestamps(Timestamps { val: timestamps::clock(now), ecr: self.ts_recent });
         }
         out.push(ack);
     }
@@ -390,6 +431,43 @@ mod tests {
     #[test]
     fn a_receiver_is_three_cache_lines() {
         assert!(std::mem::size_of::<TcpReceiver>() <= 192, "{} bytes", std::mem::size_of::<TcpReceiver>());
+    }
+
+    /// RFC 7323 section 4.3: a delayed ACK echoes the earlier segment it covers, a duplicate
+    /// ACK for a segment above a hole echoes the last segment that advanced the window, and
+    /// the segment that fills the hole is echoed by its ACK.
+    #[test]
+    fn acks_echo_ts_recent_by_rfc_7323_rule_2() {
+        use crate::packet::Timestamps;
+        let delayed = ReceiverConfig { delayed_ack: Some(Dur::from_millis(100)), ..ReceiverConfig::default() };
+        let mut r = receiver(delayed);
+        let mut out = Vec::new();
+        let data = |r: &mut TcpReceiver, i: u32, val: u32, out: &mut Vec<Packet>| {
+            let mut p = seg(i, 64);
+            p.set_timestamps(Timestamps { val, ecr: 0 });
+            r.on_data(&p, SimTime(val as u64 * 1000), out);
+        };
+        let echoes = |out: &[Packet]| out.iter().map(|a| (a.ack.0 / MSS, a.timestamps().unwrap().ecr)).collect::<Vec<_>>();
+        data(&mut r, 0, 10, &mut out);
+        data(&mut r, 1, 11, &mut out);
+        assert_eq!(echoes(&out), [(2, 10)], "the delayed ACK echoes the first of its two segments");
+        assert_eq!(out[0].timestamps().unwrap().val, 12, "TSval is the receiver's clock");
+        assert_eq!(out[0].size, 52);
+        out.clear();
+        data(&mut r, 3, 13, &mut out); // segment 2 is lost
+        data(&mut r, 4, 14, &mut out);
+        assert_eq!(echoes(&out), [(2, 10), (2, 10)], "out of order: the last segment that advanced the window");
+        out.clear();
+        data(&mut r, 2, 20, &mut out); // the retransmission fills the hole
+        assert_eq!(echoes(&out), [(5, 20)], "the segment that filled the hole");
+        out.clear();
+        data(&mut r, 1, 15, &mut out); // an old duplicate, older than TS.Recent
+        assert_eq!(echoes(&out), [(5, 20)], "an older TSval does not replace TS.Recent");
+        let mut plain = receiver(ReceiverConfig::default());
+        assert_eq!(acks(&mut plain, &[(0, 64)]), [1]);
+        let mut out = Vec::new();
+        plain.on_data(&seg(1, 64), SimTime::ZERO, &mut out);
+        assert_eq!((out[0].timestamps(), out[0].size), (None, 40), "segments without the option: ACKs without it");
     }
 
     /// An ACK echoes the sum of the XCP feedback of the segments since the previous ACK

@@ -76,6 +76,7 @@ use super::rate::RateSampler;
 use super::rto::RtoEstimator;
 use super::sack::{NextRule, Scoreboard, Window};
 use super::{accecn, EcnAnswered, EcnResponse, Endpoints, PartialAckTimer, Recovery, SenderConfig};
+use crate::packet::timestamps::{self, Timestamps};
 use crate::packet::Seq;
 use crate::packet::{flags, AccState, Ecn, Packet};
 use crate::sim::{Dur, SimTime};
@@ -188,6 +189,9 @@ struct Extras {
     /// The controller stamps a congestion header on every data segment
     /// ([`Controller::header`]).
     stamps: bool,
+    /// Timestamps: the TSval of the newest ACK, which data segments echo (RFC 7323's
+    /// `TS.Recent`; 0 before the first).
+    ts_recent: u32,
 }
 
 impl TcpSender {
@@ -195,7 +199,7 @@ impl TcpSender {
         let rto = RtoEstimator::with_arithmetic(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.clock_granularity, cfg.rtt_arithmetic);
         let cc = cfg.cc.build(cfg.mss, cfg.init_cwnd, cfg.init_ssthresh);
         let stamps = cc.header().is_some();
-        let extras = (cc.wants_rate_samples() || cc.paces() || cfg.accecn || stamps).then(|| {
+        let extras = (cc.wants_rate_samples() || cc.paces() || cfg.accecn || stamps || cfg.timestamps).then(|| {
             let rate = cc.wants_rate_samples().then(RateSampler::default);
             Box::new(Extras { rate, s_cep: accecn::CEP_INIT, stamps, ..Extras::default() })
         });
@@ -352,6 +356,13 @@ impl TcpSender {
         self.ecn_answered && (self.cfg.ecn_answered_until == EcnAnswered::NextReduction || self.una < self.ecn_recover)
     }
 
+    /// With `ecn_at_once_after_timeout`: the last reduction was a timeout's, so an ECN-Echo
+    /// is answered whatever data its ACK covers (ns-2's `ecn()`); the answer is a reduction
+    /// of its own, so only the first echo after the timeout is.
+    fn answers_ecn_after_timeout(&self) -> bool {
+        self.cfg.ecn_at_once_after_timeout && matches!(self.last_reduction, Some((_, ReductionCause::Timeout, _)))
+    }
+
     // ---- inputs ----
 
     /// The application starts: send the initial window.
@@ -379,6 +390,9 @@ impl TcpSender {
         }
         let new_data = ack > self.una;
         let (una_before, sacked_before) = (self.una, self.scoreboard.sacked_bytes());
+        if self.cfg.timestamps {
+            self.read_timestamps(pkt, new_data, now);
+        }
         if self.cfg.sack {
             self.on_sack_ack(pkt, ack, ece, sacked_before, now, out);
         } else if new_data {
@@ -403,7 +417,7 @@ impl TcpSender {
                 self.prr.on_ack(delivered, self.max - self.una, self.cc.ssthresh() as u64, self.cfg.mss as u64, Bound::SlowStart);
             }
         }
-        if ece && self.una > self.ecn_recover && !self.in_recovery {
+        if ece && !self.in_recovery && (self.una > self.ecn_recover || self.answers_ecn_after_timeout()) {
             self.ecn_reduce(now, delivered);
         }
         if let Some(rs) = self.extras.as_mut().and_then(|e| e.rate.as_mut()).and_then(|r| r.end_ack(now)) {
@@ -434,6 +448,23 @@ impl TcpSender {
         e.s_cep = e.s_cep.wrapping_add(delta);
         e.ce_unreported += delta;
         delta
+    }
+
+    /// Timestamps: `TS.Recent` takes the ACK's TSval, and an ACK of new data times the
+    /// segment its TSecr echoes (RFC 7323 section 4.1), a retransmission included: the
+    /// receiver echoes the TSval of the segment that advanced its window, so the sample is
+    /// not ambiguous and Karn's rule has nothing to discard. The sample goes where a timed
+    /// segment's would ([`on_new_ack`](Self::on_new_ack) takes it).
+    fn read_timestamps(&mut self, pkt: &Packet, new_data: bool, now: SimTime) {
+        let Some(ts) = pkt.timestamps() else { return };
+        if let Some(e) = self.extras.as_mut() {
+            if e.ts_recent == 0 || timestamps::at_or_after(ts.val, e.ts_recent) {
+                e.ts_recent = ts.val;
+            }
+        }
+        if let Some(rtt) = timestamps::elapsed(ts.ecr, now).filter(|_| new_data) {
+            self.timed = Some((self.una, self.una, SimTime(now.0.saturating_sub(rtt.0))));
+        }
     }
 
     /// A paced sender's timer: data held back by pacing may leave now (in SACK recovery,
@@ -1000,6 +1031,9 @@ impl TcpSender {
             if let Some(h) = self.cc.header().filter(|_| e.stamps) {
                 pkt.set_explicit(h);
             }
+            if self.cfg.timestamps {
+                pkt.set_timestamps(Timestamps { val: timestamps::clock(now), ecr: e.ts_recent });
+            }
         }
         out.push(pkt);
     }
@@ -1234,6 +1268,44 @@ mod tests {
         assert_eq!(s.stats.rtt_samples, samples + 1);
     }
 
+    /// With timestamps every segment carries the option and echoes the newest ACK's TSval;
+    /// an ACK of new data gives an RTT sample from its TSecr, even for a retransmission
+    /// (Karn's rule discards that one without timestamps), and a duplicate gives none.
+    #[test]
+    fn timestamps_time_every_ack_of_new_data_retransmissions_included() {
+        use crate::packet::Timestamps;
+        let mut s = TcpSender::new(SenderConfig { timestamps: true, ..config(Recovery::NewReno) }, ends(), 1 << 30);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        let first = out[0].timestamps().unwrap();
+        assert_eq!((first, out[0].size), (Timestamps { val: 1, ecr: 0 }, MSS + 52));
+        let d = s.rto_deadline().unwrap();
+        out.clear();
+        s.on_timeout(d, &mut out); // the only segment is retransmitted
+        let resent = out[0].timestamps().unwrap();
+        assert_eq!(resent.val, timestamps::clock(d));
+        let mut a = ack(&s, MSS);
+        a.set_timestamps(Timestamps { val: 777, ecr: resent.val });
+        out.clear();
+        s.on_ack(&a, d + Dur::from_millis(30), &mut out);
+        assert_eq!(s.stats.rtt_samples, 1, "the retransmission is timed by its echo");
+        assert_eq!(s.last_rtt, Some(Dur::from_millis(30)));
+        assert!(out.iter().all(|p| p.timestamps().unwrap().ecr == 777), "data echoes the ACK's TSval");
+        // A duplicate ACK gives no sample, and an older TSval leaves TS.Recent alone.
+        let mut dup = ack(&s, MSS);
+        dup.set_timestamps(Timestamps { val: 700, ecr: resent.val });
+        s.on_ack(&dup, d + Dur::from_millis(40), &mut out);
+        assert_eq!(s.stats.rtt_samples, 1);
+        let mut next = ack(&s, 2 * MSS);
+        next.set_timestamps(Timestamps { val: 800, ecr: timestamps::clock(d + Dur::from_millis(30)) });
+        out.clear();
+        s.on_ack(&next, d + Dur::from_millis(75), &mut out);
+        assert_eq!((s.stats.rtt_samples, s.last_rtt), (2, Some(Dur::from_millis(45))));
+        assert!(out.iter().all(|p| p.timestamps().unwrap().ecr == 800));
+        let plain = sender(Recovery::NewReno, 0);
+        assert!(plain.extras.is_none(), "off: no state, no option");
+    }
+
     #[test]
     fn sequence_numbers_wrap() {
         let mut s = sender(Recovery::NewReno, u32::MAX - 1500);
@@ -1318,6 +1390,31 @@ mod tests {
         assert!(out[0].has_flag(flags::CWR), "CWR on the first new data packet");
         assert!(out[1..].iter().all(|p| !p.has_flag(flags::CWR)), "and only on it");
         assert!(out.iter().all(|p| p.ecn == Ecn::Ect0));
+    }
+
+    /// After a timeout an ECN-Echo for data sent before it is answered at once only with
+    /// `ecn_at_once_after_timeout` (ns-2's `ecn()`), and then only the first such echo.
+    #[test]
+    fn an_echo_after_a_timeout_is_answered_at_once_only_with_the_ns2_rule() {
+        for at_once in [false, true] {
+            let cfg = SenderConfig { ecn: true, ecn_at_once_after_timeout: at_once, ..config(Recovery::NewReno) };
+            let mut s = TcpSender::new(cfg, ends(), 1 << 30);
+            let mut out = Vec::new();
+            let acked = grow_to(&mut s, 10, &mut out);
+            let d = s.rto_deadline().unwrap();
+            s.on_timeout(d, &mut out);
+            let ssthresh = s.ssthresh();
+            let mut echo = |s: &mut TcpSender, a: u32| {
+                let mut p = ack(s, a);
+                p.flags |= flags::ECE;
+                s.on_ack(&p, d + Dur::from_millis(a as u64 / 100), &mut out);
+            };
+            echo(&mut s, acked + MSS);
+            assert_eq!(s.stats.ecn_reductions, at_once as u64, "at once: {at_once}");
+            assert_eq!(s.ssthresh() < ssthresh, at_once, "the answer halves again");
+            echo(&mut s, acked + 2 * MSS);
+            assert_eq!(s.stats.ecn_reductions, at_once as u64, "one answer per timeout");
+        }
     }
 
     /// RFC 3168 6.1.2: CWR follows a reduction "for any reason (because of a retransmit

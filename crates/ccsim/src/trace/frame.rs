@@ -5,11 +5,14 @@
 //! A TCP segment carrying SACK blocks (`pkt.sack`) has the SACK option after its 20-byte
 //! header: NOP, NOP, kind 5, length 2 + 8n, then the n blocks' left and right edges as
 //! absolute sequence numbers (RFC 2018 section 3), the data offset counting the option.
-//! There is no handshake, so no SYN carries SACK-permitted (kind 4).
+//! There is no handshake, so no SYN carries SACK-permitted (kind 4). A segment carrying
+//! RFC 7323 timestamps (`pkt.timestamps()`) has that option first: NOP, NOP, kind 8, length
+//! 10, TSval, TSecr (RFC 7323 Appendix A), the SACK option after it.
 
 use crate::net::{Kind, Packet};
 use crate::packet::checksum::{fold, sum};
 use crate::packet::node_addr;
+use crate::packet::timestamps::OPTION_BYTES as TS_BYTES;
 use crate::packet::{SackBlocks, TCP_IP_HEADER, UDP_IP_HEADER};
 use crate::rdp::wire;
 
@@ -29,10 +32,11 @@ const PROTO_RDP: u8 = crate::packet::Protocol::Rdp as u8;
 /// header and the ACC control payload).
 const MAX_PREFIX: usize = IP_HEADER + wire::MAX_HEADER;
 const _: () = assert!(MAX_PREFIX >= UDP_IP_HEADER as usize + ACC_PAYLOAD);
-const _: () = assert!(MAX_PREFIX >= TCP_IP_HEADER as usize + 4 + 8 * SackBlocks::MAX);
-/// TCP option kinds (RFC 793, RFC 2018).
+const _: () = assert!(MAX_PREFIX >= (TCP_IP_HEADER + TS_BYTES) as usize + 4 + 8 * SackBlocks::MAX);
+/// TCP option kinds (RFC 793, RFC 2018, RFC 7323).
 const TCPOPT_NOP: u8 = 1;
 const TCPOPT_SACK: u8 = 5;
+const TCPOPT_TIMESTAMP: u8 = 8;
 
 /// One encoded frame: `prefix[..prefix_len]` then zeros up to `len` bytes.
 pub(crate) struct Frame {
@@ -44,9 +48,11 @@ pub(crate) struct Frame {
 impl Frame {
     /// Encodes `pkt` with IPv4 identification `ident`.
     pub(crate) fn encode(pkt: &Packet, ident: u16) -> Frame {
+        let ts = pkt.timestamps();
+        let tcp_options = ts.map_or(0, |_| TS_BYTES) + pkt.sack.option_bytes();
         let (proto, headers, dscp) = match pkt.kind {
-            Kind::TcpData | Kind::TcpAck => (PROTO_TCP, TCP_IP_HEADER + pkt.sack.option_bytes(), 0),
-            Kind::SpoofedAck => (PROTO_TCP, TCP_IP_HEADER + pkt.sack.option_bytes(), DSCP_SPOOFED_ACK),
+            Kind::TcpData | Kind::TcpAck => (PROTO_TCP, TCP_IP_HEADER + tcp_options, 0),
+            Kind::SpoofedAck => (PROTO_TCP, TCP_IP_HEADER + tcp_options, DSCP_SPOOFED_ACK),
             Kind::Udp => (PROTO_UDP, UDP_IP_HEADER, 0),
             Kind::AccControl => (PROTO_UDP, UDP_IP_HEADER, DSCP_ACC_CONTROL),
             Kind::RdpData | Kind::RdpAck => (PROTO_RDP, IP_HEADER as u32 + wire::header_len(&pkt.rdp_fields()) as u32, 0),
@@ -83,14 +89,21 @@ impl Frame {
             t[2..4].copy_from_slice(&pkt.dport.to_be_bytes());
             t[4..8].copy_from_slice(&pkt.seq.0.to_be_bytes());
             t[8..12].copy_from_slice(&pkt.ack.0.to_be_bytes());
-            let options = pkt.sack.option_bytes() as usize;
+            let options = tcp_options as usize;
             // Data offset, in 32-bit words; the low bit is AE (RFC 9768's ACE field).
             t[12] = (((20 + options) / 4) as u8) << 4 | pkt.ae as u8;
             t[13] = pkt.flags;
             t[14..16].copy_from_slice(&(pkt.wnd.min(u16::MAX as u32) as u16).to_be_bytes());
-            if options > 0 {
-                let o = &mut t[20..20 + options];
-                o[..4].copy_from_slice(&[TCPOPT_NOP, TCPOPT_NOP, TCPOPT_SACK, options as u8 - 2]);
+            let mut o = &mut t[20..20 + options];
+            if let Some(ts) = ts {
+                o[..4].copy_from_slice(&[TCPOPT_NOP, TCPOPT_NOP, TCPOPT_TIMESTAMP, 10]);
+                o[4..8].copy_from_slice(&ts.val.to_be_bytes());
+                o[8..12].copy_from_slice(&ts.ecr.to_be_bytes());
+                o = &mut o[TS_BYTES as usize..];
+            }
+            if !pkt.sack.is_empty() {
+                let sack = pkt.sack.option_bytes() as u8;
+                o[..4].copy_from_slice(&[TCPOPT_NOP, TCPOPT_NOP, TCPOPT_SACK, sack - 2]);
                 for (i, (left, right)) in pkt.sack.iter().enumerate() {
                     o[4 + 8 * i..8 + 8 * i].copy_from_slice(&left.0.to_be_bytes());
                     o[8 + 8 * i..12 + 8 * i].copy_from_slice(&right.0.to_be_bytes());
@@ -280,6 +293,24 @@ mod tests {
         // The option is part of the headers even when the size says less.
         p.size = TCP_IP_HEADER;
         assert_eq!(Frame::encode(&p, 0).len(), 60);
+    }
+
+    #[test]
+    fn timestamps_option_comes_first_then_sack() {
+        let mut p = pkt(Kind::TcpAck);
+        p.payload = 0;
+        p.size = TCP_IP_HEADER;
+        p.set_timestamps(crate::packet::Timestamps { val: 0x0a0b_0c0d, ecr: 7 });
+        let mut blocks = SackBlocks::NONE;
+        blocks.push(Seq(500), Seq(900));
+        p.set_sack(blocks);
+        let b = bytes(&p);
+        assert_eq!(b.len(), 40 + 12 + 12);
+        assert_eq!(b[32] >> 4, 11, "data offset: 20 + 24 bytes of options");
+        assert_eq!(&b[40..52], &[1, 1, 8, 10, 10, 11, 12, 13, 0, 0, 0, 7], "NOP, NOP, TS, length 10, TSval, TSecr");
+        assert_eq!(&b[52..56], &[1, 1, 5, 10], "then NOP, NOP, SACK, length 2 + 8");
+        assert_eq!(&b[56..64], &[0, 0, 1, 244, 0, 0, 3, 132]);
+        assert!(l4_ok(&b), "the checksum covers both options");
     }
 
     #[test]
