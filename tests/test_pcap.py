@@ -97,3 +97,13 @@ def test_timestamps_are_refused_beside_a_congestion_header():
     with pytest.raises(ccsim.ScenarioError) as e:
         ccsim.run(DUMBBELL, overrides=SHORT + ["flows.bulk.tcp.variant=xcp", "flows.bulk.tcp.timestamps=true"])
     assert e.value.path.endswith("tcp.timestamps") and "congestion header" in e.value.message
+
+
+@needs_tshark
+def test_the_linux_profile_turns_timestamps_on_unless_a_congestion_header_holds_their_place(tmp_path):
+    for variant, size in (("newreno", "1052"), ("xcp", "1040")):
+        queue = ["links.*.queue.discipline=xcp"] if variant == "xcp" else []
+        over = SHORT + ["warmup=0s", "profile=linux", f"flows.bulk.tcp.variant={variant}"] + queue
+        ccsim.run(DUMBBELL, overrides=over, pcap="R1->R2", out_dir=tmp_path / variant)
+        rows = tshark_fields(tmp_path / variant / "trace.pcapng", "ip.len", "tcp.len")
+        assert {r[0] for r in rows if r[1] != "0"} == {size}, variant
