@@ -218,8 +218,9 @@ class RouterMechanism(_core.RouterMechanismBase):
         return False
 
     def settle(self, now: float) -> None:
-        """Before statistics are read (the end of the warm-up, the end of the run, and once
-        when the run is built): brings time-dependent state up to `now`. No effects."""
+        """Before statistics are read (once when the run is built, at the end of the
+        warm-up, whenever a report is taken): brings time-dependent state up to `now`. No
+        effects."""
 
     def begin_measurement(self) -> None:
         """The warm-up ended (`self.now_ns` is its end): counters restart from here, as the
