@@ -1,7 +1,9 @@
 """Router mechanisms written as plug-ins (tests/mechanism_examples.py): ACK spoofing in Python,
-building its duplicate ACKs itself, gives the built-in spoofer's report byte for byte; a
-detour through `next_hop` and `on_link_change` carries traffic around a failed link; a
-packet the simulator cannot send stops the run with one line naming the field."""
+building its duplicate ACKs itself, gives the built-in spoofer's report byte for byte, and so
+does ACC (its filters, its lost controls claimed, its counters restarted after the warm-up); a
+detour through `next_hop` and `on_link_change` carries traffic around a failed link, and a
+tunnel rewrites the packets' routing fields; a packet the simulator cannot send stops the run
+with one line naming the field."""
 
 from __future__ import annotations
 
@@ -94,6 +96,80 @@ def test_acc_controls_built_in_python_reach_acc_senders_and_close_their_windows(
     assert sum(f["acc_controls_received"] for f in plain) == 0
 
 
+def acc_scenario(queue: str, mechanism: str) -> str:
+    """Ten Reno senders with ACC behind a router R0, through R1 -> R2 (10 Mb/s, Tail Drop,
+    `queue` added to its table); the access links lose 0.5 % of packets, ACC's controls among
+    them; a 3 s warm-up."""
+    text = f"""plugins = ["mechanism_examples"]
+name = "acc"
+duration = "12s"
+warmup = "3s"
+seed = 7
+hosts = ["S{{1..10}}", "D{{1..10}}"]
+routers = ["R0", "R1", "R2"]
+
+[[links]]
+between = ["S{{1..10}}", "R0"]
+rate = "100Mbps"
+delay = "1ms"
+loss = 0.005
+
+[[links]]
+between = ["R0", "R1"]
+rate = "100Mbps"
+delay = "3ms"
+
+[[links]]
+between = ["R1", "R2"]
+rate = "10Mbps"
+delay = "20ms"
+queue = {{ discipline = "droptail", limit = 60{queue} }}
+
+[[links]]
+between = ["R2", "D{{1..10}}"]
+rate = "100Mbps"
+delay = "1ms"
+
+[[flows]]
+name = "bulk"
+from = "S{{1..10}}"
+to = "D{{1..10}}"
+start = {{ uniform = ["0s", "1s"] }}
+tcp = {{ variant = "reno", mss = 1000, acc = true }}
+"""
+    return text + mechanism
+
+
+ACC_CONFIGS = {
+    "defaults": ("", ""),
+    "floor_and_timeout": ('acc_rtt_floor = "80ms", acc_filter_timeout = "30ms"', "rtt_floor = 0.08\nfilter_timeout = 0.03"),
+}
+
+
+@pytest.mark.parametrize("config", list(ACC_CONFIGS))
+def test_acc_in_python_gives_the_built_in_report_byte_for_byte(config):
+    builtin_options, plugin_options = ACC_CONFIGS[config]
+    builtin = report(acc_scenario(", acc = true" + (", " + builtin_options if builtin_options else ""), ""))
+    plugin = report(acc_scenario("", f'\n[[mechanisms]]\nname = "py_acc"\nlinks = ["R1->R2"]\n{plugin_options}\n'))
+    acc = builtin.pop("acc")
+    assert plugin.pop("acc") == []
+    assert plugin == builtin
+    mech = mechanism_examples.PyAcc.last
+    assert mech.report() == acc
+    # ACC was at work: controls from R1, filters at R0 (after the R0 - R1 delay) ending by
+    # count, by the sender's reaction and by timeout, and the warm-up's counts left out.
+    r0, r1 = (next(r for r in acc if r["router"] == name) for name in ("R0", "R1"))
+    assert r1["controls_sent"] > 50 and r0["filters_installed"] == r1["controls_sent"]
+    assert r0["packets_filtered"] > 20 and r0["filters_removed_behaviour"] > 5 and r0["filters_removed_timeout"] > 0
+    assert mech.baseline[mech.nodes["R1"]]["controls_sent"] > 0, "counted in the warm-up, then left out"
+    if config == "defaults":
+        # A control lost on an access link is R1's (claims_loss), not its flow's: the
+        # flows' reverse drops are the same in both runs.
+        assert r1["controls_lost"] > 0 and r0["filters_removed_count"] > 0
+    else:
+        assert r1["below_rtt_floor"] > 0 and r0["filters_removed_timeout"] > 50
+
+
 def detour_scenario(with_detour: bool) -> str:
     """S -> R1 -> R2 -> D, with R1 - R3 - R2 as a longer way round; R1 - R2 fails from
     5 s to 7 s."""
@@ -158,6 +234,76 @@ def test_a_detour_by_next_hop_and_on_link_change_carries_the_flow_around_a_failu
     assert queues[0]["R1->R3"] == queues[0]["R2->R3"] == 0
     assert queues[1]["R1->R3"] > 1000 and queues[1]["R2->R3"] > 1000
     assert rerouted["flows"][0]["goodput_bps"] > plain["flows"][0]["goodput_bps"] * 1.2
+
+
+def test_a_tunnel_rewritten_in_next_hop_matches_fast_reroutes_repair_paths():
+    base = detour_scenario(False)
+    frr = """
+[ipfrr]
+lfa = false
+
+[[ipfrr.repair_paths]]
+link = "R1->R2"
+path = ["R1", "R3", "R2"]
+
+[[ipfrr.repair_paths]]
+link = "R2->R1"
+path = ["R2", "R3", "R1"]
+"""
+    builtin = report(base + frr)
+    plugin = report(
+        base + '\n[[mechanisms]]\nname = "tunnel"\nrepairs = { "R1->R2" = ["R1", "R3", "R2"], "R2->R1" = ["R2", "R3", "R1"] }\n'
+    )
+    # The built-in's own counters (its detection timers, detections, packets sent to a
+    # backup) aside, the runs are the same.
+    assert builtin.pop("ipfrr")["transient_repairs"] == 2 and plugin.pop("ipfrr")["detections"] == 0
+    assert builtin.pop("events_processed") == plugin.pop("events_processed") + 2
+    for n in builtin["nodes"]:
+        n.pop("backup_forwarded")
+    assert [n.pop("backup_forwarded") for n in plugin["nodes"]] == [0] * 5
+    assert plugin == builtin
+    # Inside the tunnel R3 leaves the TTL alone: R2, the tail, finds the TTL the primary
+    # path gives it (64, less R1's and its own decrement).
+    t = mechanism_examples.Tunnel.instances[-1]
+    r1, r2, r3 = (t.nodes[n] for n in ("R1", "R2", "R3"))
+    assert set(t.seen) == {(r3, 1, 62), (r2, 1, 62), (r3, 2, 62), (r1, 2, 62)}
+    assert len(t.seen) > 2000
+
+
+@pytest.mark.parametrize(
+    ("what", "hook", "message"),
+    [
+        ("raise_in_claims_loss", "claims_loss", "claims_loss(<Packet * flow * seq * size *>): KeyError: *"),
+        (
+            "claims_loss_returns",
+            "claims_loss",
+            "claims_loss(<Packet * flow * seq * size *>) returned 'yes': expected True (its own packet), False or None",
+        ),
+        ("send_in_settle", "settle", "settle: sends no packets and sets no timers (only the hooks given a time do)"),
+        ("raise_in_begin_measurement", "begin_measurement", "begin_measurement: RuntimeError: counters*"),
+        ("route_in_settle", "settle", "settle: RuntimeError: route: the routing tables are read during a hook that is given the time*"),
+        ("ttl_in_on_arrival", "on_arrival", "Packet: ttl = 5: only the packet next_hop is given may be rewritten (its ttl and tunnel)"),
+        ("ttl_after_next_hop", "on_arrival", "Packet: ttl = 5: only the packet next_hop is given may be rewritten (its ttl and tunnel)"),
+        ("ttl_zero", "next_hop", "next_hop: ttl = 0: must be a whole number from 1 to 255"),
+        ("tunnel_too_big", "next_hop", "next_hop: tunnel = 65536: must be a whole number from 0 to 65535"),
+    ],
+)
+def test_the_hooks_without_effects_and_the_routing_fields_fail_naming_what(what, hook, message):
+    text = spoofing("drop", f'\n[[mechanisms]]\nname = "misbehaving"\nwhat = "{what}"\n').replace('warmup = "0s"', 'warmup = "2s"')
+    with pytest.raises(ccsim.PluginError) as info:
+        report(text)
+    e = info.value
+    assert (e.plugin, e.hook) == ("misbehaving", hook)
+    if hook == "claims_loss":
+        # The core's hook is given no time: the message names the packet instead.
+        assert e.time is None
+        at = ""
+    else:
+        assert e.time == 2.0 if hook == "begin_measurement" else e.time > 0
+        at = f" at t = {e.time!r}".removesuffix(".0") + " s"  # as Rust prints an f64
+    head = f'plug-in "misbehaving" failed in {hook}{at} ({e.site}): '
+    pattern = re.escape(head + message).replace(r"\*", "[^\n]*")
+    assert re.match(pattern, str(e)), str(e)
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,8 @@ class PluginError(RuntimeError):
     plugin: str
     hook: str
     site: str
-    time: float
+    #: Simulated seconds; None for a hook the core calls without a time (`claims_loss`).
+    time: float | None
     detail: str
 
 class PacketError(ValueError):
@@ -59,6 +60,8 @@ class RateInfo:
     total_delivered: int
 
 class Packet:
+    """Read-only, except `ttl` and `tunnel` of the packet `next_hop` is given."""
+
     kind: str
     flow: int
     src: int
@@ -77,6 +80,7 @@ class Packet:
     flags: int
     is_reverse: bool
     acc: AccInfo | None
+    tunnel: int
 
 class AccInfo:
     cwnd: int
@@ -130,8 +134,14 @@ class RouterMechanismBase:
     @property
     def link_ends(self) -> list[tuple[int, int]]: ...
     @property
+    def link_delay_ns(self) -> list[int]: ...
+    @property
+    def node_kinds(self) -> list[str]: ...
+    @property
     def now_ns(self) -> int: ...
     def __init__(self, *args: Any, **kwargs: Any) -> None: ...
+    def route(self, node: int, dst: int) -> int | None: ...
+    def path(self, src: int, dst: int) -> list[int] | None: ...
     def send(self, node: int, pkt: Packet) -> None: ...
     def send_first(self, node: int, pkt: Packet) -> None: ...
     def set_timer(self, at: float, a: int = 0, b: int = 0) -> None: ...

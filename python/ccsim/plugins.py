@@ -163,7 +163,14 @@ class RouterMechanism(_core.RouterMechanismBase):
     `self.send(node, pkt)`, `self.send_first(node, pkt)` (in `on_arrival`: before the
     arriving packet), `self.set_timer(at, a, b)` (calls `on_timer(a, b, now)`).
     `self.rng` is its random stream, `self.now_ns` the hook's time in nanoseconds. A scenario
-    runs it with a `[[mechanisms]]` table.
+    runs it with a `[[mechanisms]]` table. `self.link_delay_ns[link]` is a link's propagation
+    delay and `self.node_kinds[node]` `"host"` or `"router"`; during a hook given a time,
+    `self.route(node, dst)` is the link a node's routing table gives for `dst` now and
+    `self.path(src, dst)` the links from `src` to `dst`.
+
+    In `next_hop` the packet's routing fields may be rewritten, as fast reroute's tunnel does:
+    `pkt.tunnel` (the repair path it is tunnelled along, 0 for none) and `pkt.ttl` (1 to 255);
+    every other packet is read-only.
 
     A hook may send a packet it was given, or one it builds as the Rust mechanisms do,
     stamped with the hook's time:
@@ -203,10 +210,37 @@ class RouterMechanism(_core.RouterMechanismBase):
     def on_timer(self, a: int, b: int, now: float) -> None:
         """A timer set with `set_timer(at, a, b)` expired."""
 
+    def claims_loss(self, pkt: Packet) -> bool | None:
+        """The network lost `pkt` anywhere (a queue, the wire, a failure, no route, TTL, a
+        discard). True if it was the mechanism's own packet (one it built), so that the loss
+        is not charged to the packet's flow. Given no time (the core's hook has none): a
+        failure here names the packet instead, and `route`, `path` and effects are refused."""
+        return False
+
+    def settle(self, now: float) -> None:
+        """Before statistics are read (once when the run is built, at the end of the
+        warm-up, whenever a report is taken): brings time-dependent state up to `now`. No
+        effects."""
+
+    def begin_measurement(self) -> None:
+        """The warm-up ended (`self.now_ns` is its end): counters restart from here, as the
+        built-in mechanisms keep their counters as of now and report what they count after
+        them. Not called without a warm-up. No effects."""
+
 
 _CC_HOOKS = ("on_ack", "reduce", "on_loss", "on_ecn", "on_timeout", "on_rate_sample")
 _QUEUE_HOOKS = ("on_arrival", "on_departure", "on_dequeue", "on_overflow")
-_MECHANISM_HOOKS = ("on_arrival", "next_hop", "on_verdict", "on_queue_drop", "on_link_change", "on_timer")
+_MECHANISM_HOOKS = (
+    "on_arrival",
+    "next_hop",
+    "on_verdict",
+    "on_queue_drop",
+    "on_link_change",
+    "on_timer",
+    "claims_loss",
+    "settle",
+    "begin_measurement",
+)
 
 
 def _defined(cls: type, base: type, hooks: tuple[str, ...]) -> list[str]:

@@ -30,7 +30,7 @@ create_exception!(
     ccsim,
     PluginError,
     pyo3::exceptions::PyRuntimeError,
-    "A plug-in (a Python congestion control, queue discipline or router mechanism) stopped the run: it raised an exception, or a hook returned a value the simulator cannot use.\n\nAttributes: `plugin` (its registered name), `hook` (`on_ack`), `site` (the flow or link), `time` (simulated seconds) and `detail` (the traceback, or what was wrong). `str()` gives them all."
+    "A plug-in (a Python congestion control, queue discipline or router mechanism) stopped the run: it raised an exception, or a hook returned a value the simulator cannot use.\n\nAttributes: `plugin` (its registered name), `hook` (`on_ack`), `site` (the flow or link), `time` (simulated seconds, or None for a hook called without a time: `claims_loss`) and `detail` (the traceback, or what was wrong). `str()` gives them all."
 );
 
 /// The run stopped in a plug-in: its failure as `PluginError`; any other panic goes on.
@@ -42,7 +42,7 @@ fn plugin_error(py: Python<'_>, payload: Box<dyn std::any::Any + Send>) -> PyErr
         value.setattr("plugin", &f.plugin)?;
         value.setattr("hook", f.hook)?;
         value.setattr("site", &f.site)?;
-        value.setattr("time", secs(f.at))?;
+        value.setattr("time", f.at.map(secs))?;
         value.setattr("detail", &f.message)?;
         Ok(())
     };

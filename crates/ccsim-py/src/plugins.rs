@@ -13,7 +13,7 @@
 //! window, NaN), stops the run by unwinding with a [`Failure`], which `Simulation.run_until`
 //! turns into `PluginError`.
 
-use ccsim::net::{LinkId, NodeId, Packet};
+use ccsim::net::{LinkId, NodeId, NodeKind, Packet, Routes};
 use ccsim::packet::{AccState, Endpoints, Kind, Seq};
 use ccsim::queue::external::{ExternalAqm, Plugin as AqmPlugin};
 use ccsim::queue::{Aqm, Head, Occupancy, QueueContext, Verdict};
@@ -26,7 +26,7 @@ use ccsim::sim::{Rng, SimTime};
 use ccsim::tcp::cc::external::{Configured, ExternalController, Plugin as CcPlugin};
 use ccsim::tcp::cc::{Ack, CcContext, Controller, EcnUse, Event, NewRenoConfig, Recovery, Signal, Window};
 use ccsim::tcp::rate::RateSample;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyType};
 use pyo3::{intern, IntoPyObjectExt};
@@ -179,10 +179,10 @@ struct Place {
 }
 
 impl Place {
-    fn fail(&self, hook: &'static str, at: SimTime, message: String) -> ! {
-        Failure { plugin: self.plugin.to_string(), hook, site: self.site.to_string(), at, message }.raise()
+    fn fail(&self, hook: &'static str, at: impl Into<Option<SimTime>>, message: String) -> ! {
+        Failure { plugin: self.plugin.to_string(), hook, site: self.site.to_string(), at: at.into(), message }.raise()
     }
-    fn raised(&self, py: Python<'_>, hook: &'static str, at: SimTime, e: PyErr) -> ! {
+    fn raised(&self, py: Python<'_>, hook: &'static str, at: impl Into<Option<SimTime>>, e: PyErr) -> ! {
         self.fail(hook, at, format!("{}\n{}", one_line(py, &e), traceback(py, &e)))
     }
 }
@@ -593,11 +593,28 @@ pub fn register_cc(name: &str, cls: Bound<'_, PyType>, recovery: &str, ecn: &str
 // ---------------------------------------------------------------------------------------
 // The packet, as plug-ins read it.
 
-/// A packet, read-only: a copy of the one the hook is about.
-#[pyclass(frozen, module = "ccsim._core", name = "Packet")]
+/// A packet: a copy of the one the hook is about, read-only except for the routing fields
+/// (`ttl`, `tunnel`) of the packet `next_hop` is given.
+#[pyclass(module = "ccsim._core", name = "Packet")]
 #[derive(Clone)]
 pub struct PacketView {
     pub pkt: Packet,
+    /// The packet of a `next_hop` call: its routing fields may be rewritten.
+    routing: bool,
+}
+
+impl PacketView {
+    pub fn of(pkt: Packet) -> PacketView {
+        PacketView { pkt, routing: false }
+    }
+
+    /// A routing field may be set: only on `next_hop`'s packet, to a whole number in range.
+    fn field(&self, name: &str, v: &Bound<'_, PyAny>, least: u32, max: u32) -> PyResult<u32> {
+        if !self.routing {
+            return Err(bad_field("Packet", name, v, "only the packet next_hop is given may be rewritten (its ttl and tunnel)"));
+        }
+        whole_upto(v, max).filter(|n| *n >= least).ok_or_else(|| bad_field("next_hop", name, v, &format!("must be a whole number from {least} to {max}")))
+    }
 }
 
 #[pymethods]
@@ -639,6 +656,26 @@ impl PacketView {
     #[getter]
     fn ttl(&self) -> u8 {
         self.pkt.ttl
+    }
+    /// In `next_hop`: the TTL the packet leaves with (1 to 255; this router has already
+    /// decremented it). Fast reroute's tunnel undoes the decrement inside a repair path.
+    #[setter]
+    fn set_ttl(&mut self, v: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.pkt.ttl = self.field("ttl", v, 1, u8::MAX as u32)? as u8;
+        Ok(())
+    }
+    /// The repair path the packet is tunnelled along, 1 + its index, or 0 outside a tunnel
+    /// (the field fast reroute's explicit repair paths use; one number space for every
+    /// mechanism of the run).
+    #[getter]
+    fn tunnel(&self) -> u16 {
+        self.pkt.tunnel
+    }
+    /// In `next_hop`: puts the packet in tunnel `v` (0: out of any tunnel), 0 to 65535.
+    #[setter]
+    fn set_tunnel(&mut self, v: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.pkt.tunnel = self.field("tunnel", v, 0, u16::MAX as u32)? as u16;
+        Ok(())
     }
     /// The sequence number (bytes from the initial one).
     #[getter]
@@ -845,7 +882,7 @@ impl PyAqm {
 impl Aqm for PyAqm {
     fn on_arrival(&mut self, pkt: &Packet, occ: Occupancy, now: SimTime, _rng: &mut Rng) -> Verdict {
         self.call("on_arrival", now, |py, obj| {
-            let v = obj.call_method1(intern!(py, "on_arrival"), (PacketView { pkt: *pkt }, QueueInfo::of(occ, now)))?;
+            let v = obj.call_method1(intern!(py, "on_arrival"), (PacketView::of(*pkt), QueueInfo::of(occ, now)))?;
             Ok(verdict_of(&v))
         })
     }
@@ -906,8 +943,20 @@ pub fn register_queue(name: &str, cls: Bound<'_, PyType>, hooks: Vec<String>) ->
 // ---------------------------------------------------------------------------------------
 // Router mechanisms.
 
-const MECHANISM_HOOKS: &[&str] = &["on_arrival", "next_hop", "on_verdict", "on_queue_drop", "on_link_change", "on_timer"];
-const HOOK_BITS: [Hooks; 5] = [Hooks::ARRIVAL, Hooks::NEXT_HOP, Hooks::VERDICT, Hooks::QUEUE_DROP, Hooks::LINK_CHANGE];
+const MECHANISM_HOOKS: &[&str] =
+    &["on_arrival", "next_hop", "on_verdict", "on_queue_drop", "on_link_change", "on_timer", "claims_loss", "settle", "begin_measurement"];
+/// The engine's hook bit of each hook in `MECHANISM_HOOKS` it calls only where asked.
+const HOOK_BITS: [(usize, Hooks); 6] =
+    [(0, Hooks::ARRIVAL), (1, Hooks::NEXT_HOP), (2, Hooks::VERDICT), (3, Hooks::QUEUE_DROP), (4, Hooks::LINK_CHANGE), (6, Hooks::LOSS)];
+const ON_TIMER: usize = 5;
+const SETTLE: usize = 7;
+const BEGIN_MEASUREMENT: usize = 8;
+
+thread_local! {
+    /// The routing tables during a hook that is given the network (`RouterMechanism.route`),
+    /// moved out of the network for the call and back after it.
+    static ROUTES: RefCell<Option<Routes>> = const { RefCell::new(None) };
+}
 
 pyo3::create_exception!(
     ccsim,
@@ -933,7 +982,15 @@ pub struct RouterMechanismBase {
     /// For each link number, its (head, tail) nodes.
     #[pyo3(get)]
     link_ends: Py<PyList>,
+    /// For each link number, its propagation delay in nanoseconds.
+    #[pyo3(get)]
+    link_delay_ns: Py<PyList>,
+    /// For each node number, `"host"` or `"router"`.
+    #[pyo3(get)]
+    node_kinds: Py<PyList>,
     n_nodes: u32,
+    /// Each link's tail, for `path`.
+    link_to: Vec<NodeId>,
     /// The time of the hook being run: the send time of the packets it builds.
     now: SimTime,
     sends: Vec<(NodeId, Packet, bool)>,
@@ -942,7 +999,15 @@ pub struct RouterMechanismBase {
 
 /// Names and numbers, and the links' ends.
 type Numbered = Vec<(String, u32)>;
-type Topology = (Numbered, Numbered, Vec<(NodeId, NodeId)>);
+
+/// What a new mechanism is told of the network.
+struct Topology {
+    nodes: Numbered,
+    links: Numbered,
+    ends: Vec<(NodeId, NodeId)>,
+    delays_ns: Vec<u64>,
+    kinds: Vec<&'static str>,
+}
 
 thread_local! {
     /// The nodes and links a new mechanism is given before its `__init__` runs.
@@ -972,7 +1037,7 @@ fn whole(what: &str, name: &str, v: &Bound<'_, PyAny>, max: u32) -> PyResult<u32
 /// The packet `v` must be, as the core holds it.
 fn packet_arg(what: &str, name: &str, v: &Bound<'_, PyAny>) -> PyResult<Packet> {
     match v.cast::<PacketView>() {
-        Ok(p) => Ok(p.get().pkt),
+        Ok(p) => Ok(p.borrow().pkt),
         Err(_) => Err(bad_field(what, name, v, "must be a ccsim.Packet a hook was given or one a constructor built")),
     }
 }
@@ -994,27 +1059,57 @@ impl RouterMechanismBase {
     #[pyo3(signature = (*_args, **_kwargs))]
     fn new(py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>, _kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let (rng, _, _, _) = take_pending(py)?;
-        let (nodes, links, link_ends) = (PyDict::new(py), PyDict::new(py), PyList::empty(py));
-        let mut n_nodes = 0;
-        if let Some((n, l, ends)) = NAMES.with(|x| x.borrow_mut().take()) {
-            n_nodes = n.len() as u32;
-            for (k, v) in n {
-                nodes.set_item(k, v)?;
-            }
-            for (k, v) in l {
-                links.set_item(k, v)?;
-            }
-            for e in ends {
-                link_ends.append(e)?;
-            }
+        let (nodes, links) = (PyDict::new(py), PyDict::new(py));
+        let t = NAMES.with(|x| x.borrow_mut().take());
+        let t = t.unwrap_or(Topology { nodes: vec![], links: vec![], ends: vec![], delays_ns: vec![], kinds: vec![] });
+        for (k, v) in &t.nodes {
+            nodes.set_item(k, v)?;
         }
-        let (nodes, links, link_ends) = (nodes.unbind(), links.unbind(), link_ends.unbind());
-        Ok(RouterMechanismBase { rng, nodes, links, link_ends, n_nodes, now: SimTime::ZERO, sends: Vec::new(), timers: Vec::new() })
+        for (k, v) in &t.links {
+            links.set_item(k, v)?;
+        }
+        Ok(RouterMechanismBase {
+            rng,
+            nodes: nodes.unbind(),
+            links: links.unbind(),
+            link_ends: PyList::new(py, &t.ends)?.unbind(),
+            link_delay_ns: PyList::new(py, &t.delays_ns)?.unbind(),
+            node_kinds: PyList::new(py, &t.kinds)?.unbind(),
+            n_nodes: t.nodes.len() as u32,
+            link_to: t.ends.iter().map(|e| e.1).collect(),
+            now: SimTime::ZERO,
+            sends: Vec::new(),
+            timers: Vec::new(),
+        })
     }
     /// The simulated time of the hook being run, nanoseconds (exact; hooks' `now` is seconds).
     #[getter]
     fn now_ns(&self) -> u64 {
         self.now.as_nanos()
+    }
+    /// The link `node` sends packets for `dst` on now (its routing table's next hop), or
+    /// None without a route. Only in the hooks that take a time `now` before it, except
+    /// `settle` and `begin_measurement`.
+    fn route(&self, node: &Bound<'_, PyAny>, dst: &Bound<'_, PyAny>) -> PyResult<Option<LinkId>> {
+        let (node, dst) = (self.node("route", node)?, self.node("route", dst)?);
+        with_routes("route", |r| r.next_hop(node, dst))
+    }
+    /// The links from `src` to `dst` by the routing tables now, or None if there is no
+    /// loop-free path (`Routes::path`). Where `route` may be called.
+    fn path(&self, src: &Bound<'_, PyAny>, dst: &Bound<'_, PyAny>) -> PyResult<Option<Vec<LinkId>>> {
+        let (src, dst) = (self.node("path", src)?, self.node("path", dst)?);
+        with_routes("path", |r| {
+            let (mut path, mut at) = (Vec::new(), src);
+            while at != dst {
+                let l = r.next_hop(at, dst)?;
+                path.push(l);
+                at = self.link_to[l as usize];
+                if path.len() > self.link_to.len() {
+                    return None;
+                }
+            }
+            Some(path)
+        })
     }
     /// Sends `pkt` from node `node` once the hook returns.
     fn send(&mut self, node: &Bound<'_, PyAny>, pkt: &Bound<'_, PyAny>) -> PyResult<()> {
@@ -1051,7 +1146,7 @@ impl RouterMechanismBase {
             Some(s) => whole(WHAT, "seq", s, u32::MAX)?,
             None => 0,
         };
-        Ok(PacketView { pkt: Packet::spoofed_ack(&ends, Seq(seq), Seq(ack), wnd, self.now) })
+        Ok(PacketView::of(Packet::spoofed_ack(&ends, Seq(seq), Seq(ack), wnd, self.now)))
     }
     /// An ACC control message from router `node` to the sender of `dropped` (a data packet of
     /// a TCP or RDP flow), asking for the congestion state `cwnd`, `ssthresh` (bytes for TCP,
@@ -1083,8 +1178,18 @@ impl RouterMechanismBase {
             _ => return Err(bad_field(WHAT, "srtt", srtt, "must be a number of seconds from 0 to 4294.967295")),
         };
         let state = AccState { cwnd, ssthresh, srtt_us, slow_start, fast_recovery };
-        Ok(PacketView { pkt: Packet::acc_control(router, &p, state, self.now) })
+        Ok(PacketView::of(Packet::acc_control(router, &p, state, self.now)))
     }
+}
+
+/// `f` on the routing tables of the hook being run.
+fn with_routes<T>(what: &str, f: impl FnOnce(&Routes) -> Option<T>) -> PyResult<Option<T>> {
+    ROUTES.with(|r| match r.borrow().as_ref() {
+        Some(routes) => Ok(f(routes)),
+        None => Err(PyRuntimeError::new_err(format!(
+            "{what}: the routing tables are read during a hook that is given the time (not in claims_loss, settle, begin_measurement or outside a run)"
+        ))),
+    })
 }
 
 struct MechanismClass {
@@ -1096,10 +1201,15 @@ struct MechanismClass {
 impl MechanismPlugin for MechanismClass {
     fn build(&self, table: &Table, cx: &BuildContext, site: Site) -> Result<Box<dyn ExternalMechanism>, SettingError> {
         Python::attach(|py| {
-            let nodes = cx.net.nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i as u32)).collect();
-            let links = cx.net.links.iter().enumerate().map(|(i, l)| (l.name.clone(), i as u32)).collect();
-            let ends = cx.net.links.iter().map(|l| (l.from, l.to)).collect();
-            NAMES.with(|x| *x.borrow_mut() = Some((nodes, links, ends)));
+            let net = cx.net;
+            let topology = Topology {
+                nodes: net.nodes.iter().enumerate().map(|(i, n)| (n.name.clone(), i as u32)).collect(),
+                links: net.links.iter().enumerate().map(|(i, l)| (l.name.clone(), i as u32)).collect(),
+                ends: net.links.iter().map(|l| (l.from, l.to)).collect(),
+                delays_ns: net.links.iter().map(|l| l.delay.as_nanos()).collect(),
+                kinds: net.nodes.iter().map(|n| if n.kind == NodeKind::Router { "router" } else { "host" }).collect(),
+            };
+            NAMES.with(|x| *x.borrow_mut() = Some(topology));
             let place = Place { plugin: self.name.clone(), site: Arc::from(site.name.as_str()) };
             let pending = Pending { rng: site.rng, site: site.name, link_bps: 0, limit: (None, None) };
             let made = instantiate(py, &self.cls, table, pending);
@@ -1107,12 +1217,13 @@ impl MechanismPlugin for MechanismClass {
             count_built();
             let obj = made?.cast_into::<RouterMechanismBase>().map_err(|_| SettingError::new("", "not a ccsim.RouterMechanism"))?.unbind();
             let mut hooks = Hooks::default();
-            for (i, h) in HOOK_BITS.iter().enumerate() {
+            for (i, h) in HOOK_BITS {
                 if self.hooks.has(i) {
-                    hooks = hooks | *h;
+                    hooks = hooks | h;
                 }
             }
-            Ok(Box::new(PyMechanism { obj, hooks, defined: self.hooks, place }) as Box<dyn ExternalMechanism>)
+            let warmup = SimTime::from_secs_f64(cx.scenario.warmup.0);
+            Ok(Box::new(PyMechanism { obj, hooks, defined: self.hooks, place, warmup }) as Box<dyn ExternalMechanism>)
         })
     }
 }
@@ -1122,6 +1233,8 @@ struct PyMechanism {
     hooks: Hooks,
     defined: Overrides,
     place: Place,
+    /// The end of the warm-up: when `begin_measurement` is called.
+    warmup: SimTime,
 }
 
 impl fmt::Debug for PyMechanism {
@@ -1139,7 +1252,10 @@ impl PyMechanism {
         Python::attach(|py| {
             let obj = self.obj.bind(py);
             obj.borrow_mut().now = now;
-            let out = match f(py, obj, secs(now)) {
+            let outer = ROUTES.with(|r| r.replace(Some(std::mem::take(&mut cx.net.routes))));
+            let answer = f(py, obj, secs(now));
+            cx.net.routes = ROUTES.with(|r| r.replace(outer)).unwrap_or_default();
+            let out = match answer {
                 Ok(Ok(r)) => r,
                 Ok(Err(m)) => self.place.fail(hook, now, format!("{hook} {m}")),
                 // A packet the core cannot send: one line naming the field.
@@ -1163,6 +1279,39 @@ impl PyMechanism {
             out
         })
     }
+
+    /// Calls a hook the core gives no effects (`claims_loss`, `settle`,
+    /// `begin_measurement`) at `at` if known; asking for any is an error. A failure names
+    /// `pkt`, the packet of a hook without a time.
+    fn call_bare<R>(
+        &self,
+        hook: &'static str,
+        at: Option<SimTime>,
+        pkt: Option<&Packet>,
+        f: impl FnOnce(Python<'_>, &Bound<'_, RouterMechanismBase>) -> PyResult<Result<R, String>>,
+    ) -> R {
+        let called = || match pkt {
+            Some(p) => format!("{hook}({})", PacketView::of(*p).__repr__()),
+            None => hook.to_string(),
+        };
+        Python::attach(|py| {
+            let obj = self.obj.bind(py);
+            if let Some(at) = at {
+                obj.borrow_mut().now = at;
+            }
+            let out = match f(py, obj) {
+                Ok(Ok(r)) => r,
+                Ok(Err(m)) => self.place.fail(hook, at, format!("{} {m}", called())),
+                Err(e) if e.is_instance_of::<PacketError>(py) => self.place.fail(hook, at, format!("{}: {}", called(), e.value(py))),
+                Err(e) => self.place.fail(hook, at, format!("{}: {}\n{}", called(), one_line(py, &e), traceback(py, &e))),
+            };
+            let b = obj.borrow();
+            if !b.sends.is_empty() || !b.timers.is_empty() {
+                self.place.fail(hook, at, format!("{}: sends no packets and sets no timers (only the hooks given a time do)", called()));
+            }
+            out
+        })
+    }
 }
 
 fn none_or<T>(v: &Bound<'_, PyAny>, f: impl FnOnce() -> Result<T, String>) -> Result<Option<T>, String> {
@@ -1179,7 +1328,7 @@ impl RouterMechanism for PyMechanism {
     }
     fn on_arrival(&mut self, node: NodeId, pkt: &Packet, cx: &mut Cx) -> Passage {
         self.call("on_arrival", cx, |py, obj, now| {
-            let v = obj.call_method1(intern!(py, "on_arrival"), (node, PacketView { pkt: *pkt }, now))?;
+            let v = obj.call_method1(intern!(py, "on_arrival"), (node, PacketView::of(*pkt), now))?;
             Ok(match v.extract::<Option<bool>>() {
                 Ok(None | Some(false)) => Ok(Passage::Forward),
                 Ok(Some(true)) => Ok(Passage::Discard),
@@ -1190,7 +1339,10 @@ impl RouterMechanism for PyMechanism {
     fn next_hop(&mut self, node: NodeId, pkt: &mut Packet, chosen: Option<LinkId>, cx: &mut Cx) -> Option<LinkId> {
         let links = cx.net.links.len();
         self.call("next_hop", cx, |py, obj, now| {
-            let v = obj.call_method1(intern!(py, "next_hop"), (node, PacketView { pkt: *pkt }, chosen, now))?;
+            let view = Bound::new(py, PacketView { pkt: *pkt, routing: true })?;
+            let v = obj.call_method1(intern!(py, "next_hop"), (node, &view, chosen, now))?;
+            let mut view = view.borrow_mut();
+            (*pkt, view.routing) = (view.pkt, false); // a copy kept past the hook is read-only
             Ok(none_or(&v, || match v.extract::<u32>() {
                 Ok(l) if (l as usize) < links => Ok(l),
                 _ => Err(format!("returned {}: expected a link number or None", v.repr().map(|r| r.to_string()).unwrap_or_default())),
@@ -1201,7 +1353,7 @@ impl RouterMechanism for PyMechanism {
         let verdict = ["admit", "early", "forced", "early_drop", "overflow"][verdict as usize];
         let given = ACTIONS.iter().position(|a| *a == action).unwrap_or(0);
         self.call("on_verdict", cx, |py, obj, now| {
-            let v = obj.call_method1(intern!(py, "on_verdict"), (link, PacketView { pkt: *pkt }, verdict, given, now))?;
+            let v = obj.call_method1(intern!(py, "on_verdict"), (link, PacketView::of(*pkt), verdict, given, now))?;
             Ok(match v.extract::<usize>() {
                 Ok(i) if i < ACTIONS.len() => Ok(ACTIONS[i]),
                 _ => Err(format!("returned {}: expected ENQUEUE, MARK, DROP, ENQUEUE_AND_SPOOF or DROP_AND_SPOOF", v.repr()?)),
@@ -1210,7 +1362,7 @@ impl RouterMechanism for PyMechanism {
     }
     fn on_queue_drop(&mut self, link: LinkId, pkt: &Packet, cx: &mut Cx) {
         self.call("on_queue_drop", cx, |py, obj, now| {
-            obj.call_method1(intern!(py, "on_queue_drop"), (link, PacketView { pkt: *pkt }, now))?;
+            obj.call_method1(intern!(py, "on_queue_drop"), (link, PacketView::of(*pkt), now))?;
             Ok(Ok(()))
         })
     }
@@ -1221,7 +1373,7 @@ impl RouterMechanism for PyMechanism {
         })
     }
     fn on_timer(&mut self, timer: Timer, cx: &mut Cx) {
-        if !self.defined.has(5) {
+        if !self.defined.has(ON_TIMER) {
             return;
         }
         self.call("on_timer", cx, |py, obj, now| {
@@ -1229,12 +1381,38 @@ impl RouterMechanism for PyMechanism {
             Ok(Ok(()))
         })
     }
+    /// The core gives this hook no time: a failure names the packet instead.
+    fn claims_loss(&mut self, pkt: &Packet) -> bool {
+        self.call_bare("claims_loss", None, Some(pkt), |py, obj| {
+            let v = obj.call_method1(intern!(py, "claims_loss"), (PacketView::of(*pkt),))?;
+            Ok(match v.extract::<Option<bool>>() {
+                Ok(claimed) => Ok(claimed == Some(true)),
+                Err(_) => Err(format!("returned {}: expected True (its own packet), False or None", v.repr()?)),
+            })
+        })
+    }
+    fn settle(&mut self, now: SimTime) {
+        if self.defined.has(SETTLE) {
+            self.call_bare("settle", Some(now), None, |py, obj| {
+                obj.call_method1(intern!(py, "settle"), (secs(now),))?;
+                Ok(Ok(()))
+            })
+        }
+    }
+    fn begin_measurement(&mut self) {
+        if self.defined.has(BEGIN_MEASUREMENT) {
+            self.call_bare("begin_measurement", Some(self.warmup), None, |py, obj| {
+                obj.call_method0(intern!(py, "begin_measurement"))?;
+                Ok(Ok(()))
+            })
+        }
+    }
 }
 
 impl ExternalMechanism for PyMechanism {
     fn clone_box(&self) -> Box<dyn ExternalMechanism> {
         let obj = Python::attach(|py| self.obj.clone_ref(py));
-        Box::new(PyMechanism { obj, hooks: self.hooks, defined: self.defined, place: self.place.clone() })
+        Box::new(PyMechanism { obj, hooks: self.hooks, defined: self.defined, place: self.place.clone(), warmup: self.warmup })
     }
 }
 

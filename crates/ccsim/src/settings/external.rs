@@ -72,8 +72,9 @@ pub struct Failure {
     pub hook: &'static str,
     /// The flow or link (a [`Site`]'s name), or the router mechanism's own name.
     pub site: String,
-    /// Simulated time of the hook.
-    pub at: SimTime,
+    /// Simulated time of the hook; None for a hook the core calls without one (a router
+    /// mechanism's `claims_loss`).
+    pub at: Option<SimTime>,
     pub message: String,
 }
 
@@ -86,7 +87,10 @@ impl Failure {
 
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        write!(f, "plug-in {:?} failed in {} at t = {} s ({}): {}", self.plugin, self.hook, self.at.as_secs_f64(), self.site, self.message)
+        match self.at {
+            Some(at) => write!(f, "plug-in {:?} failed in {} at t = {} s ({}): {}", self.plugin, self.hook, at.as_secs_f64(), self.site, self.message),
+            None => write!(f, "plug-in {:?} failed in {} ({}): {}", self.plugin, self.hook, self.site, self.message),
+        }
     }
 }
 
@@ -107,9 +111,11 @@ mod tests {
 
     #[test]
     fn a_failure_unwinds_with_its_payload() {
-        let f = Failure { plugin: "x".into(), hook: "on_ack", site: "f/0".into(), at: SimTime(1_500_000_000), message: "boom".into() };
+        let f = Failure { plugin: "x".into(), hook: "on_ack", site: "f/0".into(), at: Some(SimTime(1_500_000_000)), message: "boom".into() };
         let caught = std::panic::catch_unwind(|| f.clone().raise()).unwrap_err();
         assert_eq!(caught.downcast_ref::<Failure>(), Some(&f));
         assert_eq!(f.to_string(), "plug-in \"x\" failed in on_ack at t = 1.5 s (f/0): boom");
+        let untimed = Failure { hook: "claims_loss", at: None, ..f };
+        assert_eq!(untimed.to_string(), "plug-in \"x\" failed in claims_loss (f/0): boom");
     }
 }
