@@ -158,3 +158,14 @@ impl Origins {
 pub(super) fn is_data_segment(p: &Packet) -> bool {
     matches!(p.kind, Kind::TcpData | Kind::RdpData) && p.payload > 0
 }
+
+#[cfg(test)]
+mod tests {
+    /// A flow is twenty cache lines: what a new setting or algorithm adds to the sender or
+    /// receiver belongs in their boxes (`Extras`, `Spread`), so that a flow that does not use
+    /// it does not carry it (`benchmarks/README.md`: the memory a large network reads).
+    #[test]
+    fn a_flow_is_twenty_cache_lines() {
+        assert!(std::mem::size_of::<super::Flow>() <= 1280, "{} bytes", std::mem::size_of::<super::Flow>());
+    }
+}

@@ -154,11 +154,8 @@ pub struct TcpSender {
     timed: Option<(u64, u64, SimTime)>,
     rto_deadline: Option<SimTime>,
     cwr_pending: bool,
-    /// `ecn_response = "cwr"`: SND.MAX at the ECN-Echo's reduction while the CWR state
-    /// lasts (until an ACK passes it).
-    cwr_until: Option<u64>,
-    /// Proportional Rate Reduction's state (`SenderConfig::prr`).
-    prr: Prr,
+    /// A reduction spread over a round trip (`prr`, `ecn_response = "cwr"`).
+    spread: Option<Box<Spread>>,
     started: bool,
     /// When the last byte of a finite transfer was acknowledged.
     pub completed_at: Option<SimTime>,
@@ -194,6 +191,17 @@ struct Extras {
     ts_recent: u32,
 }
 
+/// The state of a window reduction spread over a round trip, boxed: a sender with neither
+/// `prr` nor `ecn_response = "cwr"` reads none of it.
+#[derive(Clone, Debug, Default)]
+struct Spread {
+    /// `ecn_response = "cwr"`: SND.MAX at the ECN-Echo's reduction while the CWR state
+    /// lasts (until an ACK passes it).
+    cwr_until: Option<u64>,
+    /// Proportional Rate Reduction's state (`SenderConfig::prr`).
+    prr: Prr,
+}
+
 impl TcpSender {
     pub fn new(cfg: SenderConfig, ends: Endpoints, peer_wnd: u32) -> TcpSender {
         let rto = RtoEstimator::with_arithmetic(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.clock_granularity, cfg.rtt_arithmetic);
@@ -224,8 +232,7 @@ impl TcpSender {
             timed: None,
             rto_deadline: None,
             cwr_pending: false,
-            cwr_until: None,
-            prr: Prr::default(),
+            spread: (cfg.prr || cfg.ecn_response == EcnResponse::Cwr).then(Box::default),
             started: false,
             completed_at: None,
             stats: SenderStats::default(),
@@ -410,11 +417,11 @@ impl TcpSender {
         self.peer_wnd = pkt.wnd;
         // RFC 6937's DeliveredData: the change in SND.UNA plus the change in the bytes SACKed.
         let delivered = (self.una - una_before + self.scoreboard.sacked_bytes()).saturating_sub(sacked_before);
-        if let Some(until) = self.cwr_until {
+        if let Some(until) = self.cwr_until() {
             if self.una > until || self.in_recovery {
                 self.end_cwr();
-            } else if self.prr.active() && delivered > 0 {
-                self.prr.on_ack(delivered, self.max - self.una, self.cc.ssthresh() as u64, self.cfg.mss as u64, Bound::SlowStart);
+            } else if self.active_prr().is_some() && delivered > 0 {
+                self.prr_ack(delivered, self.max - self.una);
             }
         }
         if ece && !self.in_recovery && (self.una > self.ecn_recover || self.answers_ecn_after_timeout()) {
@@ -513,9 +520,9 @@ impl TcpSender {
             }
         }
         if self.in_recovery {
-            if was_in_recovery && self.prr.active() {
+            if was_in_recovery && self.active_prr().is_some() {
                 let pipe = self.pipe();
-                self.prr.on_ack(delivered, pipe, self.cc.ssthresh() as u64, self.cfg.mss as u64, Bound::SlowStart);
+                self.prr_ack(delivered, pipe);
             }
             self.sack_transmit(now, out);
         }
@@ -527,7 +534,7 @@ impl TcpSender {
         // spirit of RFC 7661): the controller grows only a window the flow uses.
         // In the CWR state the window does not grow (ns-3.37 calls no `IncreaseWindow()` in
         // `CA_CWR`; Linux's `tcp_cong_control()` reduces instead of growing).
-        let in_cwr = self.cwr_until.is_some_and(|until| ack <= until);
+        let in_cwr = self.cwr_until().is_some_and(|until| ack <= until);
         let cwnd_limited = !in_cwr && self.flight_size() as u64 + self.cfg.mss as u64 > self.cc.cwnd() as u64;
         let mut rtt = None;
         if let Some((_, end, sent)) = self.timed {
@@ -557,7 +564,7 @@ impl TcpSender {
             let full = (self.cfg.recovery == Recovery::Reno && !self.cfg.sack) || ack >= self.recover;
             if full {
                 self.cc.on_recovery_end(&info);
-                self.prr.stop();
+                self.stop_prr();
                 self.in_recovery = false;
                 self.dupacks = 0;
             } else if self.cfg.sack {
@@ -699,9 +706,8 @@ impl TcpSender {
         if self.cfg.prr {
             // RFC 6937: RecoverFS = snd.nxt - snd.una; this ACK's sndcnt covers (4.3).
             self.high_rxt = self.una;
-            let pipe = self.pipe();
-            self.prr.start(self.max - self.una);
-            self.prr.on_ack(delivered, pipe, self.cc.ssthresh() as u64, self.cfg.mss as u64, Bound::SlowStart);
+            let (pipe, flight) = (self.pipe(), self.max - self.una);
+            self.start_prr(flight, delivered, pipe);
         }
         let end = self.scoreboard.next_sacked(self.una).unwrap_or(self.max);
         let len = (self.cfg.mss as u64).min(end - self.una);
@@ -716,7 +722,7 @@ impl TcpSender {
     fn sack_transmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let mss = self.cfg.mss as u64;
         let mut pipe = self.pipe();
-        let wnd = if self.prr.active() { self.prr.window() } else { self.cc.cwnd() as u64 };
+        let wnd = self.active_prr().map_or(self.cc.cwnd() as u64, Prr::window);
         while wnd >= pipe + mss {
             let rescue = self.rescue_rxt.is_none_or(|r| self.una > r);
             let Some(seg) = self.scoreboard.next_seg(&self.window(), self.new_data_len(), rescue) else { break };
@@ -800,11 +806,12 @@ impl TcpSender {
         let before = self.cc.cwnd();
         self.cc.on_ecn_echo(&self.event(now));
         if self.cfg.ecn_response == EcnResponse::Cwr {
-            self.cwr_until = Some(self.max);
+            let flight = self.max - self.una;
+            if let Some(s) = self.spread.as_mut() {
+                s.cwr_until = Some(self.max);
+            }
             if self.cfg.prr {
-                let flight = self.max - self.una;
-                self.prr.start(flight);
-                self.prr.on_ack(delivered, flight, self.cc.ssthresh() as u64, self.cfg.mss as u64, Bound::SlowStart);
+                self.start_prr(flight, delivered, flight);
             }
         }
         self.ecn_recover = self.max;
@@ -815,8 +822,40 @@ impl TcpSender {
 
     /// The CWR state is over (an ACK passed its data, or a loss recovery or timeout took over).
     fn end_cwr(&mut self) {
-        if self.cwr_until.take().is_some() {
-            self.prr.stop();
+        if self.spread.as_mut().and_then(|s| s.cwr_until.take()).is_some() {
+            self.stop_prr();
+        }
+    }
+
+    /// The end of the CWR state, if the sender is in it (`ecn_response = "cwr"`).
+    fn cwr_until(&self) -> Option<u64> {
+        self.spread.as_ref().and_then(|s| s.cwr_until)
+    }
+
+    /// PRR's state while it paces a reduction.
+    fn active_prr(&self) -> Option<&Prr> {
+        self.spread.as_ref().map(|s| &s.prr).filter(|p| p.active())
+    }
+
+    /// PRR starts a reduction of `flight` bytes, and takes this ACK's `delivered` at `pipe`.
+    fn start_prr(&mut self, flight: u64, delivered: u64, pipe: u64) {
+        if let Some(s) = self.spread.as_mut() {
+            s.prr.start(flight);
+        }
+        self.prr_ack(delivered, pipe);
+    }
+
+    /// An ACK delivered `delivered` bytes with `pipe` in flight, for PRR.
+    fn prr_ack(&mut self, delivered: u64, pipe: u64) {
+        let (ssthresh, mss) = (self.cc.ssthresh() as u64, self.cfg.mss as u64);
+        if let Some(s) = self.spread.as_mut() {
+            s.prr.on_ack(delivered, pipe, ssthresh, mss, Bound::SlowStart);
+        }
+    }
+
+    fn stop_prr(&mut self) {
+        if let Some(s) = self.spread.as_mut() {
+            s.prr.stop();
         }
     }
 
@@ -841,7 +880,7 @@ impl TcpSender {
         self.cc.on_timeout(&ev);
         self.note_reduction(now, ReductionCause::Timeout, before.saturating_sub(self.cc.cwnd()));
         self.in_recovery = false;
-        self.prr.stop();
+        self.stop_prr();
         self.end_cwr();
         self.dupacks = 0;
         // RFC 2018 section 8: "the data sender SHOULD turn off all of the SACKed bits"; kept
@@ -920,7 +959,7 @@ impl TcpSender {
             return;
         }
         // In the CWR state with PRR, PRR's window (pipe there is the bytes in flight).
-        let cwnd = if self.prr.active() { self.prr.window() } else { self.cc.cwnd() as u64 };
+        let cwnd = self.active_prr().map_or(self.cc.cwnd() as u64, Prr::window);
         let wnd = cwnd.min(self.peer_wnd as u64);
         loop {
             let mut len = (self.cfg.mss as u64).min(self.data_end().saturating_sub(self.nxt));
@@ -988,7 +1027,9 @@ impl TcpSender {
         }
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += len as u64;
-        self.prr.on_sent(len as u64);
+        if let Some(s) = self.spread.as_mut() {
+            s.prr.on_sent(len as u64);
+        }
         if retransmission {
             self.stats.retransmitted_packets += 1;
             self.stats.retransmitted_bytes += len as u64;
@@ -1992,7 +2033,7 @@ mod tests {
         // The full ACK ends recovery (RFC 6582 option 1: min(ssthresh, the 7 new segments
         // still in flight + 1)).
         s.on_ack(&ack(&s, a + 22 * MSS), t(600), &mut out);
-        assert!(!s.in_recovery() && !s.prr.active());
+        assert!(!s.in_recovery() && s.active_prr().is_none());
         assert_eq!(s.cwnd(), 8 * MSS);
     }
 
@@ -2033,7 +2074,7 @@ mod tests {
         assert!(immediate.iter().skip(1).any(|r| r.0 > 4), "immediate grows in the round trip: {immediate:?}");
         let last = cwr.len() - 1;
         assert!(cwr[1..last].iter().all(|r| r.0 == 4), "no growth in CWR: {cwr:?}");
-        assert!(s.cwr_until.is_none(), "the ACK past the echo's data ends the state");
+        assert!(s.cwr_until().is_none(), "the ACK past the echo's data ends the state");
         // PRR in CWR: one segment on the echo's ACK (forced, as Linux and ns-3), then one for
         // every two delivered, where the immediate cut sends nothing until the flight is
         // below the window: five sent over the round trip, one on every other ACK.
@@ -2041,7 +2082,7 @@ mod tests {
         let sent: Vec<usize> = prr.iter().map(|r| r.1).collect();
         assert_eq!(sent, vec![1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 0], "{prr:?}");
         assert_eq!(cwr.iter().map(|r| r.1).take(5).sum::<usize>(), 0, "{cwr:?}");
-        assert!(!s.prr.active());
+        assert!(s.active_prr().is_none());
     }
 
     #[test]
