@@ -396,7 +396,7 @@ impl TcpSender {
             }
         }
         let new_data = ack > self.una;
-        let (una_before, sacked_before) = (self.una, self.scoreboard.sacked_bytes());
+        let (una_before, sacked_before) = (self.una, self.sacked_for_prr());
         if self.cfg.timestamps {
             self.read_timestamps(pkt, new_data, now);
         }
@@ -415,8 +415,7 @@ impl TcpSender {
             }
         }
         self.peer_wnd = pkt.wnd;
-        // RFC 6937's DeliveredData: the change in SND.UNA plus the change in the bytes SACKed.
-        let delivered = (self.una - una_before + self.scoreboard.sacked_bytes()).saturating_sub(sacked_before);
+        let delivered = self.delivered(self.una - una_before, sacked_before);
         if let Some(until) = self.cwr_until() {
             if self.una > until || self.in_recovery {
                 self.end_cwr();
@@ -506,8 +505,7 @@ impl TcpSender {
         let same = ack == self.una && self.max > self.una && pkt.payload == 0;
         let duplicate = same && if pkt.sack.is_empty() { pkt.wnd == self.peer_wnd } else { newly_sacked > 0 };
         self.peer_wnd = pkt.wnd;
-        // RFC 6937's DeliveredData of this ACK.
-        let delivered = (ack - self.una + self.scoreboard.sacked_bytes()).saturating_sub(sacked_before);
+        let delivered = self.delivered(ack - self.una, sacked_before);
         let was_in_recovery = self.in_recovery;
         if ack > self.una {
             self.on_new_ack(ack, ece, now, out);
@@ -825,6 +823,23 @@ impl TcpSender {
         if self.spread.as_mut().and_then(|s| s.cwr_until.take()).is_some() {
             self.stop_prr();
         }
+    }
+
+    /// The bytes SACKed, for PRR's DeliveredData (0 for a sender that does not spread its
+    /// reductions: the sum is not taken on every ACK).
+    fn sacked_for_prr(&self) -> u64 {
+        if self.spread.is_some() {
+            self.scoreboard.sacked_bytes()
+        } else {
+            0
+        }
+    }
+
+    /// RFC 6937's DeliveredData of an ACK that moves SND.UNA by `una_advance`, the bytes
+    /// SACKed having been `sacked_before` ([`sacked_for_prr`](Self::sacked_for_prr)): the
+    /// change in SND.UNA plus the change in the bytes SACKed.
+    fn delivered(&self, una_advance: u64, sacked_before: u64) -> u64 {
+        (una_advance + self.sacked_for_prr()).saturating_sub(sacked_before)
     }
 
     /// The end of the CWR state, if the sender is in it (`ecn_response = "cwr"`).
