@@ -114,8 +114,11 @@ def test_a_short_kernel_run_reports_and_leaves_nothing_behind(tmp_path):
 def test_killing_the_router_mid_run_fails_the_run_and_leaves_nothing(tmp_path):
     path = tmp_path / "s.toml"
     path.write_text(SHORT)
+    # The run's temporary folder goes into a folder of the test's own, to be seen to go.
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
     cmd = [sys.executable, "-m", "ccsim", "kernel", "run", str(path), "--json"]
-    run = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ, TMPDIR=str(tmp)))
     router = None
     deadline = time.time() + 30
     while router is None and time.time() < deadline:
@@ -127,12 +130,34 @@ def test_killing_the_router_mid_run_fails_the_run_and_leaves_nothing(tmp_path):
         time.sleep(0.2)
     assert router is not None, "the router started"
     time.sleep(2.0)
+    assert [d.name for d in tmp.iterdir()] != [], "the run made its temporary folder there"
     os.kill(router, signal.SIGKILL)
     out, err = run.communicate(timeout=30)
     assert run.returncode == 1 and "router died" in err, err
     tag = f"{kernel.PREFIX}{run.pid}-"
     assert [ns for ns in kernel.namespaces() if ns.startswith(tag)] == []
     assert _tun_devices() == []
+    # No process of the run (the host processes' arguments name the plan in the temporary
+    # folder, the router's the scenario) and no temporary folder is left.
+    ps = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    assert [ln for ln in ps.splitlines() if str(tmp_path) in ln] == []
+    assert list(tmp.iterdir()) == []
+
+
+def test_the_sweep_deletes_the_temporary_folders_of_dead_runs_only(tmp_path, monkeypatch):
+    monkeypatch.setattr(kernel.tempfile, "tempdir", str(tmp_path))
+    dead = int(Path("/proc/sys/kernel/pid_max").read_text()) + 1 if Path("/proc/sys/kernel/pid_max").exists() else 2**22 + 1
+    (tmp_path / f"{kernel.TEMP_PREFIX}{dead}-abc").mkdir()
+    (tmp_path / f"{kernel.TEMP_PREFIX}{os.getpid()}-abc").mkdir()
+    (tmp_path / "ccsim-kernel-other").mkdir()
+    assert kernel.sweep_temp() == [str(tmp_path / f"{kernel.TEMP_PREFIX}{dead}-abc")]
+    assert sorted(d.name for d in tmp_path.iterdir()) == [f"{kernel.TEMP_PREFIX}{os.getpid()}-abc", "ccsim-kernel-other"]
+
+
+def test_flows_to_one_host_get_ports_of_their_own():
+    p = {"flows": [{"dst": "D", "dport": 80}, {"dst": "D", "dport": 80}, {"dst": "E", "dport": 80}, {"dst": "D", "dport": 81}]}
+    kernel.distinct_ports(p)
+    assert [f["dport"] for f in p["flows"]] == [80, 81, 80, 82]
 
 
 @needs_kernel

@@ -95,14 +95,32 @@ def _alive(pid: int) -> bool:
 
 
 def sweep() -> list[str]:
-    """Deletes the namespaces of kernel runs whose process is gone (a run killed with
-    SIGKILL cannot clean up after itself); returns their names."""
+    """Deletes the namespaces and temporary folders of kernel runs whose process is gone (a
+    run killed with SIGKILL cannot clean up after itself); returns their names."""
     gone = []
     for ns in namespaces():
         parts = ns.split("-")
         if len(parts) >= 3 and parts[1].isdigit() and not _alive(int(parts[1])):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
             gone.append(ns)
+    return gone + sweep_temp()
+
+
+#: Prefix of a kernel run's temporary folder (then the pid of the run and a random part).
+TEMP_PREFIX = "ccsim-kernel-"
+
+
+def sweep_temp() -> list[str]:
+    """Deletes the temporary folders (`TEMP_PREFIX<pid>-*` in the temporary directory) of
+    kernel runs whose process is gone; returns their paths."""
+    import shutil
+
+    gone = []
+    for d in Path(tempfile.gettempdir()).glob(f"{TEMP_PREFIX}*-*"):
+        pid = d.name[len(TEMP_PREFIX) :].split("-", 1)[0]
+        if d.is_dir() and pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(d, ignore_errors=True)
+            gone.append(str(d))
     return gone
 
 
@@ -127,6 +145,17 @@ def _host_settings(p: dict[str, Any]) -> dict[str, dict[str, int]]:
         else:
             s["net.ipv4.tcp_sack"] = int(value)
     return out
+
+
+def distinct_ports(p: dict[str, Any]) -> None:
+    """Gives each flow to a host a port of its own (a listening socket per flow; the plan
+    gives every flow the same port): a flow whose (destination, port) an earlier flow has
+    takes the next free port above it."""
+    used: set[tuple[str, int]] = set()
+    for f in p["flows"]:
+        while (f["dst"], f["dport"]) in used:
+            f["dport"] += 1
+        used.add((f["dst"], f["dport"]))
 
 
 def extra_sysctls() -> dict[str, str]:
@@ -168,13 +197,14 @@ def run(
     path = Path(path)
     overrides = list(overrides or [])
     p = plan(path, overrides)
+    distinct_ports(p)
     settings = _host_settings(p)
     sweep()
     tag = f"{PREFIX}{os.getpid()}"
     ns_of = {n["name"]: f"{tag}-{i}" for i, n in enumerate(p["nodes"]) if not n["router"]}
     made: list[str] = []
     procs: list[subprocess.Popen] = []
-    logs = tempfile.TemporaryDirectory(prefix="ccsim-kernel-")
+    logs = tempfile.TemporaryDirectory(prefix=f"{TEMP_PREFIX}{os.getpid()}-")
     old = signal.signal(signal.SIGTERM, _on_sigterm) if threading.current_thread() is threading.main_thread() else None
     load_before = os.getloadavg()
     started = time.time()
