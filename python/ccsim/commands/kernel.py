@@ -65,7 +65,7 @@ def register(subparsers) -> None:
     q.add_argument(
         "--set", "-s", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE", help="override a field (repeatable)"
     )
-    q.add_argument("--out", "-o", metavar="DIR", help="folder for summary.json")
+    q.add_argument("--out", "-o", metavar="DIR", help="folder for summary.json and the Parquet tables (as `ccsim run --out`)")
     q.add_argument("--json", action="store_true", help="print the summary as one line of JSON")
     q.add_argument(
         "--pcap", metavar="ROUTERS", help="routers (comma-separated) that write ROUTER.pcap into --out: every packet they receive"
@@ -77,6 +77,7 @@ def register(subparsers) -> None:
     r.add_argument("--ns", required=True)
     r.add_argument("--pcap", default="")
     r.add_argument("--out")
+    r.add_argument("--interval", type=float, default=None)
     r.set_defaults(func=router)
     h = sub.add_parser("host", help="(used by run) one host's senders and receivers, in its namespace")
     h.add_argument("spec")
@@ -111,7 +112,9 @@ def router(args: argparse.Namespace) -> int:
     text = _text(args.file)
     try:
         pcap = [r for r in args.pcap.split(",") if r]
-        report = _core.kernel_router(text, args.file, args.overrides, args.ns.split(","), kernel.IFNAME, kernel.INTERVAL, pcap, args.out)
+        report = _core.kernel_router(
+            text, args.file, args.overrides, args.ns.split(","), kernel.IFNAME, args.interval or kernel.INTERVAL, pcap, args.out
+        )
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
