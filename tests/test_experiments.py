@@ -295,20 +295,25 @@ def test_the_kernel_questions_can_hold_and_fail():
         return kernel_data(
             "Network 1",
             {
-                "RED": {"avg_queue": 80.0, "loss_rate": 100.0, "goodput": 19.0},
+                "RED": {"avg_queue": 80.0, "loss_rate": 100.0, "goodput": 19.0, "flows_failed": 0.0},
                 "RED/ECN": {"avg_queue": 35.0, "loss_rate": 50.0, "goodput": 19.0},
-                "RED/Spoofing": {"avg_queue": 35.0 * queue_ratio, "loss_rate": loss, "goodput": 19.0 * queue_ratio**0.1},
+                "RED/Spoofing": {
+                    "avg_queue": 35.0 * queue_ratio,
+                    "loss_rate": loss,
+                    "goodput": 19.0 * queue_ratio**0.1,
+                    "flows_failed": 10.0 * (queue_ratio > 2),
+                },
                 ackspoof.KERNEL_NO_SACK: {"avg_queue": no_sack_queue, "loss_rate": loss, "goodput": 19.0},
             },
         )
 
     good, bad = ackspoof.kernel_claims(spoof(1.1, 40.0), True), ackspoof.kernel_claims(spoof(3.0, 95.0), True)
-    for fragment in ("as ECN marks do", "at least 30% fewer", "within 5% of RED's"):
+    for fragment in ("as ECN marks do", "at least 30% fewer", "within 5% of RED's", "every flow connects"):
         assert outcome(good, fragment) == v.HOLDS, fragment
         assert outcome(bad, fragment) == v.FAILS, fragment
     assert outcome(bad, "Without SACK") == v.HOLDS and outcome(good, "Without SACK") == v.HOLDS
     assert outcome(ackspoof.kernel_claims(spoof(3.0, 95.0, 200.0), True), "Without SACK") == v.FAILS
-    assert len(ackspoof.kernel_claims(spoof(1.1, 40.0), False)) == 3
+    assert len(ackspoof.kernel_claims(spoof(1.1, 40.0), False)) == 4
 
     def red(lost, queue):
         return kernel_data("S1", {"RED": {"lost": 100.0, "avg_queue": 20.0}, "RTRED": {"lost": lost, "avg_queue": queue}})
@@ -355,7 +360,7 @@ def test_the_kernel_sections_run_paired_kernel_runs(tmp_path, monkeypatch):
     spoof = [r for r in rows if r.get("spoofs_per_s")]
     assert len(spoof) == 2 and all(r["marks_per_s"] == 0 for r in spoof)
     # Two runs per configuration decide nothing.
-    assert md.count("inconclusive (too few runs)") == 5
+    assert md.count("inconclusive (too few runs)") == 6
     # A rerun into the same folder reuses the runs.
     again = Report("x", "x", tmp_path)
     ackspoof.kernel_section(again, opt)

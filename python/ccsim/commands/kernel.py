@@ -19,7 +19,8 @@ loss) and egress queues (the simulator's disciplines: drop-tail, RED and its fam
 PIE, FQ-CoDel; ECN marks are written into the IP header). Each flow is a kernel TCP
 connection with TCP_CONGESTION from tcp.variant (reno/newreno -> reno, cubic, bbr), ECN
 and SACK set by sysctl in the hosts' namespaces; the senders' TCP_INFO (cwnd, ssthresh,
-srtt, retransmissions, delivery rate) is sampled every 100 ms.
+srtt, retransmissions, delivery rate) is sampled every 100 ms, or as the scenario's
+[[series]] ask (cwnd, ssthresh, srtt, pacing_rate, goodput of flows; queue of links).
 
 Needs root, /dev/net/tun and the ip and sysctl commands. Namespaces are named ccsim-<pid>-<n>
 and removed at the end, on an error, on Ctrl-C or SIGTERM; TUN devices vanish with the
@@ -39,7 +40,8 @@ examples:
       CoDel marking ECN-capable kernel flows; the summary as JSON
 
   ccsim kernel run scenarios/kernel_dumbbell.toml --out results/ --pcap R1
-      also write results/summary.json and results/R1.pcap (every packet R1 receives)
+      also write results/summary.json, the Parquet tables of `ccsim run --out` and
+      results/R1.pcap (every packet R1 receives)
 
 exit status: 0 on success, 2 for a problem with the scenario or the arguments, 1 if the run
 could not start or failed (not root, no TUN, a process died)."""

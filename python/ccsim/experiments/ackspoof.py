@@ -338,6 +338,18 @@ def kernel_claims(data: dict, full: bool) -> list[Claim]:
             "kernel",
         )
     )
+    e = v.paired(at("RED/Spoofing", "flows_failed"), at("RED", "flows_failed"), "flows")
+    out.append(
+        Claim(
+            "With the kernel's CUBIC, every flow connects under RED/Spoofing as under RED (a SYN is not data: RED/Spoofing drops it)",
+            v.less(e, 0.5),
+            e.short(),
+            "",
+            f"flows that could not connect (or send), RED/Spoofing minus RED, paired by replication, against 0.5; {e.text()}. "
+            "Flows that never connect lose nothing either: read the loss question beside this one",
+            "kernel",
+        )
+    )
     e = v.relative(at("RED/Spoofing", "goodput"), at("RED", "goodput"))
     out.append(
         Claim(
