@@ -424,3 +424,22 @@ def test_l4s_stands_against_rtred_and_red_spoofing_today():
         d.runs[("S1", "RTRED")] = {r: {"delay_ms": theirs + 0.2 * r} for r in range(5)}
         (claim,) = today.decide(d, [shorter])
         assert claim.verdict == outcome, claim
+
+
+def test_a_failed_kernel_run_is_reported_and_not_cached(tmp_path, monkeypatch):
+    from ccsim import kernel
+    from ccsim.experiments import kernel_runs
+
+    calls = []
+
+    def fail(path):
+        calls.append(path)
+        raise kernel.KernelError("the router died (exit -9)")
+
+    monkeypatch.setattr(kernel, "run", fail)
+    configs = {"S1": [kernel_runs.Config("RED", lambda seed: rtred.kernel_scenario("S1", "RED", seed, 5.0))]}
+    data = kernel_runs.run(Options(out=tmp_path), configs, 2, rtred.kernel_metrics)
+    assert data == {"errors": ["S1 RED run 0: the router died (exit -9)", "S1 RED run 1: the router died (exit -9)"]}
+    assert not (tmp_path / "kernel" / "runs.jsonl").exists()
+    kernel_runs.run(Options(out=tmp_path), configs, 2, rtred.kernel_metrics)
+    assert len(calls) == 4

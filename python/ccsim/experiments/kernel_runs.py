@@ -65,7 +65,8 @@ def _toml(doc: dict) -> str:
 
 def run_one(doc: dict, cache: Path, metrics: Callable[[dict], dict]) -> dict:
     """One kernel run of the scenario `doc` (cached in `cache`, a JSON-lines file, by the
-    scenario's text); its metrics with the load average before and after, or `error`."""
+    scenario's text; a failed one is not); its metrics with the load average before and
+    after, or `error`."""
     from .. import kernel
 
     text = _toml(doc)
@@ -93,9 +94,10 @@ def run_one(doc: dict, cache: Path, metrics: Callable[[dict], dict]) -> dict:
             # configuration, counted, not a failed run.
             row["flow_errors"] = [f["error"] for f in s["flows"] if f.get("error")]
             row["flows_failed"] = len(row["flow_errors"])
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    with cache.open("a") as f:
-        f.write(json.dumps(row) + "\n")
+    if "error" not in row:  # a failed run is tried again by a rerun
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        with cache.open("a") as f:
+            f.write(json.dumps(row) + "\n")
     return row
 
 
