@@ -90,9 +90,12 @@ def test_ackspoof_sweep_points_give_the_builders_scenarios(args):
 @pytest.mark.slow
 @pytest.mark.parametrize("paper", ["rtred", "das", "ackspoof", "acc"])
 def test_quick_reproduction_writes_a_report_with_verdicts(paper, tmp_path):
-    rep, _ = reproduce(paper, Options(out=tmp_path, quick=True, workers=2, progress=False))
+    # Without the kernel runs (tests/test_experiments.py's kernel test runs them apart).
+    rep, _ = reproduce(paper, Options(out=tmp_path, quick=True, workers=2, progress=False, kernel=False))
     md = (tmp_path / "report.md").read_text()
     assert rep.title in md and "Assumed values" in md and "docs/scenarios.md" in md
+    if paper in ("ackspoof", "rtred"):
+        assert "Against a real stack" in md and "Skipped: kernel runs were turned off" in md
     # At a glance: citation, profile, the verdict table first, the too-few-runs mark.
     head = md[: md.index("## Verdicts")]
     assert rep.citation and rep.citation in head and "**Profile: ns2**" in head and "Mode: quick" in head
@@ -279,6 +282,91 @@ def test_ackspoof_claims_can_hold_and_fail():
     assert outcome(good, "converge to the fair share") == v.HOLDS
 
 
+def kernel_data(case: str, values: dict[str, dict[str, float]]) -> dict:
+    """Kernel runs' metrics of several configurations in one case, ten replications each
+    around the values given."""
+    return {"errors": []} | {
+        (case, label): {r: {k: x * (1 + 0.01 * ((r % 5) - 2)) for k, x in m.items()} for r in range(10)} for label, m in values.items()
+    }
+
+
+def test_the_kernel_questions_can_hold_and_fail():
+    def spoof(queue_ratio, loss, no_sack_queue=35.0):
+        return kernel_data(
+            "Network 1",
+            {
+                "RED": {"avg_queue": 80.0, "loss_rate": 100.0, "goodput": 19.0, "flows_failed": 0.0},
+                "RED/ECN": {"avg_queue": 35.0, "loss_rate": 50.0, "goodput": 19.0},
+                "RED/Spoofing": {
+                    "avg_queue": 35.0 * queue_ratio,
+                    "loss_rate": loss,
+                    "goodput": 19.0 * queue_ratio**0.1,
+                    "flows_failed": 10.0 * (queue_ratio > 2),
+                },
+                ackspoof.KERNEL_NO_SACK: {"avg_queue": no_sack_queue, "loss_rate": loss, "goodput": 19.0},
+            },
+        )
+
+    good, bad = ackspoof.kernel_claims(spoof(1.1, 40.0), True), ackspoof.kernel_claims(spoof(3.0, 95.0), True)
+    for fragment in ("as ECN marks do", "at least 30% fewer", "within 5% of RED's", "every flow connects"):
+        assert outcome(good, fragment) == v.HOLDS, fragment
+        assert outcome(bad, fragment) == v.FAILS, fragment
+    assert outcome(bad, "Without SACK") == v.HOLDS and outcome(good, "Without SACK") == v.HOLDS
+    assert outcome(ackspoof.kernel_claims(spoof(3.0, 95.0, 200.0), True), "Without SACK") == v.FAILS
+    assert len(ackspoof.kernel_claims(spoof(1.1, 40.0), False)) == 4
+
+    def red(lost, queue):
+        return kernel_data("S1", {"RED": {"lost": 100.0, "avg_queue": 20.0}, "RTRED": {"lost": lost, "avg_queue": queue}})
+
+    good, bad = rtred.kernel_claims(red(80.0, 24.0), ["S1"]), rtred.kernel_claims(red(120.0, 16.0), ["S1"])
+    for fragment in ("loses fewer packets", "higher average queue"):
+        assert outcome(good, fragment) == v.HOLDS and outcome(bad, fragment) == v.FAILS, fragment
+
+
+def test_a_kernel_section_says_why_it_was_skipped(tmp_path, monkeypatch):
+    from ccsim import kernel
+    from ccsim.commands import reproduce as command
+    from ccsim.experiments.report import Report
+
+    monkeypatch.setattr(kernel, "unavailable", lambda: "no /dev/net/tun")
+    for paper in (ackspoof, rtred):
+        rep = Report("x", "x", tmp_path)
+        paper.kernel_section(rep, Options(out=tmp_path, quick=True))
+        assert "Skipped: kernel runs are not available on this machine: no /dev/net/tun" in rep.markdown()
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    command.register(parser.add_subparsers())
+    assert parser.parse_args(["reproduce", "rtred", "--no-kernel"]).kernel is False
+    assert parser.parse_args(["reproduce", "rtred"]).kernel is True
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(__import__("ccsim.kernel").kernel.unavailable() is not None, reason="kernel runs unavailable")
+def test_the_kernel_sections_run_paired_kernel_runs(tmp_path, monkeypatch):
+    from ccsim.experiments.report import Report
+
+    monkeypatch.setattr(ackspoof, "KERNEL_QUICK", (2, 4.0, 1.0))
+    monkeypatch.setattr(rtred, "KERNEL_QUICK", (["S1"], 2, 5.0))
+    rep = Report("x", "x", tmp_path)
+    opt = Options(out=tmp_path, quick=True)
+    ackspoof.kernel_section(rep, opt)
+    rtred.kernel_section(rep, opt)
+    md = rep.markdown()
+    assert "Failed runs" not in md, md
+    assert "| Network 1 | RED/Spoofing | 2 |" in md and "| S1 | RTRED | 2 |" in md
+    rows = [json.loads(x) for x in (tmp_path / "kernel" / "runs.jsonl").read_text().splitlines()]
+    assert len(rows) == 2 * 3 + 2 * 2 and all("error" not in r for r in rows)
+    spoof = [r for r in rows if r.get("spoofs_per_s")]
+    assert len(spoof) == 2 and all(r["marks_per_s"] == 0 for r in spoof)
+    # Two runs per configuration decide nothing.
+    assert md.count("inconclusive (too few runs)") == 6
+    # A rerun into the same folder reuses the runs.
+    again = Report("x", "x", tmp_path)
+    ackspoof.kernel_section(again, opt)
+    assert len((tmp_path / "kernel" / "runs.jsonl").read_text().splitlines()) == len(rows)
+
+
 def test_one_colour_per_system_in_every_figure_of_a_paper():
     """ACC's "TCP, RED" is the same orange in Figs. 4 and 5 and in today.png ("Reno, RED")."""
     per = {(d, c): {0: {"kbps": 1.0, "rtt_ms": 50.0 + d}} for d in (10, 100) for c in acc.CURVES}
@@ -336,3 +424,22 @@ def test_l4s_stands_against_rtred_and_red_spoofing_today():
         d.runs[("S1", "RTRED")] = {r: {"delay_ms": theirs + 0.2 * r} for r in range(5)}
         (claim,) = today.decide(d, [shorter])
         assert claim.verdict == outcome, claim
+
+
+def test_a_failed_kernel_run_is_reported_and_not_cached(tmp_path, monkeypatch):
+    from ccsim import kernel
+    from ccsim.experiments import kernel_runs
+
+    calls = []
+
+    def fail(path):
+        calls.append(path)
+        raise kernel.KernelError("the router died (exit -9)")
+
+    monkeypatch.setattr(kernel, "run", fail)
+    configs = {"S1": [kernel_runs.Config("RED", lambda seed: rtred.kernel_scenario("S1", "RED", seed, 5.0))]}
+    data = kernel_runs.run(Options(out=tmp_path), configs, 2, rtred.kernel_metrics)
+    assert data == {"errors": ["S1 RED run 0: the router died (exit -9)", "S1 RED run 1: the router died (exit -9)"]}
+    assert not (tmp_path / "kernel" / "runs.jsonl").exists()
+    kernel_runs.run(Options(out=tmp_path), configs, 2, rtred.kernel_metrics)
+    assert len(calls) == 4

@@ -114,8 +114,11 @@ def test_a_short_kernel_run_reports_and_leaves_nothing_behind(tmp_path):
 def test_killing_the_router_mid_run_fails_the_run_and_leaves_nothing(tmp_path):
     path = tmp_path / "s.toml"
     path.write_text(SHORT)
+    # The run's temporary folder goes into a folder of the test's own, to be seen to go.
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
     cmd = [sys.executable, "-m", "ccsim", "kernel", "run", str(path), "--json"]
-    run = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ, TMPDIR=str(tmp)))
     router = None
     deadline = time.time() + 30
     while router is None and time.time() < deadline:
@@ -127,12 +130,34 @@ def test_killing_the_router_mid_run_fails_the_run_and_leaves_nothing(tmp_path):
         time.sleep(0.2)
     assert router is not None, "the router started"
     time.sleep(2.0)
+    assert [d.name for d in tmp.iterdir()] != [], "the run made its temporary folder there"
     os.kill(router, signal.SIGKILL)
     out, err = run.communicate(timeout=30)
     assert run.returncode == 1 and "router died" in err, err
     tag = f"{kernel.PREFIX}{run.pid}-"
     assert [ns for ns in kernel.namespaces() if ns.startswith(tag)] == []
     assert _tun_devices() == []
+    # No process of the run (the host processes' arguments name the plan in the temporary
+    # folder, the router's the scenario) and no temporary folder is left.
+    ps = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
+    assert [ln for ln in ps.splitlines() if str(tmp_path) in ln] == []
+    assert list(tmp.iterdir()) == []
+
+
+def test_the_sweep_deletes_the_temporary_folders_of_dead_runs_only(tmp_path, monkeypatch):
+    monkeypatch.setattr(kernel.tempfile, "tempdir", str(tmp_path))
+    dead = int(Path("/proc/sys/kernel/pid_max").read_text()) + 1 if Path("/proc/sys/kernel/pid_max").exists() else 2**22 + 1
+    (tmp_path / f"{kernel.TEMP_PREFIX}{dead}-abc").mkdir()
+    (tmp_path / f"{kernel.TEMP_PREFIX}{os.getpid()}-abc").mkdir()
+    (tmp_path / "ccsim-kernel-other").mkdir()
+    assert kernel.sweep_temp() == [str(tmp_path / f"{kernel.TEMP_PREFIX}{dead}-abc")]
+    assert sorted(d.name for d in tmp_path.iterdir()) == [f"{kernel.TEMP_PREFIX}{os.getpid()}-abc", "ccsim-kernel-other"]
+
+
+def test_flows_to_one_host_get_ports_of_their_own():
+    p = {"flows": [{"dst": "D", "dport": 80}, {"dst": "D", "dport": 80}, {"dst": "E", "dport": 80}, {"dst": "D", "dport": 81}]}
+    kernel.distinct_ports(p)
+    assert [f["dport"] for f in p["flows"]] == [80, 81, 80, 82]
 
 
 @needs_kernel
@@ -187,3 +212,57 @@ def test_a_run_sweeps_the_namespaces_of_a_run_that_was_killed():
         assert ns not in kernel.namespaces()
     finally:
         subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
+
+def test_series_a_kernel_run_cannot_sample_are_refused_by_name(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(SHORT + '[[series]]\nkind = "queue_avg"\nlink = "R1->R2"\ninterval = "100ms"\n')
+    with pytest.raises(kernel.KernelError, match=r"series \(queue_avg R1->R2\)\.kind"):
+        kernel.series_wanted(path)
+    path.write_text(SHORT)
+    assert kernel.series_wanted(path) is None
+
+
+def test_resampling_keeps_the_multiples_of_the_interval():
+    t = [round(0.05 * i, 6) for i in range(10)]
+    assert kernel.resample(t, list(range(10)), 0.1, 0.05, 100) == ([0.0, 0.1, 0.2, 0.3, 0.4], [0, 2, 4, 6, 8], False)
+    assert kernel.resample(t, list(range(10)), 0.1, 0.05, 2) == ([0.0, 0.1], [0, 2], True)
+
+
+@needs_kernel
+def test_a_kernel_run_writes_the_series_asked_for_and_the_parquet_tables(tmp_path):
+    from ccsim.results import Results
+
+    path = tmp_path / "s.toml"
+    series = "".join(
+        f'[[series]]\nkind = "{k}"\n{what} = "{target}"\ninterval = "{dt}"\n'
+        for k, what, target, dt in [
+            ("cwnd", "flow", "bulk", "200ms"),
+            ("goodput", "flow", "late", "500ms"),
+            ("queue", "link", "R1->R2", "50ms"),
+        ]
+    )
+    # A flow that starts late (and shares its hosts with others): its goodput is over the
+    # measurement window, not stretched to it.
+    late = '[[flows]]\nname = "late"\nfrom = "S2"\nto = "D1"\nstart = "3s"\ntcp = { variant = "cubic", mss = 1460, sack = true }\n'
+    path.write_text(SHORT + late + series)
+    s = kernel.run(path, out_dir=tmp_path / "out")
+    assert [x["name"] for x in s["series"]] == ["cwnd bulk[0]", "cwnd bulk[1]", "goodput late[0]", "queue R1->R2"]
+    by = {x["name"]: x for x in s["series"]}
+    assert by["cwnd bulk[1]"]["t"][:3] == [0.0, 0.2, 0.4] and all(v > 0 for v in by["cwnd bulk[1]"]["value"])
+    goodput = dict(zip(by["goodput late[0]"]["t"], by["goodput late[0]"]["value"]))
+    assert list(goodput)[:2] == [0.0, 0.5] and max(goodput.values()) > 1e6
+    assert all(v == 0 for t, v in goodput.items() if t <= 3.0), goodput
+    assert len(by["queue R1->R2"]["t"]) > 80 and max(by["queue R1->R2"]["value"]) > 0
+    f = next(f for f in s["flows"] if f["flow"] == "late[0]")
+    # Two of the four measured seconds at most, sharing the 10 Mb/s bottleneck.
+    assert 0 < f["goodput_bps"] < 0.5 * 10e6, f
+    res = Results.load(tmp_path / "out")
+    for name in ("flows", "queues", "links", "nodes", "series"):
+        assert (tmp_path / "out" / f"{name}.parquet").exists()
+    import polars as pl
+
+    long = pl.read_parquet(tmp_path / "out" / "series.parquet")
+    assert long.columns == ["name", "t", "value"] and set(long["name"]) == set(by)
+    assert res.flows.height == 3 and res.summary["mode"] == "kernel"
+    assert _ours() == [] and _tun_devices() == []

@@ -17,6 +17,7 @@ error, on Ctrl-C or SIGTERM, and when a process dies.
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import socket
@@ -37,8 +38,12 @@ from .live import _stop as stop_processes
 PREFIX = "ccsim-"
 #: Name of the TUN device in each host's namespace.
 IFNAME = "ccsim0"
-#: Seconds between TCP_INFO and queue samples.
+#: Seconds between TCP_INFO and queue samples when the scenario asks for no `[[series]]`.
 INTERVAL = 0.1
+#: The `[[series]]` kinds a kernel run samples: of flows, from the sender's TCP_INFO
+#: (`goodput`: the receiver's); of links, the router's queue.
+FLOW_SERIES = ("cwnd", "ssthresh", "srtt", "pacing_rate", "goodput")
+LINK_SERIES = ("queue",)
 #: Seconds the processes may take to get ready; seconds between "ready" and the start.
 START_TIMEOUT = 30.0
 START_DELAY = 0.5
@@ -72,6 +77,30 @@ def plan(path: Path | str, overrides: list[str] | None = None) -> dict[str, Any]
     return json.loads(_core.kernel_plan(path.read_text(), str(path), list(overrides or [])))
 
 
+def series_wanted(path: Path | str, overrides: list[str] | None = None) -> list[dict[str, Any]] | None:
+    """The scenario's `[[series]]` as the simulator expands them (`name` "KIND TARGET",
+    `interval_s`, `max_points`), None when it asks for none. A kind a kernel run does not
+    sample is an error naming it."""
+    path = Path(path)
+    wanted = json.loads(_core.describe(path.read_text(), str(path), list(overrides or []), None))["series"]
+    for w in wanted:
+        kind = w["name"].split(" ", 1)[0]
+        if kind not in FLOW_SERIES + LINK_SERIES:
+            raise KernelError(
+                f"series ({w['name']}).kind: a kernel run samples {', '.join(FLOW_SERIES)} of flows and "
+                f"{', '.join(LINK_SERIES)} of links, not {kind}"
+            )
+    return wanted or None
+
+
+def resample(t: list[float], values: list, interval: float, base: float, max_points: int) -> tuple[list, list, bool]:
+    """The samples of a series taken every `base` seconds that fall on multiples of
+    `interval` (within half of `base`), at most `max_points` of them; and whether some were
+    left out for that bound."""
+    keep = [i for i, x in enumerate(t) if abs(x / interval - round(x / interval)) * interval < base / 2 + 1e-9]
+    return [t[i] for i in keep[:max_points]], [values[i] for i in keep[:max_points]], len(keep) > max_points
+
+
 def _ip(*args: str, stdin: str | None = None) -> None:
     r = subprocess.run(["ip", *args], input=stdin, capture_output=True, text=True)
     if r.returncode != 0:
@@ -95,14 +124,32 @@ def _alive(pid: int) -> bool:
 
 
 def sweep() -> list[str]:
-    """Deletes the namespaces of kernel runs whose process is gone (a run killed with
-    SIGKILL cannot clean up after itself); returns their names."""
+    """Deletes the namespaces and temporary folders of kernel runs whose process is gone (a
+    run killed with SIGKILL cannot clean up after itself); returns their names."""
     gone = []
     for ns in namespaces():
         parts = ns.split("-")
         if len(parts) >= 3 and parts[1].isdigit() and not _alive(int(parts[1])):
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
             gone.append(ns)
+    return gone + sweep_temp()
+
+
+#: Prefix of a kernel run's temporary folder (then the pid of the run and a random part).
+TEMP_PREFIX = "ccsim-kernel-"
+
+
+def sweep_temp() -> list[str]:
+    """Deletes the temporary folders (`TEMP_PREFIX<pid>-*` in the temporary directory) of
+    kernel runs whose process is gone; returns their paths."""
+    import shutil
+
+    gone = []
+    for d in Path(tempfile.gettempdir()).glob(f"{TEMP_PREFIX}*-*"):
+        pid = d.name[len(TEMP_PREFIX) :].split("-", 1)[0]
+        if d.is_dir() and pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(d, ignore_errors=True)
+            gone.append(str(d))
     return gone
 
 
@@ -127,6 +174,17 @@ def _host_settings(p: dict[str, Any]) -> dict[str, dict[str, int]]:
         else:
             s["net.ipv4.tcp_sack"] = int(value)
     return out
+
+
+def distinct_ports(p: dict[str, Any]) -> None:
+    """Gives each flow to a host a port of its own (a listening socket per flow; the plan
+    gives every flow the same port): a flow whose (destination, port) an earlier flow has
+    takes the next free port above it."""
+    used: set[tuple[str, int]] = set()
+    for f in p["flows"]:
+        while (f["dst"], f["dport"]) in used:
+            f["dport"] += 1
+        used.add((f["dst"], f["dport"]))
 
 
 def extra_sysctls() -> dict[str, str]:
@@ -168,13 +226,17 @@ def run(
     path = Path(path)
     overrides = list(overrides or [])
     p = plan(path, overrides)
+    distinct_ports(p)
+    p["series"] = series_wanted(path, overrides)
+    # One sampling interval for everything, the shortest asked for (1 ms at least).
+    p["interval_s"] = max(1e-3, min([w["interval_s"] for w in p["series"] or []] + [INTERVAL]))
     settings = _host_settings(p)
     sweep()
     tag = f"{PREFIX}{os.getpid()}"
     ns_of = {n["name"]: f"{tag}-{i}" for i, n in enumerate(p["nodes"]) if not n["router"]}
     made: list[str] = []
     procs: list[subprocess.Popen] = []
-    logs = tempfile.TemporaryDirectory(prefix="ccsim-kernel-")
+    logs = tempfile.TemporaryDirectory(prefix=f"{TEMP_PREFIX}{os.getpid()}-")
     old = signal.signal(signal.SIGTERM, _on_sigterm) if threading.current_thread() is threading.main_thread() else None
     load_before = os.getloadavg()
     started = time.time()
@@ -201,6 +263,8 @@ def run(
             str(path),
             "--ns",
             ",".join(ns_of.get(n["name"], "") for n in p["nodes"]),
+            "--interval",
+            repr(p["interval_s"]),
         ]
         router_cmd += [a for o in overrides for a in ("--set", o)]
         if pcap:
@@ -280,9 +344,10 @@ def run(
         "kernel": os.uname().release,
     }
     if out_dir:
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "summary.json").write_text(json.dumps(summary, indent=1))
+        from .results import Results
+
+        # summary.json and the Parquet tables, as `ccsim run --out` writes them.
+        Results(summary).to_parquet(out_dir)
     return summary
 
 
@@ -316,6 +381,9 @@ def combine(p: dict[str, Any], router: dict[str, Any], hosts: dict[str, dict[str
     senders = {f["name"]: f for h in hosts.values() for f in h["senders"]}
     receivers = {f["name"]: f for h in hosts.values() for f in h["receivers"]}
     flows = []
+    # Every series sampled, name -> (t, values); without `[[series]]` in the scenario, the
+    # senders' and the non-empty queues' go into the summary.
+    sampled: dict[str, tuple[list, list]] = {}
     series = []
     for f in p["flows"]:
         tx = senders.get(f["name"], {})
@@ -346,16 +414,31 @@ def combine(p: dict[str, Any], router: dict[str, Any], hosts: dict[str, dict[str
             }
         )
         for kind, values in tx.get("series", {}).items():
-            series.append({"name": f"{kind} {f['name']}", "t": tx.get("series_t", []), "value": values, "truncated": False})
+            sampled[f"{kind} {f['name']}"] = (tx.get("series_t", []), values)
+        sampled[f"goodput {f['name']}"] = (rx.get("series_t", []), rx.get("goodput", []))
     queues = []
     links = []
     for q in router["queues"]:
-        if max((v for _, v in q["series"]), default=0) > 0:
+        sampled[f"queue {q['link']}"] = ([t for t, _ in q["series"]], [v for _, v in q["series"]])
+        if p.get("series") is None and max((v for _, v in q["series"]), default=0) > 0:
             series.append(
-                {"name": f"queue {q['link']}", "t": [t for t, _ in q["series"]], "value": [v for _, v in q["series"]], "truncated": False}
+                {
+                    "name": f"queue {q['link']}",
+                    "t": sampled[f"queue {q['link']}"][0],
+                    "value": sampled[f"queue {q['link']}"][1],
+                    "truncated": False,
+                }
             )
         queues.append({k: v for k, v in q.items() if k not in LINK_FIELDS or k == "link"})
         links.append({k: q[k] for k in LINK_FIELDS if k != "series"})
+    if p.get("series") is None:
+        names = [f"{k} {f['name']}" for f in p["flows"] for k in ("cwnd", "ssthresh", "srtt", "retransmissions", "delivery_rate")]
+        series = [{"name": n, "t": sampled[n][0], "value": sampled[n][1], "truncated": False} for n in names if n in sampled] + series
+    else:
+        base = p.get("interval_s", INTERVAL)
+        for w in p["series"]:
+            t, vals, cut = resample(*sampled.get(w["name"], ([], [])), w["interval_s"], base, w["max_points"])
+            series.append({"name": w["name"], "t": t, "value": vals, "truncated": cut})
     goodputs = [f["goodput_bps"] for f in flows]
     jain = (sum(goodputs) ** 2 / (len(goodputs) * sum(g * g for g in goodputs))) if any(goodputs) else 1.0
     return {
@@ -470,6 +553,7 @@ _INFO = {
     "min_rtt_us": (148, "I"),
     "data_segs_out": (156, "I"),
     "delivery_rate": (160, "Q"),
+    "pacing_rate": (104, "Q"),
     "bytes_received": (128, "Q"),
     "bytes_sent": (200, "Q"),
     "bytes_retrans": (208, "Q"),
@@ -517,8 +601,9 @@ def host_main(spec_path: str, name: str) -> int:
     t0 = float(line)
     rx_rows: list[dict[str, Any]] = []
     tx_rows: list[dict[str, Any]] = []
-    threads = [threading.Thread(target=_receive, args=(f, s, t0, warmup, end, rx_rows), daemon=True) for f, s in listeners]
-    threads += [threading.Thread(target=_send, args=(f, t0, warmup, end, tx_rows), daemon=True) for f in mine_tx]
+    dt = p.get("interval_s", INTERVAL)
+    threads = [threading.Thread(target=_receive, args=(f, s, t0, warmup, end, rx_rows, dt), daemon=True) for f, s in listeners]
+    threads += [threading.Thread(target=_send, args=(f, t0, warmup, end, tx_rows, dt), daemon=True) for f in mine_tx]
     for t in threads:
         t.start()
     for t in threads:
@@ -532,7 +617,13 @@ def _sleep_until(t: float) -> None:
         time.sleep(min(left, 0.5))
 
 
-def _receive(f: dict[str, Any], lsock: socket.socket, t0: float, warmup: float, end: float, rows: list) -> None:
+def _grid(t0: float, after: float, interval: float) -> float:
+    """The first sampling time at or after `after` s of the run: samples are taken at
+    multiples of `interval` from the start, as the simulator's."""
+    return t0 + math.ceil(after / interval - 1e-9) * interval
+
+
+def _receive(f: dict[str, Any], lsock: socket.socket, t0: float, warmup: float, end: float, rows: list, interval: float = INTERVAL) -> None:
     row = {"name": f["name"], "bytes": 0, "bytes_in_window": 0}
     rows.append(row)
     lsock.settimeout(max(1.0, t0 + end - time.time()))
@@ -541,13 +632,23 @@ def _receive(f: dict[str, Any], lsock: socket.socket, t0: float, warmup: float, 
     except OSError as e:
         row["error"] = f"accept: {e}"
         return
-    conn.settimeout(0.02)
+    conn.settimeout(min(0.02, interval / 2))
     buf = bytearray(1 << 18)
+    # The goodput series: bytes delivered in order during each interval, as bit/s.
+    next_sample = _grid(t0, time.time() - t0, interval)
+    # Nothing was delivered before the connection: zeros from the start, as simulated.
+    before = round((next_sample - t0) / interval)
+    row["series_t"], row["goodput"] = [round(k * interval, 6) for k in range(before)], [0.0] * before
+    last = (next_sample - interval, 0)
     (w0, w1) = (t0 + warmup, t0 + end)
     # Bytes delivered in order by the kernel (tcpi_bytes_received) when the window opens
     # and closes, read within a few ms of those times: what the application has read is
     # later by whatever waits in the socket buffer.
     at: list[tuple[float, int]] = []
+    if time.time() >= w0:
+        # Connected after the window opened: nothing was received before, so the window
+        # opens with 0 bytes (a reading now would stretch this flow's rate over the window).
+        at.append((w0, 0))
     while True:
         try:
             n = conn.recv_into(buf)
@@ -559,6 +660,12 @@ def _receive(f: dict[str, Any], lsock: socket.socket, t0: float, warmup: float, 
         now = time.time()
         while len(at) < 2 and now >= (w0, w1)[len(at)]:
             at.append((now, tcp_info(conn)["bytes_received"]))
+        if now >= next_sample and next_sample <= w1 + 1e-9:
+            got = tcp_info(conn)["bytes_received"]
+            row["series_t"].append(round(next_sample - t0, 6))
+            row["goodput"].append((got - last[1]) * 8 / max(now - last[0], 1e-6))
+            last = (now, got)
+            next_sample += interval
         if n == 0 or (n < 0 and now > w1 + 1.0):
             break
         row["bytes"] += max(n, 0)
@@ -571,7 +678,7 @@ def _receive(f: dict[str, Any], lsock: socket.socket, t0: float, warmup: float, 
     conn.close()
 
 
-def _send(f: dict[str, Any], t0: float, warmup: float, end: float, rows: list) -> None:
+def _send(f: dict[str, Any], t0: float, warmup: float, end: float, rows: list, interval: float = INTERVAL) -> None:
     row: dict[str, Any] = {"name": f["name"]}
     rows.append(row)
     _sleep_until(t0 + f["start_s"])
@@ -579,35 +686,38 @@ def _send(f: dict[str, Any], t0: float, warmup: float, end: float, rows: list) -
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, f["cc"].encode())
-        s.settimeout(5.0)
+        # Until the run's end: a SYN lost to a full queue is resent after 1 s, then 2 s more...
+        s.settimeout(max(5.0, stop - time.time()))
         s.connect((f["dst_addr"], f["dport"]))
     except OSError as e:
         row["error"] = f"connect ({f['cc']}): {e}"
         return
-    s.settimeout(INTERVAL / 2)
+    s.settimeout(interval / 2)
     chunk = b"\0" * (1 << 16)
     left = f["data_bytes"] if f["data_bytes"] is not None else None
-    names = ("cwnd", "ssthresh", "srtt", "retransmissions", "delivery_rate")
+    names = ("cwnd", "ssthresh", "srtt", "retransmissions", "delivery_rate", "pacing_rate")
     series: dict[str, list] = {k: [] for k in names}
     ts: list[float] = []
     base: dict[str, int] | None = None
     srtts: list[float] = []
-    next_sample = t0 + f["start_s"]
+    next_sample = _grid(t0, f["start_s"], interval)
     while True:
         now = time.time()
-        if now >= next_sample:
+        if now >= next_sample and next_sample <= stop + 1e-9:
             i = tcp_info(s)
-            ts.append(round(now - t0, 6))
+            ts.append(round(next_sample - t0, 6))
             series["cwnd"].append(i["snd_cwnd"])
             series["ssthresh"].append(None if i["snd_ssthresh"] >= _INFINITE_SSTHRESH else i["snd_ssthresh"])
             series["srtt"].append(i["rtt_us"] / 1e3)
             series["retransmissions"].append(i["total_retrans"])
             series["delivery_rate"].append(i["delivery_rate"] * 8)
+            # ~0: no pacing rate set.
+            series["pacing_rate"].append(None if i["pacing_rate"] >= 2**64 - 1 else i["pacing_rate"] * 8)
             if now >= t0 + warmup:
                 if base is None:
                     base = i
                 srtts.append(i["rtt_us"] / 1e3)
-            next_sample += INTERVAL
+            next_sample += interval
         if now >= stop or left == 0:
             break
         try:

@@ -297,6 +297,14 @@ fn tshark(path: &std::path::Path, args: &[&str]) -> Option<Vec<String>> {
 fn a_node_captures_what_it_sends_and_receives_and_tshark_reads_the_acc_fields() {
     let dir = std::env::temp_dir().join(format!("ccsim-live-pcap-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    // The folder goes however the test ends: tshark missing, an assertion failing.
+    struct Gone(std::path::PathBuf);
+    impl Drop for Gone {
+        fn drop(&mut self) {
+            std::fs::remove_dir_all(&self.0).ok();
+        }
+    }
+    let _gone = Gone(dir.clone());
     let key = Auth::new(b"the scenario's key, 16+ bytes", RUN).unwrap();
     let mut plan = line(10_000_000, 100, 0.5);
     plan.pcap = vec![1];
@@ -341,5 +349,4 @@ fn a_node_captures_what_it_sends_and_receives_and_tshark_reads_the_acc_fields() 
     assert!(lines.contains(&"3\t10.0.0.3\t10.0.0.2\t6\t6\t".to_string()), "{lines:?}");
     assert_eq!(lines.iter().filter(|l| *l == "2\t10.0.0.2\t10.0.0.1\t\t6\t42").count(), 2, "{lines:?}");
     assert_eq!(lines.iter().filter(|l| l.starts_with("1\t10.0.0.1\t10.0.0.3")).count(), 2, "{lines:?}");
-    std::fs::remove_dir_all(&dir).ok();
 }

@@ -19,7 +19,8 @@ loss) and egress queues (the simulator's disciplines: drop-tail, RED and its fam
 PIE, FQ-CoDel; ECN marks are written into the IP header). Each flow is a kernel TCP
 connection with TCP_CONGESTION from tcp.variant (reno/newreno -> reno, cubic, bbr), ECN
 and SACK set by sysctl in the hosts' namespaces; the senders' TCP_INFO (cwnd, ssthresh,
-srtt, retransmissions, delivery rate) is sampled every 100 ms.
+srtt, retransmissions, delivery rate) is sampled every 100 ms, or as the scenario's
+[[series]] ask (cwnd, ssthresh, srtt, pacing_rate, goodput of flows; queue of links).
 
 Needs root, /dev/net/tun and the ip and sysctl commands. Namespaces are named ccsim-<pid>-<n>
 and removed at the end, on an error, on Ctrl-C or SIGTERM; TUN devices vanish with the
@@ -39,7 +40,8 @@ examples:
       CoDel marking ECN-capable kernel flows; the summary as JSON
 
   ccsim kernel run scenarios/kernel_dumbbell.toml --out results/ --pcap R1
-      also write results/summary.json and results/R1.pcap (every packet R1 receives)
+      also write results/summary.json, the Parquet tables of `ccsim run --out` and
+      results/R1.pcap (every packet R1 receives)
 
 exit status: 0 on success, 2 for a problem with the scenario or the arguments, 1 if the run
 could not start or failed (not root, no TUN, a process died)."""
@@ -65,7 +67,7 @@ def register(subparsers) -> None:
     q.add_argument(
         "--set", "-s", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE", help="override a field (repeatable)"
     )
-    q.add_argument("--out", "-o", metavar="DIR", help="folder for summary.json")
+    q.add_argument("--out", "-o", metavar="DIR", help="folder for summary.json and the Parquet tables (as `ccsim run --out`)")
     q.add_argument("--json", action="store_true", help="print the summary as one line of JSON")
     q.add_argument(
         "--pcap", metavar="ROUTERS", help="routers (comma-separated) that write ROUTER.pcap into --out: every packet they receive"
@@ -77,6 +79,7 @@ def register(subparsers) -> None:
     r.add_argument("--ns", required=True)
     r.add_argument("--pcap", default="")
     r.add_argument("--out")
+    r.add_argument("--interval", type=float, default=None)
     r.set_defaults(func=router)
     h = sub.add_parser("host", help="(used by run) one host's senders and receivers, in its namespace")
     h.add_argument("spec")
@@ -111,7 +114,9 @@ def router(args: argparse.Namespace) -> int:
     text = _text(args.file)
     try:
         pcap = [r for r in args.pcap.split(",") if r]
-        report = _core.kernel_router(text, args.file, args.overrides, args.ns.split(","), kernel.IFNAME, kernel.INTERVAL, pcap, args.out)
+        report = _core.kernel_router(
+            text, args.file, args.overrides, args.ns.split(","), kernel.IFNAME, args.interval or kernel.INTERVAL, pcap, args.out
+        )
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1

@@ -65,6 +65,12 @@ def register(subparsers) -> None:
         default="ns2",
         help="defaults the report is written under: ns2 (ns-2.35's, as the papers simulated; the default) or rfc; every claim is also checked under the other",
     )
+    p.add_argument(
+        "--no-kernel",
+        dest="kernel",
+        action="store_false",
+        help="leave out the sections that rerun a paper with the Linux kernel's TCP (ackspoof, rtred; run as root where kernel runs work)",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
     p.set_defaults(func=run)
 
@@ -85,6 +91,7 @@ def run(args) -> int:
         scheduler=args.scheduler,
         progress=False if args.quiet else None,
         profile=args.profile,
+        kernel=args.kernel,
     )
     start = time.perf_counter()
     if args.paper == "all":

@@ -63,7 +63,13 @@ def reproduce_all(opt: Options, papers: list[str] | None = None) -> tuple[Path, 
     done = []
     for p in papers:
         sub = Options(
-            out=opt.out / p, quick=opt.quick, workers=opt.workers, scheduler=opt.scheduler, progress=opt.progress, profile=opt.profile
+            out=opt.out / p,
+            quick=opt.quick,
+            workers=opt.workers,
+            scheduler=opt.scheduler,
+            progress=opt.progress,
+            profile=opt.profile,
+            kernel=opt.kernel,
         )
         rep, seconds = reproduce(p, sub)
         done.append((p, rep, seconds))

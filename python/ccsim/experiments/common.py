@@ -34,6 +34,9 @@ class Options:
     scheduler: Any = None
     progress: bool | None = None
     profile: str = PROFILES[0]
+    #: Whether reports with a section on the kernel's TCP (`kernel_runs`) run it where
+    #: kernel runs are available.
+    kernel: bool = True
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:

@@ -12,7 +12,7 @@ import json
 
 from .. import sweep
 from ..plot import FigureSpec, Mark, Panel, Series
-from . import today
+from . import kernel_runs, today
 from . import verdicts as v
 from .common import Options, collect, curve, few_note, field, profile_facts, queue, show, with_profiles
 from .report import Claim, Report
@@ -187,6 +187,7 @@ def reproduce(opt: Options) -> Report:
     )
     rep.set_claims(claims(per, main), claims(data[other], other) if other in profiles else None)
     against_today(rep, opt, duration)
+    kernel_section(rep, opt)
     rep.assumptions(ASSUMED, SECTION)
     (opt.out / "summary.json").write_text(json.dumps(summary_json(data, main), indent=2))
     rep.write()
@@ -367,6 +368,84 @@ def claims(per, profile: str) -> list[Claim]:
         )
     )
     return out
+
+
+# The question against a real stack (`kernel_section`): RTRED against RED with the six
+# sources the Linux kernel's Reno (SACK and RACK on, its defaults), Table I's scenarios.
+#: (scenarios, replications, run length s): full and quick.
+KERNEL_FULL = (list(SCENARIOS), 5, 60.0)
+KERNEL_QUICK = (["S1"], 2, 20.0)
+
+
+def kernel_scenario(name: str, strategy: str, seed: int, duration: float) -> dict:
+    """Table I's scenario `name` with `strategy` for `ccsim kernel run`: the six sources the
+    kernel's Reno with SACK (its receive window its own: `rwnd` is not applied), no series."""
+    doc = scenario(name, strategy, duration)
+    doc |= {"name": f"rtred-{name.lower()}-kernel", "seed": seed}
+    del doc["series"]
+    for f in doc["flows"]:
+        f["tcp"] = {"variant": "reno", "mss": 552, "sack": True}
+    return doc
+
+
+def kernel_metrics(summary: dict) -> dict:
+    return queue_metrics(summary) | {"propagated": summary["totals"]["packets_sent"], "kbps": summary["totals"]["goodput_bps"] / 1e3}
+
+
+def kernel_claims(data: dict, scenarios: list[str]) -> list[Claim]:
+    """The paper's first and third claims on the kernel's Reno, RTRED paired with RED by
+    replication in each scenario."""
+    out = []
+    for text, key, test in (
+        ("With the kernel's Reno senders, RTRED loses fewer packets than RED", "lost", v.less),
+        ("With the kernel's Reno senders, RTRED keeps a higher average queue than RED", "avg_queue", v.greater),
+    ):
+        cases = [(s, v.relative(field(data.get((s, "RTRED"), {}), key), field(data.get((s, "RED"), {}), key))) for s in scenarios]
+        c = v.every(cases, test)
+        out.append(
+            Claim(
+                f"{text} ({', '.join(scenarios)})",
+                c.outcome,
+                c.ours,
+                "",
+                f"RTRED relative to RED, paired by replication; {c.detail}",
+                "kernel",
+            )
+        )
+    return out
+
+
+def kernel_section(rep: Report, opt: Options) -> None:
+    """RTRED against RED with the kernel's TCP senders (`kernel_runs`)."""
+    title = "Against a real stack: RTRED and RED with the kernel's Reno (our question, not the paper's)"
+    if kernel_runs.skipped(rep, opt, title):
+        return
+    scenarios, reps, duration = KERNEL_QUICK if opt.quick else KERNEL_FULL
+    configs = {
+        s: [kernel_runs.Config(st, lambda seed, s=s, st=st: kernel_scenario(s, st, seed, duration)) for st in ("RED", "RTRED")]
+        for s in scenarios
+    }
+    data = kernel_runs.run(opt, configs, reps, kernel_metrics)
+    kernel_runs.section(
+        rep,
+        title,
+        "Table I's scenarios with the six sources the Linux kernel's own TCP (`ccsim kernel run`: each host a network "
+        "namespace, the links and the RED and RTRED queues ccsim's router code): Reno with the kernel's SACK, RACK-TLP, "
+        "initial window of 10 and its own receive window (the paper's 20-segment window is not applied), 552-byte "
+        f"segments. {', '.join(scenarios)}; {reps} replications of {duration:g} s per strategy, no warm-up, RTRED and RED "
+        "of one replication back to back.",
+        data,
+        scenarios,
+        ["RED", "RTRED"],
+        [
+            ("avg_queue", "avg queue (pkts)", (0.0, None)),
+            ("delay_ms", "queueing delay (ms)", (0.0, None)),
+            ("lost", "packets lost", (0.0, None)),
+            ("propagated", "packets propagated", (0.0, None)),
+            ("kbps", "goodput (kb/s)", (0.0, 700.0)),
+        ],
+        kernel_claims(data, scenarios),
+    )
 
 
 TODAY = [
