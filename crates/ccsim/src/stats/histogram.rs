@@ -3,9 +3,10 @@
 //!
 //! Values below [`SUB`] have a bin each; above, every power of two is split into [`SUB`]
 //! bins of equal width, so a bin is at most 1/32 of its lower edge wide (a percentile read
-//! from it is off by at most about 3%). Bins are added as larger values arrive: a histogram
-//! that has seen nothing holds no memory, one that has seen delays up to a second holds
-//! about 800 bins.
+//! from it is off by at most about 3%). A histogram holds the bins from the smallest value it
+//! has seen to the largest: one that has seen nothing holds no memory, one whose values all
+//! fall in one bin (a fast link's queue that holds one packet at a time) holds one, and one
+//! that has seen delays from a microsecond to a second holds about 500.
 
 /// Bins per power of two, and the values below it that have a bin each.
 pub const SUB: u64 = 32;
@@ -14,6 +15,8 @@ const SUB_BITS: u32 = SUB.trailing_zeros();
 /// Weights (counts, or nanoseconds spent at a value) by bins of value.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LogHistogram {
+    /// The bin `bins[0]` counts (bins below it have seen nothing).
+    first: usize,
     bins: Vec<u64>,
 }
 
@@ -44,19 +47,27 @@ impl LogHistogram {
     #[inline]
     pub fn add(&mut self, value: u64, weight: u64) {
         let i = bin_of(value);
-        match self.bins.get_mut(i) {
+        match i.checked_sub(self.first).and_then(|j| self.bins.get_mut(j)) {
             Some(bin) => *bin += weight,
             None => self.grow_to_add(i, weight),
         }
     }
 
-    /// [`add`](Self::add) past the last bin: rare (a new largest value), so kept out of
-    /// the callers' code.
+    /// [`add`](Self::add) outside the bins held: rare (a new smallest or largest value), so
+    /// kept out of the callers' code.
     #[cold]
     #[inline(never)]
     fn grow_to_add(&mut self, i: usize, weight: u64) {
-        self.bins.resize(i + 1, 0);
-        self.bins[i] += weight;
+        if self.bins.is_empty() {
+            self.first = i;
+            self.bins.push(0);
+        } else if i < self.first {
+            self.bins.splice(0..0, std::iter::repeat_n(0, self.first - i));
+            self.first = i;
+        } else {
+            self.bins.resize(i - self.first + 1, 0);
+        }
+        self.bins[i - self.first] += weight;
     }
 
     /// The total weight.
@@ -71,8 +82,8 @@ impl LogHistogram {
 
     /// The bins with weight: `(lo, hi, weight)`, ascending.
     pub fn bins(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
-        self.bins.iter().enumerate().filter(|(_, w)| **w > 0).map(|(i, w)| {
-            let (lo, hi) = bin_range(i);
+        self.bins.iter().enumerate().filter(|(_, w)| **w > 0).map(|(j, w)| {
+            let (lo, hi) = bin_range(self.first + j);
             (lo, hi, *w)
         })
     }
@@ -90,14 +101,14 @@ impl LogHistogram {
         if seen >= want {
             return 0.0;
         }
-        for (i, w) in self.bins.iter().enumerate() {
+        for (j, w) in self.bins.iter().enumerate() {
             seen += w;
             if seen >= want {
-                let (lo, hi) = bin_range(i);
+                let (lo, hi) = bin_range(self.first + j);
                 return (lo as f64 + hi as f64) / 2.0;
             }
         }
-        let (lo, hi) = bin_range(self.bins.len() - 1);
+        let (lo, hi) = bin_range(self.first + self.bins.len() - 1);
         (lo as f64 + hi as f64) / 2.0
     }
 }
@@ -147,5 +158,26 @@ mod tests {
         assert_eq!(h.bins().count(), 1);
         h.clear();
         assert_eq!(h.total(), 0);
+    }
+
+    /// The bins held span the values seen, whichever order they come in: a smaller value
+    /// after larger ones adds bins below, and the weights stay with their values.
+    #[test]
+    fn holds_only_the_span_of_the_values_seen() {
+        let mut h = LogHistogram::default();
+        h.add(8_320, 2);
+        assert_eq!(h.bins.len(), 1);
+        h.add(8_330, 1);
+        assert_eq!((h.bins.len(), h.total()), (1, 3), "the same bin");
+        h.add(100, 5);
+        h.add(1_000_000, 1);
+        assert_eq!(h.bins.len(), bin_of(1_000_000) - bin_of(100) + 1);
+        let bins: Vec<_> = h.bins().map(|(lo, hi, w)| (bin_of(lo), bin_of(hi), w)).collect();
+        assert_eq!(bins, [(bin_of(100), bin_of(100), 5), (bin_of(8_320), bin_of(8_320), 3), (bin_of(1_000_000), bin_of(1_000_000), 1)]);
+        assert_eq!(h.quantile(0.5, 0), 100.5, "5 of 9 at 100 (its bin holds 100 and 101)");
+        assert_eq!(h.quantile(0.6, 0), {
+            let (lo, hi) = bin_range(bin_of(8_320));
+            (lo + hi) as f64 / 2.0
+        });
     }
 }
