@@ -42,7 +42,8 @@ def scenario(n: int, kind: str, sim_time: float) -> dict:
         ccsim.register_queue("py_red", PyRed)
         red = sc["links"][1]["queue"]
         red["discipline"] = "py_red"
-        del red["wait"], red["gentle"]
+        for key in ("wait", "gentle", "byte_mode"):  # PyRed: ns-2's wait, not gentle, packet mode
+            red.pop(key, None)
     return sc
 
 
