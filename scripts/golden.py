@@ -76,7 +76,11 @@ def reproduce_runs() -> dict:
     import polars as pl
 
     with tempfile.TemporaryDirectory(prefix="ccsim-golden-") as tmp:
-        subprocess.run([sys.executable, "-m", "ccsim", "reproduce", "all", "--quick", "--no-kernel", "--out", tmp], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            [sys.executable, "-m", "ccsim", "reproduce", "all", "--quick", "--no-kernel", "--out", tmp],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         texts: dict[str, str] = {}
         runs = []
         for sweep_json in sorted(Path(tmp).rglob("sweep.json")):
