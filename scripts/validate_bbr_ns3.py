@@ -70,6 +70,7 @@ def config_args(n: int, rate: str, rtt_ms: float, buffer: str, args: argparse.Na
         ecn=False,
         sack=True,
         tcp_keys=args.tcp_keys,
+        recovery="classic",  # ns-3's TcpClassicRecovery, as the rows were measured
     )
 
 
