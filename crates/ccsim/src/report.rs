@@ -20,8 +20,8 @@ pub struct Report {
     pub scenario: String,
     /// The seed of every random stream (0 to 2^64-1): the scenario's, or `--seed`.
     pub seed: u64,
-    /// The scenario's `profile`: `rfc` (the RFCs' defaults) or `ns2` (ns-2.35's where they
-    /// differ; `docs/profiles.md`).
+    /// The scenario's `profile`: `rfc` (the RFCs' defaults), `ns2` (ns-2.35's where they
+    /// differ) or `linux` (Linux's TCP defaults; `docs/profiles.md`).
     pub profile: &'static str,
     /// Simulated time of the run.
     pub duration_s: f64,
