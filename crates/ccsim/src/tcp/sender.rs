@@ -330,6 +330,17 @@ impl TcpSender {
     /// (draft-ietf-ccwg-bbr's `C.inflight`, Linux's `tcp_packets_in_flight`): with SACK RFC
     /// 6675's pipe, which leaves out what the receiver holds and what is deemed lost and not
     /// resent; without it the FlightSize.
+    /// Calls `f` with the delivery-rate sampler, if the controller wants samples, and the
+    /// FlightSize and pipe it is given ([`sampled_pipe`](Self::sampled_pipe)).
+    fn with_rate_sampler(&mut self, f: impl FnOnce(&mut RateSampler, u64, u64)) {
+        if self.extras.as_ref().is_some_and(|e| e.rate.is_some()) {
+            let (flight, pipe) = (self.max - self.una, self.sampled_pipe());
+            if let Some(r) = self.extras.as_mut().and_then(|e| e.rate.as_mut()) {
+                f(r, flight, pipe);
+            }
+        }
+    }
+
     fn sampled_pipe(&self) -> u64 {
         if self.cfg.sack {
             self.pipe()
@@ -389,12 +400,7 @@ impl TcpSender {
         }
         let ack = ack as u64;
         let ece = if self.cfg.accecn { self.read_ace(pkt, ack) > 0 } else { self.cfg.ecn && pkt.has_flag(flags::ECE) };
-        if self.extras.as_ref().is_some_and(|e| e.rate.is_some()) {
-            let pipe = self.sampled_pipe();
-            if let Some(r) = self.extras.as_mut().and_then(|e| e.rate.as_mut()) {
-                r.begin_ack(self.max - self.una, pipe);
-            }
-        }
+        self.with_rate_sampler(|r, flight, pipe| r.begin_ack(flight, pipe));
         let new_data = ack > self.una;
         let (una_before, sacked_before) = (self.una, self.sacked_for_prr());
         if self.cfg.timestamps {
@@ -1034,12 +1040,7 @@ impl TcpSender {
 
     fn emit(&mut self, off: u64, len: u32, now: SimTime, out: &mut Vec<Packet>) {
         let retransmission = off < self.max;
-        if self.extras.as_ref().is_some_and(|e| e.rate.is_some()) {
-            let pipe = self.sampled_pipe();
-            if let Some(r) = self.extras.as_mut().and_then(|e| e.rate.as_mut()) {
-                r.on_send(off, len as u64, self.max - self.una, pipe, now);
-            }
-        }
+        self.with_rate_sampler(|r, flight, pipe| r.on_send(off, len as u64, flight, pipe, now));
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += len as u64;
         if let Some(s) = self.spread.as_mut() {
@@ -1084,8 +1085,10 @@ impl TcpSender {
                 // The count of CE on the reverse direction, whose ACKs are Not-ECT: its start.
                 accecn::set_ace(&mut pkt, accecn::CEP_INIT);
             }
-            if let Some(h) = self.cc.header().filter(|_| e.stamps) {
-                pkt.set_explicit(h);
+            if e.stamps {
+                if let Some(h) = self.cc.header() {
+                    pkt.set_explicit(h);
+                }
             }
             if self.cfg.timestamps {
                 pkt.set_timestamps(Timestamps { val: timestamps::clock(now), ecr: e.ts_recent });
