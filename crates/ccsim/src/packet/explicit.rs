@@ -126,6 +126,13 @@ impl Gathered {
 }
 
 impl Packet {
+    /// Whether a TCP segment carries an option in its spare area: a congestion header or
+    /// timestamps (one test for both, where neither is the rule).
+    #[inline]
+    pub fn has_tcp_option(&self) -> bool {
+        self.rdp_var.words()[0] >> KIND_SHIFT != 0 && self.is_tcp()
+    }
+
     /// The congestion header of a TCP segment, if it carries one.
     #[inline]
     pub fn explicit(&self) -> Option<Explicit> {

@@ -129,6 +129,9 @@ pub struct TcpReceiver {
     /// cost the receiver a fourth cache line).
     delack_deadline: SimTime,
     ece_pending: bool,
+    /// A segment carried a TCP option (a congestion header or timestamps): ACKs may carry
+    /// one (`add_options`).
+    options: bool,
     /// AccECN: `r.cep`, the CE-marked packets received, from 5 (RFC 9768 3.2.2.1), modulo
     /// 256 (the ACE field carries it modulo 8), and the CE marks since the last ACK (counted
     /// to 255: only whether it reached 2 matters).
@@ -157,6 +160,7 @@ impl TcpReceiver {
             unacked_segments: 0,
             delack_deadline: NO_DEADLINE,
             ece_pending: false,
+            options: false,
             r_cep: super::accecn::CEP_INIT as u8,
             ce_unacked: 0,
             dup_ack_suppress: false,
@@ -214,10 +218,9 @@ impl TcpReceiver {
                 self.ece_pending = ce;
             }
         }
-        if let Some(h) = pkt.explicit() {
-            self.echo = self.echo.with(h);
+        if pkt.has_tcp_option() {
+            self.take_options(pkt);
         }
-        self.take_timestamp(pkt);
         let start = pkt.seq;
         let end = pkt.seq + pkt.payload;
         if end <= self.rcv_nxt {
@@ -230,13 +233,19 @@ impl TcpReceiver {
         }
     }
 
-    /// RFC 7323 section 4.3 rule (2): `TS.Recent` takes the segment's TSval if it is not
+    /// A segment's options: a congestion header is gathered for the echo ([`Gathered`]);
+    /// timestamps follow RFC 7323 section 4.3 rule (2): `TS.Recent` takes the segment's TSval if it is not
     /// older and the segment starts at or below `Last.ACK.sent`. That is `rcv_nxt` while no
     /// ACK is pending; while a delayed ACK is, it lies below `rcv_nxt`, so no segment that
     /// could advance the window qualifies, and neither (unlike the RFC, which would compare
     /// it) does an old duplicate: the ACK then echoes the first segment it acknowledges.
     /// Kept so, the receiver needs no `Last.ACK.sent` and stays three cache lines.
-    fn take_timestamp(&mut self, pkt: &Packet) {
+    #[inline(never)]
+    fn take_options(&mut self, pkt: &Packet) {
+        self.options = true;
+        if let Some(h) = pkt.explicit() {
+            self.echo = self.echo.with(h);
+        }
         let Some(ts) = pkt.timestamps() else { return };
         let rule = timestamps::at_or_after(ts.val, self.ts_recent) && self.unacked_segments == 0 && pkt.seq <= self.rcv_nxt;
         if rule || self.ts_recent == 0 {
@@ -374,13 +383,22 @@ impl TcpReceiver {
             let blocks = self.sack_blocks(trigger);
             ack.set_sack(blocks);
         }
+        if self.options {
+            self.add_options(&mut ack, now);
+        }
+        out.push(ack);
+    }
+
+    /// The options an ACK carries once a segment with one arrived: the congestion-header
+    /// echo gathered since the last ACK, and the timestamps.
+    #[inline(never)]
+    fn add_options(&mut self, ack: &mut Packet, now: SimTime) {
         if let Some(echo) = self.echo.take() {
             ack.set_explicit(echo);
         }
         if self.ts_recent != 0 {
             ack.set_timestamps(Timestamps { val: timestamps::clock(now), ecr: self.ts_recent });
         }
-        out.push(ack);
     }
 }
 

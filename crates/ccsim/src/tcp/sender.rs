@@ -332,6 +332,13 @@ impl TcpSender {
     /// resent; without it the FlightSize.
     /// Calls `f` with the delivery-rate sampler, if the controller wants samples, and the
     /// FlightSize and pipe it is given ([`sampled_pipe`](Self::sampled_pipe)).
+    /// Whether the sender has any optional rule's state (`Extras`, `Spread`): the common
+    /// path tests this once where it would test each rule.
+    #[inline(always)]
+    fn optional(&self) -> bool {
+        self.extras.is_some() || self.spread.is_some()
+    }
+
     fn with_rate_sampler(&mut self, f: impl FnOnce(&mut RateSampler, u64, u64)) {
         if self.extras.as_ref().is_some_and(|e| e.rate.is_some()) {
             let (flight, pipe) = (self.max - self.una, self.sampled_pipe());
@@ -399,13 +406,10 @@ impl TcpSender {
             return;
         }
         let ack = ack as u64;
-        let ece = if self.cfg.accecn { self.read_ace(pkt, ack) > 0 } else { self.cfg.ecn && pkt.has_flag(flags::ECE) };
-        self.with_rate_sampler(|r, flight, pipe| r.begin_ack(flight, pipe));
         let new_data = ack > self.una;
-        let (una_before, sacked_before) = (self.una, self.sacked_for_prr());
-        if self.cfg.timestamps {
-            self.read_timestamps(pkt, new_data, now);
-        }
+        let una_before = self.una;
+        let optional = self.optional();
+        let (ece, sacked_before) = if optional { self.ack_arrives(pkt, ack, new_data, now) } else { (self.cfg.ecn && pkt.has_flag(flags::ECE), 0) };
         if self.cfg.sack {
             self.on_sack_ack(pkt, ack, ece, sacked_before, now, out);
         } else if new_data {
@@ -413,22 +417,8 @@ impl TcpSender {
         } else if self.max > self.una && pkt.payload == 0 && pkt.wnd == self.peer_wnd {
             self.on_dupack(now, out);
         }
-        // The routers' feedback an ACK of new data echoes (ns-2.35's XCP applies it in
-        // `recv_newack_helper`, after the ACK's own processing).
-        if new_data && self.extras.as_ref().is_some_and(|e| e.stamps) {
-            if let Some(echo) = pkt.explicit() {
-                self.cc.on_feedback(echo);
-            }
-        }
+        let delivered = if optional { self.ack_processed(pkt, new_data, una_before, sacked_before) } else { self.una - una_before };
         self.peer_wnd = pkt.wnd;
-        let delivered = self.delivered(self.una - una_before, sacked_before);
-        if let Some(until) = self.cwr_until() {
-            if self.una > until || self.in_recovery {
-                self.end_cwr();
-            } else if self.active_prr().is_some() && delivered > 0 {
-                self.prr_ack(delivered, self.max - self.una);
-            }
-        }
         if ece && !self.in_recovery && (self.una > self.ecn_recover || self.answers_ecn_after_timeout()) {
             self.ecn_reduce(now, delivered);
         }
@@ -453,6 +443,43 @@ impl TcpSender {
     /// AccECN: the CE marks `pkt`'s ACE field reports beyond those counted, the cumulative
     /// ACK being `ack` (RFC 9768 Appendix A.2.1: with 8 or more packets newly acknowledged,
     /// as many marks as they allow). They wait for the controller's next [`Ack`].
+    /// The optional rules' part of an ACK's arrival, before the ACK is processed: AccECN's
+    /// counter (or the ECE flag), the delivery-rate sample's start, the bytes SACKed before
+    /// (for PRR's DeliveredData) and the timestamps. Returns whether the ACK echoes
+    /// congestion, and the bytes SACKed before.
+    #[inline(never)]
+    fn ack_arrives(&mut self, pkt: &Packet, ack: u64, new_data: bool, now: SimTime) -> (bool, u64) {
+        let ece = if self.cfg.accecn { self.read_ace(pkt, ack) > 0 } else { self.cfg.ecn && pkt.has_flag(flags::ECE) };
+        self.with_rate_sampler(|r, flight, pipe| r.begin_ack(flight, pipe));
+        let sacked_before = self.sacked_for_prr();
+        if self.cfg.timestamps {
+            self.read_timestamps(pkt, new_data, now);
+        }
+        (ece, sacked_before)
+    }
+
+    /// The optional rules' part of an ACK once it is processed: the routers' feedback an
+    /// ACK of new data echoes (ns-2.35's XCP applies it in `recv_newack_helper`, after the
+    /// ACK's own processing), and the CWR state's end or PRR's step. Returns the ACK's
+    /// DeliveredData.
+    #[inline(never)]
+    fn ack_processed(&mut self, pkt: &Packet, new_data: bool, una_before: u64, sacked_before: u64) -> u64 {
+        if new_data && self.extras.as_ref().is_some_and(|e| e.stamps) {
+            if let Some(echo) = pkt.explicit() {
+                self.cc.on_feedback(echo);
+            }
+        }
+        let delivered = self.delivered(self.una - una_before, sacked_before);
+        if let Some(until) = self.cwr_until() {
+            if self.una > until || self.in_recovery {
+                self.end_cwr();
+            } else if self.active_prr().is_some() && delivered > 0 {
+                self.prr_ack(delivered, self.max - self.una);
+            }
+        }
+        delivered
+    }
+
     fn read_ace(&mut self, pkt: &Packet, ack: u64) -> u32 {
         let newly = (ack.saturating_sub(self.una)).div_ceil(self.cfg.mss as u64) as u32;
         let Some(e) = self.extras.as_mut() else { return 0 };
@@ -532,13 +559,26 @@ impl TcpSender {
         }
     }
 
+    /// The optional rules' part of an ACK of new data up to `ack`: whether the sender is in
+    /// the CWR state, the delivery-rate sampler's cumulative ACK, and AccECN's marks for the
+    /// controller.
+    #[inline(never)]
+    fn new_ack_arrives(&mut self, ack: u64, now: SimTime) -> (bool, Option<u32>) {
+        let in_cwr = self.cwr_until().is_some_and(|until| ack <= until);
+        if let Some(r) = self.extras.as_mut().and_then(|e| e.rate.as_mut()) {
+            r.on_cumulative(ack, now);
+        }
+        let ce = if self.cfg.accecn { self.extras.as_mut().map(|e| std::mem::take(&mut e.ce_unreported)) } else { None };
+        (in_cwr, ce)
+    }
+
     fn on_new_ack(&mut self, ack: u64, ece: bool, now: SimTime, out: &mut Vec<Packet>) {
         let acked = ack - self.una;
         // Whether the window is what limits sending (as Linux's tcp_is_cwnd_limited, in the
         // spirit of RFC 7661): the controller grows only a window the flow uses.
         // In the CWR state the window does not grow (ns-3.37 calls no `IncreaseWindow()` in
         // `CA_CWR`; Linux's `tcp_cong_control()` reduces instead of growing).
-        let in_cwr = self.cwr_until().is_some_and(|until| ack <= until);
+        let (in_cwr, ce) = if self.optional() { self.new_ack_arrives(ack, now) } else { (false, None) };
         let cwnd_limited = !in_cwr && self.flight_size() as u64 + self.cfg.mss as u64 > self.cc.cwnd() as u64;
         let mut rtt = None;
         if let Some((_, end, sent)) = self.timed {
@@ -556,10 +596,6 @@ impl TcpSender {
         if self.nxt < self.una {
             self.nxt = self.una;
         }
-        if let Some(r) = self.extras.as_mut().and_then(|e| e.rate.as_mut()) {
-            r.on_cumulative(ack, now);
-        }
-        let ce = if self.cfg.accecn { self.extras.as_mut().map(|e| std::mem::take(&mut e.ce_unreported)) } else { None };
         let info = Ack { now, acked, una: self.una, max: self.max, ece, ce, cwnd_limited, rtt, srtt: self.rto.srtt() };
         let mut restart_timer = true;
         if self.in_recovery {
@@ -982,6 +1018,7 @@ impl TcpSender {
         // In the CWR state with PRR, PRR's window (pipe there is the bytes in flight).
         let cwnd = self.active_prr().map_or(self.cc.cwnd() as u64, Prr::window);
         let wnd = cwnd.min(self.peer_wnd as u64);
+        let may_pace = self.extras.is_some();
         loop {
             let mut len = (self.cfg.mss as u64).min(self.data_end().saturating_sub(self.nxt));
             if self.cfg.sack && self.nxt < self.max {
@@ -998,13 +1035,13 @@ impl TcpSender {
                 }
                 break;
             }
-            if self.extras.is_some() && self.held_by_pacing(now) {
+            if may_pace && self.held_by_pacing(now) {
                 break;
             }
             self.emit(self.nxt, len as u32, now, out);
             self.nxt += len;
             self.max = self.max.max(self.nxt);
-            if self.extras.is_some() {
+            if may_pace {
                 self.paced(now, out.last().map_or(len as u32, |p| p.size));
             }
         }
@@ -1040,12 +1077,8 @@ impl TcpSender {
 
     fn emit(&mut self, off: u64, len: u32, now: SimTime, out: &mut Vec<Packet>) {
         let retransmission = off < self.max;
-        self.with_rate_sampler(|r, flight, pipe| r.on_send(off, len as u64, flight, pipe, now));
         self.stats.packets_sent += 1;
         self.stats.bytes_sent += len as u64;
-        if let Some(s) = self.spread.as_mut() {
-            s.prr.on_sent(len as u64);
-        }
         if retransmission {
             self.stats.retransmitted_packets += 1;
             self.stats.retransmitted_bytes += len as u64;
@@ -1074,16 +1107,30 @@ impl TcpSender {
         });
         let mut pkt = Packet::tcp_data(&self.ends, self.seq_at(off), len, self.cfg.ttl, now);
         pkt.flags = f;
-        pkt.ecn = match (self.cfg.ecn && (!retransmission || self.cfg.ect_on_retransmit), self.cfg.ect1) {
-            (false, _) => Ecn::NotEct,
-            (true, false) => Ecn::Ect0,
-            (true, true) => Ecn::Ect1,
-        };
+        if self.cfg.ecn && (!retransmission || self.cfg.ect_on_retransmit) {
+            pkt.ecn = if self.cfg.ect1 { Ecn::Ect1 } else { Ecn::Ect0 };
+        }
         pkt.acc = acc;
+        if self.optional() {
+            self.emit_extras(off, &mut pkt, now);
+        }
+        out.push(pkt);
+    }
+
+    /// What [`emit`](Self::emit) does for the sender's optional rules (one test on the
+    /// common path): the segment goes to the delivery-rate sampler and to PRR's count, and
+    /// carries AccECN's counter, the controller's congestion header and the timestamps.
+    #[inline(never)]
+    fn emit_extras(&mut self, off: u64, pkt: &mut Packet, now: SimTime) {
+        let len = pkt.payload as u64;
+        self.with_rate_sampler(|r, flight, pipe| r.on_send(off, len, flight, pipe, now));
+        if let Some(s) = self.spread.as_mut() {
+            s.prr.on_sent(len);
+        }
         if let Some(e) = &self.extras {
             if self.cfg.accecn {
                 // The count of CE on the reverse direction, whose ACKs are Not-ECT: its start.
-                accecn::set_ace(&mut pkt, accecn::CEP_INIT);
+                accecn::set_ace(pkt, accecn::CEP_INIT);
             }
             if e.stamps {
                 if let Some(h) = self.cc.header() {
@@ -1094,7 +1141,6 @@ impl TcpSender {
                 pkt.set_timestamps(Timestamps { val: timestamps::clock(now), ecr: e.ts_recent });
             }
         }
-        out.push(pkt);
     }
 }
 
