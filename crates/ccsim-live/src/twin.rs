@@ -285,6 +285,28 @@ mod tests {
     }
 
     #[test]
+    fn the_twins_filter_request_takes_the_link_back_as_a_live_nodes_does() {
+        use ccsim::packet::{AccState, Endpoints, Kind, Packet, Seq};
+        use ccsim::router::acc::Acc;
+        use ccsim::sim::SimTime;
+        let (plan, sim) = load(&[]).unwrap();
+        let id = |name: &str| plan.nodes.iter().position(|n| n.name == name).unwrap() as u32;
+        let link = |a: &str, b: &str| plan.links.iter().position(|l| l.from == id(a) && l.to == id(b)).unwrap();
+        // A live C sends the request to I1 on its egress C -> I1 (`node.rs`, `to_neighbour`):
+        // 1 ms; the data came over I1 -> C and the flakeway's 100 ms.
+        let back = plan.links[link("C", "I1")].delay;
+        assert_eq!((back, sim.net.links[link("I1", "C")].delay), (Dur::from_millis(1), Dur::from_millis(101)));
+        let ends = Endpoints { flow: 0, sender: id("E1"), receiver: id("D"), sport: 1, dport: 2 };
+        let acc = Some(AccState { cwnd: 40, ssthresh: 1000, srtt_us: 110_000, slow_start: false, fast_recovery: false });
+        let seg = |seq| Packet::rdp(Kind::RdpData, &ends, ccsim::rdp::Fields { seq: Seq(seq), acc, ..Default::default() }, 1000, 64, SimTime::ZERO);
+        let mut a = sim.mechanism::<Acc>().unwrap().clone();
+        let t = SimTime::ZERO + Dur::from_secs(1);
+        assert!(a.on_drop(link("C", "D") as u32, &seg(7), t, &sim.net).is_some());
+        assert!(!a.filter(id("I1"), &seg(8), t + Dur(back.0 - 1)));
+        assert!(a.filter(id("I1"), &seg(9), t + back), "the twin's filter works as soon as the live one");
+    }
+
+    #[test]
     fn a_flakeway_loss_is_on_the_links_into_its_node() {
         let (plan, sim) = load(&["live.flakeway.0.loss=0.1"]).unwrap();
         for name in ["I1->C", "I2->C"] {

@@ -35,9 +35,12 @@
 //!   products): flows whose carried srtt is below it get no control and no filter.
 //! - The previous router comes from the current routes. When the flow's source is attached
 //!   to the congested router there is none, and the congested router filters the flow's
-//!   arriving packets itself, at once. Otherwise the message installing the filter takes the
-//!   propagation delay of the link between the two routers; it is one small packet against
-//!   the data direction, so its queueing and loss are not modelled.
+//!   arriving packets itself, at once. Otherwise the message installing the filter goes back
+//!   over the link from the congested router to the previous one and takes that link's
+//!   propagation delay (not the data direction's, which may differ: a delay before the
+//!   congested queue, as a live run's flakeway puts it, is not on the way back); it is one
+//!   small packet, so its queueing and loss are not modelled. Without such a link the
+//!   congested router filters itself, at once, as a live node does.
 //! - The filter times out two carried RTTs after it starts working, unless the queue sets
 //!   another timeout. Expired filters are removed when a packet of their flow arrives or
 //!   when statistics are taken, whichever is first; an expired filter does nothing else.
@@ -287,20 +290,23 @@ fn monitor(q: Option<&QueueSpec>, path: &str, head: &str, kind: NodeKind) -> Res
 }
 
 /// Where the filter for a drop of `pkt` at `link` goes, and how long the message installing
-/// it takes: the router before the congested one on the flow's path, or the congested router
-/// itself when the flow's source is attached to it.
+/// it takes: the router before the congested one on the flow's path, reached over the link
+/// back to it (its propagation delay), or the congested router itself, at once, when the
+/// flow's source is attached to it or no link leads back.
 fn filter_site(net: &Network, link: LinkId, pkt: &Packet) -> (NodeId, Dur) {
+    let congested = net.links[link as usize].from;
     let previous = net
         .routes
         .path(&net.links, pkt.src, pkt.dst)
         .and_then(|path| {
             let i = path.iter().position(|&l| l == link)?;
-            Some(&net.links[path[i.checked_sub(1)?] as usize])
+            Some(net.links[path[i.checked_sub(1)?] as usize].from)
         })
-        .filter(|l| net.nodes[l.from as usize].kind == NodeKind::Router);
-    match previous {
-        Some(l) => (l.from, l.delay),
-        None => (net.links[link as usize].from, Dur::ZERO),
+        .filter(|&n| net.nodes[n as usize].kind == NodeKind::Router);
+    let back = previous.and_then(|n| net.links.iter().find(|l| l.from == congested && l.to == n));
+    match back {
+        Some(l) => (l.to, l.delay),
+        None => (congested, Dur::ZERO),
     }
 }
 
@@ -318,11 +324,16 @@ mod tests {
 
     /// S - R0 - R1 - D with 5 ms links; ACC on R1 -> D (link 2) and on R0 -> R1 (link 1).
     fn net() -> Network {
+        net_of(&[(0, 1), (1, 2), (2, 3), (3, 2), (2, 1), (1, 0)])
+    }
+
+    /// Nodes S, R0, R1, D and one-way 5 ms links between them, `(from, to)`, in order.
+    fn net_of(links: &[(NodeId, NodeId)]) -> Network {
         let mut net = Network::default();
         for (name, kind) in [("S", NodeKind::Host), ("R0", NodeKind::Router), ("R1", NodeKind::Router), ("D", NodeKind::Host)] {
             net.nodes.push(Node { name: name.into(), kind, stats: NodeStats::default() });
         }
-        for (a, b) in [(0, 1), (1, 2), (2, 3), (3, 2), (2, 1), (1, 0)] {
+        for &(a, b) in links {
             let q = EgressQueue::new(Limit::Packets(10), Discipline::TailDrop(Box::new(TailDrop)), SignalPolicy::Drop, Rng::from_seed(1), vec![]);
             net.links.push(Link::new(format!("{a}->{b}"), a, b, 10_000_000, Dur::from_millis(5), 1, 0.0, q, Rng::from_seed(2)));
         }
@@ -384,6 +395,25 @@ mod tests {
         assert_eq!(a.filters_at(1), 0);
         assert!(!a.filter(1, &data(5000, 6, 100), ms(18)));
         assert_eq!((a.stats[1].packets_filtered, a.stats[1].filters_removed_count, a.stats[1].filters_installed), (3, 1, 1));
+    }
+
+    #[test]
+    fn filter_request_goes_back_over_the_link_to_the_previous_router() {
+        // 100 ms on R0 -> R1 (the data direction, before R1's queue, as a live flakeway at R1
+        // puts it); 5 ms back on R1 -> R0, which the request crosses (a live node sends it
+        // on that egress).
+        let mut net = net();
+        net.links[1].delay = Dur::from_millis(100);
+        let mut a = acc(MonitorConfig::default());
+        a.on_drop(2, &data(0, 6, 100), ms(10), &net).unwrap();
+        assert!(!a.filter(1, &data(1000, 6, 100), ms(14)), "not before the request arrives");
+        assert!(a.filter(1, &data(2000, 6, 100), ms(15)), "working 5 ms after the drop, not 100");
+        // With no link back to R0 (R1 reaches S directly), R1 filters itself, at once.
+        let net = net_of(&[(0, 1), (1, 2), (2, 3), (3, 2), (2, 0)]);
+        let mut a = acc(MonitorConfig::default());
+        a.on_drop(2, &data(0, 6, 100), ms(10), &net).unwrap();
+        assert_eq!((a.filters_at(1), a.filters_at(2)), (0, 1));
+        assert!(a.filter(2, &data(1000, 6, 100), ms(10)));
     }
 
     #[test]
