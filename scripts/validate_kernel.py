@@ -1,7 +1,8 @@
 """The simulator's TCP against the Linux kernel's, through the same links and queues.
 
 For each row (N flows, bottleneck rate, base RTT, queue discipline, congestion control) the
-same DUMBBELL-N scenario runs twice: simulated (`ccsim run`: NewReno with SACK, or CUBIC) and
+same DUMBBELL-N scenario runs twice: simulated (`ccsim run`: NewReno with SACK, or CUBIC, under
+the `linux` profile unless `--profile rfc`) and
 on the kernel (`ccsim kernel run`: the kernel's reno or cubic, with SACK), and the script
 prints goodput, the bottleneck's mean queue, drops and retransmissions side by side, with
 the differences beyond 10 % goodput or 25 % mean queue flagged. Kernel runs need root
@@ -10,6 +11,8 @@ the differences beyond 10 % goodput or 25 % mean queue flagged. Kernel runs need
     python scripts/validate_kernel.py                      # every row (72 rows, about an hour)
     python scripts/validate_kernel.py --n 10 --rate 50 --rtt 20        # a slice
     python scripts/validate_kernel.py --json rows.json     # also the rows as JSON
+    python scripts/validate_kernel.py --profile rfc        # the simulator under the RFCs' defaults
+    python scripts/validate_kernel.py --kernel-from rows.json   # rerun the simulated side only
 
 The load average before each kernel run is printed with it: the router is a user-space
 process and a loaded machine slows it (docs/kernel.md, "Limits").
@@ -34,10 +37,12 @@ from ccsim import kernel  # noqa: E402
 PACKET = 1500  # bytes on the wire of a full segment (MSS 1460 + 40; the kernel's 1448 + 52)
 
 
-def scenario(n: int, rate_mbps: float, rtt_ms: float, disc: str, cc: str, duration: float, warmup: float) -> str:
+def scenario(n: int, rate_mbps: float, rtt_ms: float, disc: str, cc: str, duration: float, warmup: float, profile: str = "linux") -> str:
     """DUMBBELL-N: N senders behind R1, N receivers behind R2, access links 1 Gb/s and 1 ms,
     the bottleneck's delay making the base RTT `rtt_ms`, its buffer one bandwidth-delay
-    product (at least 20 packets)."""
+    product (at least 20 packets). The simulator's TCP follows `profile`; under "linux" its
+    segments carry timestamps, so the payload is the kernel's 1448 bytes of every 1500."""
+    mss = 1448 if profile == "linux" else 1460
     bdp = max(20, round(rate_mbps * 1e6 * rtt_ms / 1e3 / (PACKET * 8)))
     if disc == "droptail":
         queue = f'{{ discipline = "droptail", limit = {bdp} }}'
@@ -54,7 +59,7 @@ name = "dumbbell-{n}-{rate_mbps:g}M-{rtt_ms:g}ms-{disc}-{cc}"
 duration = "{duration}s"
 warmup = "{warmup}s"
 seed = 1
-profile = "rfc"
+profile = "{profile}"
 hosts = ["S{{1..{n}}}", "D{{1..{n}}}"]
 routers = ["R1", "R2"]
 [[links]]
@@ -75,7 +80,7 @@ name = "bulk"
 from = "S{{1..{n}}}"
 to = "D{{1..{n}}}"
 start = {{ uniform = ["0s", "1s"] }}
-tcp = {{ variant = "{variant}", mss = 1460, sack = true }}
+tcp = {{ variant = "{variant}", mss = {mss}, sack = true }}
 """
 
 
@@ -115,9 +120,27 @@ def main() -> int:
     ap.add_argument("--cc", nargs="*", default=["newreno", "cubic"])
     ap.add_argument("--duration", type=float, default=20.0)
     ap.add_argument("--warmup", type=float, default=5.0)
+    ap.add_argument(
+        "--profile",
+        choices=["linux", "rfc"],
+        default="linux",
+        help="the simulated side's profile: linux (the kernel's defaults: IW10, PRR, timestamps...) or rfc",
+    )
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    ap.add_argument(
+        "--kernel-from",
+        metavar="FILE",
+        help="take the kernel's columns from the rows of an earlier --json run instead of running the kernel (the simulated side reruns)",
+    )
     a = ap.parse_args()
-    why = kernel.unavailable()
+    recorded = {}
+    if a.kernel_from:
+        for r in json.loads(Path(a.kernel_from).read_text()):
+            if r.get("kernel"):
+                recorded[(r["n"], r["rate_mbps"], r["rtt_ms"], r["queue"], r["cc"])] = r["kernel"]
+        why = None
+    else:
+        why = kernel.unavailable()
     if why:
         print(f"kernel runs unavailable ({why}): simulated columns only", file=sys.stderr)
     rows = []
@@ -128,9 +151,12 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for n, rate, rtt, disc, cc in itertools.product(a.n, a.rate, a.rtt, a.queue, a.cc):
             path = Path(tmp) / "s.toml"
-            path.write_text(scenario(n, rate, rtt, disc, cc, a.duration, a.warmup))
+            path.write_text(scenario(n, rate, rtt, disc, cc, a.duration, a.warmup, a.profile))
             sim = run_sim(path)
-            ker = None if why else run_kernel(path)
+            if a.kernel_from:
+                ker = recorded.get((n, rate, rtt, disc, cc))
+            else:
+                ker = None if why else run_kernel(path)
             flags = []
             if ker:
                 if differ(sim["goodput_mbps"], ker["goodput_mbps"], 0.10):
