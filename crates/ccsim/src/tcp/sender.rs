@@ -777,8 +777,8 @@ impl TcpSender {
             self.probe_repaired(now);
         }
         self.rack_detect(delivered, now, out);
-        if advanced {
-            self.schedule_probe(now);
+        if advanced || !self.scoreboard.is_empty() {
+            self.schedule_probe(now); // (with something SACKed, no probe)
         }
     }
 
