@@ -11,9 +11,12 @@
 //!   A retransmission of part of a record splits it; the records cover `[SND.UNA, SND.MAX)`.
 //! - Each ACK's newly delivered records (cumulatively or selectively) update RACK.xmit_ts,
 //!   RACK.end_seq and RACK.rtt with the most recently sent of them (step 2), except a
-//!   retransmitted record whose delivery is ambiguous: its ACK echoes a timestamp older than
-//!   the retransmission, or its RTT would be below the smallest RTT seen (the min_RTT rule).
-//!   RACK.min_RTT is the smallest RTT of the records delivered that were never retransmitted.
+//!   retransmitted record whose delivery is ambiguous: its RTT would be below the smallest
+//!   RTT seen (the min_RTT rule, Linux's `tcp_rack_advance()`). The step's other test, a
+//!   TSecr older than the retransmission, is not applied: under RFC 7323 4.3 the receiver
+//!   echoes, for data above a hole, the TSval of the last segment in order, so every SACKed
+//!   retransmission would look ambiguous and RACK would learn nothing from them. RACK.min_RTT
+//!   is the smallest RTT of the records delivered that were never retransmitted.
 //! - Reordering (step 3): a record never retransmitted, delivered below RACK.fack (the
 //!   highest end delivered so far), sets RACK.reordering_seen.
 //! - The reordering window (step 4): `min(min_RTT / 4, SRTT)`, or 0 while no reordering has
@@ -47,7 +50,6 @@
 //!   that ends at once); a duplicate without SACK blocks means it repaired nothing.
 
 use super::sack::{NextRule, Segment};
-use crate::packet::timestamps;
 use crate::sim::{Dur, SimTime};
 use std::collections::VecDeque;
 
@@ -249,9 +251,9 @@ impl Rack {
     }
 
     /// An ACK moved the cumulative ACK to `ack` and SACKed `blocks` (byte offsets, clipped
-    /// to what was sent), at `now`, echoing `ecr` if it carries timestamps: RFC 8985 6.2
-    /// steps 1 to 3 for every record it newly delivers. Returns whether RACK advanced.
-    pub fn on_ack(&mut self, ack: u64, blocks: impl Iterator<Item = (u64, u64)>, ecr: Option<u32>, now: SimTime) -> bool {
+    /// to what was sent), at `now`: RFC 8985 6.2 steps 1 to 3 for every record it newly
+    /// delivers. Returns whether RACK advanced.
+    pub fn on_ack(&mut self, ack: u64, blocks: impl Iterator<Item = (u64, u64)>, now: SimTime) -> bool {
         let mut advanced = false;
         while let Some(&r) = self.records.front() {
             if r.start >= ack {
@@ -266,7 +268,7 @@ impl Rack {
             self.retrans_records -= r.has(RETRANS) as u32;
             self.records.pop_front();
             if !r.has(SACKED) {
-                advanced |= self.delivered(r, ecr, now);
+                advanced |= self.delivered(r, now);
             }
         }
         for (left, right) in blocks {
@@ -277,7 +279,7 @@ impl Rack {
                 }
                 if r.start >= left && r.end <= right && !r.has(SACKED) {
                     self.update(i, |r| r.flags |= SACKED);
-                    advanced |= self.delivered(r, ecr, now);
+                    advanced |= self.delivered(r, now);
                 }
                 i += 1;
             }
@@ -286,7 +288,7 @@ impl Rack {
     }
 
     /// Record `r` was newly delivered (steps 1 to 3); whether it advanced RACK.
-    fn delivered(&mut self, r: Record, ecr: Option<u32>, now: SimTime) -> bool {
+    fn delivered(&mut self, r: Record, now: SimTime) -> bool {
         // Step 3: delivered below RACK.fack without having been resent: reordering.
         if r.end < self.fack && !r.has(RETRANS) {
             self.reordering_seen = true;
@@ -295,8 +297,7 @@ impl Rack {
         let rtt = now - r.xmit_ts;
         if r.has(RETRANS) {
             // Step 2: an ambiguous delivery of a retransmission says nothing.
-            let older_echo = ecr.is_some_and(|e| e != 0 && !timestamps::at_or_after(e, timestamps::clock(r.xmit_ts)));
-            if older_echo || self.min_rtt.is_some_and(|m| rtt < m) {
+            if self.min_rtt.is_some_and(|m| rtt < m) {
                 return false;
             }
         } else {
@@ -491,8 +492,8 @@ mod tests {
         }
         // Segment 0 delivered at 100 ms (min_RTT 100 ms), then 5 (sent at 10 ms) SACKed at
         // 110 ms: RACK.rtt 100 ms; segments 1-4 were sent before 5.
-        assert!(r.on_ack(MSS, std::iter::empty(), None, t(100)));
-        assert!(r.on_ack(MSS, [seg(5)].into_iter(), None, t(110)));
+        assert!(r.on_ack(MSS, std::iter::empty(), t(100)));
+        assert!(r.on_ack(MSS, [seg(5)].into_iter(), t(110)));
         let reo = r.reo_wnd(Some(Dur::from_millis(100)), false, 3);
         assert_eq!(reo, Dur::from_millis(25), "min_RTT / 4");
         assert!(!r.detect_loss(t(110), reo), "within the window: not lost yet");
@@ -508,14 +509,14 @@ mod tests {
     #[test]
     fn a_lost_retransmission_is_lost_again_and_resent() {
         let mut r = sent(3);
-        r.on_ack(0, [seg(1), seg(2)].into_iter(), None, t(100));
+        r.on_ack(0, [seg(1), seg(2)].into_iter(), t(100));
         assert!(r.detect_loss(t(100), Dur::ZERO));
         r.on_send(0, MSS, t(100));
         assert!(!r.has_lost() && r.pipe() == MSS, "the retransmission is in flight");
         // New data sent after the retransmission is SACKed a round trip later: the
         // retransmission, sent before it, is lost again.
         r.on_send(3 * MSS, MSS, t(101));
-        r.on_ack(0, [seg(3)].into_iter(), None, t(201));
+        r.on_ack(0, [seg(3)].into_iter(), t(201));
         assert!(r.detect_loss(t(201), Dur::ZERO));
         assert_eq!(r.next_seg(4 * MSS, MSS).map(|s| (s.start, s.rule)), Some((0, NextRule::Lost)));
     }
@@ -523,14 +524,14 @@ mod tests {
     #[test]
     fn reordering_is_seen_and_ambiguous_retransmissions_are_not_timed() {
         let mut r = sent(3);
-        r.on_ack(0, [seg(2)].into_iter(), None, t(50));
+        r.on_ack(0, [seg(2)].into_iter(), t(50));
         assert!(!r.reordering_seen());
-        r.on_ack(0, [seg(1)].into_iter(), None, t(51));
+        r.on_ack(0, [seg(1)].into_iter(), t(51));
         assert!(r.reordering_seen(), "1 delivered after 2, never resent");
         assert_eq!(r.reo_wnd(Some(Dur::from_millis(50)), true, 3), Dur::from_micros(12_500), "reordering seen: a window even in recovery");
         // Segment 0 resent at 60 ms; the ACK at 70 ms is faster than min_RTT: the original's.
         r.on_send(0, MSS, t(60));
-        assert!(!r.on_ack(3 * MSS, std::iter::empty(), None, t(70)));
+        assert!(!r.on_ack(3 * MSS, std::iter::empty(), t(70)));
         assert_eq!(r.pipe(), 0);
     }
 
@@ -540,7 +541,7 @@ mod tests {
         r.on_send(50, 100, t(5));
         assert_eq!(r.records.len(), 4);
         assert_eq!(r.pipe(), 300, "three records, 100 bytes of them resent");
-        r.on_ack(150, std::iter::empty(), None, t(20));
+        r.on_ack(150, std::iter::empty(), t(20));
         assert_eq!((r.records.len(), r.pipe()), (1, 50));
     }
 

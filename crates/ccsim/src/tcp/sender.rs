@@ -769,10 +769,9 @@ impl TcpSender {
                 *b = (left as u64, right as u64);
             }
         }
-        let ecr = pkt.timestamps().map(|ts| ts.ecr);
         let ack = self.una;
         let Some(r) = self.rack_mut() else { return };
-        r.on_ack(ack, blocks.into_iter().filter(|b| b.0 < b.1), ecr, now);
+        r.on_ack(ack, blocks.into_iter().filter(|b| b.0 < b.1), now);
         if r.probe_acked(ack, pure_dup) {
             self.probe_repaired(now);
         }
