@@ -463,12 +463,14 @@ impl TcpSender {
     /// timeout if it is due, then the pacing deadline if it is (each checks its own time, so
     /// an event for a deadline since moved does nothing).
     pub fn on_deadline(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        // RACK-TLP's timer first: a probe timeout capped at the RTO goes before it (and
+        // restarts it, RFC 8985 7.3).
+        if let Some(timer) = self.rack_mut().and_then(|r| r.fired(now)) {
+            self.on_rack_timer(timer, now, out);
+        }
         self.on_timeout(now, out);
         if self.pacing_deadline().is_some_and(|p| p <= now) {
             self.on_pacing_timer(now, out);
-        }
-        if let Some(timer) = self.rack_mut().and_then(|r| r.fired(now)) {
-            self.on_rack_timer(timer, now, out);
         }
     }
 
@@ -783,14 +785,27 @@ impl TcpSender {
 
     /// RACK's loss detection at `now` (an ACK that delivered `delivered` bytes, or the
     /// reordering timer): a segment lost starts recovery, as DupThresh would without RACK
-    /// (not below the last recovery's or timeout's RecoveryPoint, RFC 6675 5.1).
+    /// (not below the last recovery's or timeout's RecoveryPoint, RFC 6675 5.1). After a
+    /// timeout, while going back N, a segment lost again (its resend lost) is resent at once
+    /// as the window allows, as Linux's loss state resends what RACK marks.
     fn rack_detect(&mut self, delivered: u64, now: SimTime, out: &mut Vec<Packet>) {
         let recovering = self.in_recovery || self.una < self.recover;
         let (srtt, thresh) = (self.rto.srtt(), self.cfg.dupack_threshold);
         let Some(r) = self.rack_mut() else { return };
         let reo_wnd = r.reo_wnd(srtt, recovering, thresh);
-        if r.detect_loss(now, reo_wnd) && !self.in_recovery && self.una >= self.recover && self.una >= self.acc_recover {
+        if !r.detect_loss(now, reo_wnd) || self.in_recovery {
+            return;
+        }
+        if self.una >= self.recover && self.una >= self.acc_recover {
             self.enter_sack_recovery(delivered, now, out);
+            return;
+        }
+        let cwnd = self.cc.cwnd() as u64;
+        while let Some((start, end)) = self.rack().and_then(Rack::first_lost).filter(|l| l.0 < self.nxt) {
+            if self.pipe() + (end - start) > cwnd {
+                break;
+            }
+            self.emit(start, (end - start) as u32, now, out);
         }
     }
 
@@ -2498,6 +2513,16 @@ mod tests {
         assert_eq!(rack.completed_at, Some(t(100)));
         let (plain, _, _) = transfer(rack_cfg(false), 10 * MSS as u64, drop_first(&[8, 9], 1));
         assert_eq!(plain.stats.timeouts, 1);
+    }
+
+    /// The last segment alone is lost: the probe timeout (2 SRTT + 200 ms with one segment
+    /// out) is capped at the RTO, 200 ms after the ACKs of 0-8 at 20 ms, and the probe goes
+    /// then instead of the timeout: no window collapse, done at 240 ms.
+    #[test]
+    fn tlp_capped_at_the_rto_goes_instead_of_it() {
+        let (rack, _, _) = transfer(rack_cfg(true), 10 * MSS as u64, drop_first(&[9], 1));
+        assert_eq!((rack.rack().unwrap().stats.probes, rack.stats.timeouts, rack.stats.retransmitted_packets), (1, 0, 1));
+        assert_eq!(rack.completed_at, Some(t(240)));
     }
 
     /// A lost retransmission: segment 40's first two transmissions are dropped. RACK deems
