@@ -28,6 +28,10 @@
 //!   retransmission, is lost once `xmit_ts + RACK.rtt + reo_wnd <= now`; for the others the
 //!   reordering timer is set to when the last of them would be.
 //!
+//! At a retransmission timeout every record not SACKed is deemed lost (Linux's
+//! `tcp_enter_loss()`; the sender goes back N), and a resend RACK then finds lost is resent
+//! at once as the window allows (Linux's loss state resends what RACK marks).
+//!
 //! The sender enters SACK recovery when a record is lost and not yet resent (as RFC 6675's
 //! (4) with PRR or `cwnd - pipe`), and in recovery `NextSeg()` sends the lost records first
 //! (lowest first, a lost retransmission again), then new data: RFC 6675's rules (1) and (2)
@@ -40,8 +44,9 @@
 //! - The probe timeout (7.2) is armed after new data is sent (not a probe) and on an ACK of
 //!   new data, outside recovery with nothing SACKed: `PTO = 2 SRTT`, plus the worst-case
 //!   delayed ACK ([`MAX_ACK_DELAY`]) when one segment is in flight, 1 s before any RTT
-//!   sample, never later than the retransmission timeout. It shares the sender's timer with
-//!   the reordering timer, which takes precedence (Linux's one timer does the same).
+//!   sample, never later than the retransmission timeout (due together, the probe goes
+//!   first and restarts the timer). It shares the sender's timer with the reordering timer,
+//!   which takes precedence (Linux's one timer does the same).
 //! - When it fires (7.3): with no probe outstanding, one new segment if the receiver's window
 //!   allows one, whatever cwnd says, else the highest segment sent again; the retransmission
 //!   timer restarts.
