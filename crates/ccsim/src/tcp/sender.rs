@@ -2536,6 +2536,18 @@ mod tests {
         assert_eq!(plain.stats.timeouts, 1);
     }
 
+    /// After a timeout: the first window and the probe are lost (no RTT sample yet, so the
+    /// probe goes at 1 s, the timeout at 2 s); going back N, the resend of segment 1 is lost
+    /// too. Once 2, resent after it, is SACKed, RACK deems 1 lost again and it goes at once,
+    /// not at a second timeout (2 s after the ACK of 0, backed off).
+    #[test]
+    fn rack_resends_a_lost_resend_after_a_timeout_without_another() {
+        let fate = |seg, nth| if (seg <= 10 && nth == 1) || (seg == 1 && nth == 2) { None } else { Some(Dur::ZERO) };
+        let (s, _, _) = transfer(rack_cfg(true), 20 * MSS as u64, fate);
+        assert_eq!((s.rack().unwrap().stats.probes, s.stats.timeouts), (1, 1));
+        assert!(s.completed_at.is_some_and(|d| d < t(2500)), "{:?}", s.completed_at);
+    }
+
     /// With `rack` off the sender keeps no records (no `Extras` for a plain SACK sender).
     #[test]
     fn without_rack_a_sack_sender_keeps_no_records() {
