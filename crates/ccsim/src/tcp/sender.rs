@@ -809,9 +809,10 @@ impl TcpSender {
         }
     }
 
-    /// RFC 8985 7.2: the probe timeout restarts, outside recovery with nothing SACKed.
+    /// RFC 8985 7.2: the probe timeout restarts, outside fast and RTO recovery with nothing
+    /// SACKed.
     fn schedule_probe(&mut self, now: SimTime) {
-        let allowed = !self.in_recovery && self.scoreboard.is_empty() && self.una < self.max;
+        let allowed = !self.in_recovery && self.una >= self.recover && self.scoreboard.is_empty() && self.una < self.max;
         let (srtt, flight, mss, rto_at) = (self.rto.srtt(), self.max - self.una, self.cfg.mss as u64, self.rto_deadline);
         if let Some(r) = self.rack_mut() {
             r.schedule_probe(now, allowed, srtt, flight, mss, rto_at);
@@ -1246,8 +1247,9 @@ impl TcpSender {
             if let Some(r) = e.rack.as_deref_mut() {
                 r.on_send(off, len as u64, now);
                 if !retransmission {
-                    // RFC 8985 7.2: new data (re)arms the probe timeout.
-                    let allowed = !self.in_recovery && self.scoreboard.is_empty();
+                    // RFC 8985 7.2: new data (re)arms the probe timeout, outside fast and
+                    // RTO recovery with nothing SACKed.
+                    let allowed = !self.in_recovery && self.una >= self.recover && self.scoreboard.is_empty();
                     let flight = off + len as u64 - self.una;
                     r.schedule_probe(now, allowed, self.rto.srtt(), flight, self.cfg.mss as u64, self.rto_deadline);
                 }
