@@ -44,9 +44,9 @@
 //! - The probe timeout (7.2) is armed after new data is sent (not a probe) and on an ACK of
 //!   new data, outside recovery (fast, or after a timeout) with nothing SACKed: `PTO = 2
 //!   SRTT`, plus the worst-case delayed ACK ([`MAX_ACK_DELAY`]) when one segment is in
-//!   flight, 1 s before any RTT sample, never later than the retransmission timeout (due together, the probe goes
-//!   first and restarts the timer). It shares the sender's timer with the reordering timer,
-//!   which takes precedence (Linux's one timer does the same).
+//!   flight, 1 s before any RTT sample, never later than the retransmission timeout (due
+//!   together, the probe goes first and restarts the timer). It shares the sender's timer
+//!   with the reordering timer, which takes precedence (Linux's one timer does the same).
 //! - When it fires (7.3): with no probe outstanding, one new segment if the receiver's window
 //!   allows one, whatever cwnd says, else the highest segment sent again; the retransmission
 //!   timer restarts.
