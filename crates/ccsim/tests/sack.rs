@@ -133,3 +133,21 @@ fn prr_recovers_the_overshoot_and_the_linux_profile_turns_it_on() {
     let tx = sim.flows[0].sender().unwrap();
     assert!(!tx.cfg.prr && tx.cfg.init_cwnd == 1);
 }
+
+/// RACK-TLP (RFC 8985) in the same overshoot: every byte delivered, without a timeout and
+/// with no more retransmissions than RFC 6675's DupThresh; the `linux` profile turns it on
+/// with SACK, and leaves it off when SACK is off.
+#[test]
+fn rack_recovers_the_overshoot_and_the_linux_profile_turns_it_on() {
+    let plain = outcome(&["flows.0.tcp.sack=true"]);
+    let rack = outcome(&["flows.0.tcp.sack=true", "flows.0.tcp.rack=true"]);
+    assert!(rack.recoveries >= 1 && rack.timeouts <= plain.timeouts, "{} / {}", rack.timeouts, plain.timeouts);
+    assert!(rack.retransmitted <= plain.retransmitted + 2, "{} / {}", rack.retransmitted, plain.retransmitted);
+    for (sets, on) in
+        [(&["profile=linux"][..], true), (&["profile=linux", "flows.0.tcp.sack=false"], false), (&["profile=linux", "flows.0.tcp.rack=false"], false)]
+    {
+        let (sim, _) = run_with(OVERSHOOT, sets);
+        let tx = sim.flows[0].sender().unwrap();
+        assert_eq!((tx.cfg.rack, tx.rack().is_some()), (on, on), "{sets:?}");
+    }
+}

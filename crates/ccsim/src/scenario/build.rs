@@ -572,6 +572,12 @@ fn tcp_transport(
         return fail(format!("{tp}.prr"), "only with `sack = true` or `ecn_response = \"cwr\"` (PRR counts what is in flight by RFC 6675's pipe)");
     }
     cfg.prr = t.prr.unwrap_or(d.prr);
+    // RACK-TLP reads the SACK scoreboard (RFC 8985 section 4); the profile's default yields
+    // to `sack = false`, an explicit `true` is refused.
+    if t.rack == Some(true) && !cfg.sack {
+        return fail(format!("{tp}.rack"), "only with `sack = true` (RACK-TLP detects losses from SACKed segments)");
+    }
+    cfg.rack = t.rack.unwrap_or(d.rack && cfg.sack);
     cfg.ect_on_retransmit = t.ect_on_retransmit.unwrap_or(d.ect_on_retransmit || per_packet_ecn);
     cfg.acc = t.acc.unwrap_or(false);
     // A controller that stamps a congestion header (XCP, RCP) holds it where the timestamps

@@ -84,6 +84,9 @@ pub struct TcpDefaults {
     /// `prr`: false (RFC 6675's `cwnd - pipe` in SACK recovery) / false (`linux`: true, RFC
     /// 6937 in `tcp_cwnd_reduction()`, ns-3.37's `TcpPrrRecovery`).
     pub prr: bool,
+    /// `rack`: false (RFC 6675's DupThresh and `IsLost()`) / false (`linux`: true, RACK-TLP
+    /// of RFC 8985, `net.ipv4.tcp_recovery = 1` and `tcp_early_retrans = 3`).
+    pub rack: bool,
     /// `ecn_response`: `immediate` (RFC 3168 6.1.2: cwnd halved at once) / `immediate`
     /// (`linux`: `cwr`, `tcp_enter_cwr()`, ns-3.37's `CA_CWR`).
     pub ecn_response: &'static str,
@@ -116,6 +119,7 @@ impl TcpDefaults {
                 ect_on_retransmit: false,
                 sack: false,
                 prr: false,
+                rack: false,
                 ecn_response: "immediate",
                 timestamps: false,
             },
@@ -137,6 +141,7 @@ impl TcpDefaults {
                 ect_on_retransmit: true,
                 sack: false,
                 prr: false,
+                rack: false,
                 ecn_response: "immediate",
                 timestamps: false,
             },
@@ -149,6 +154,7 @@ impl TcpDefaults {
                 full_ack: "ssthresh",
                 sack: true,
                 prr: true,
+                rack: true,
                 ecn_response: "cwr",
                 timestamps: true,
                 ..TcpDefaults::of(Profile::Rfc)

@@ -472,6 +472,9 @@ pub struct TcpSpec {
     /// (default false; `linux` profile true).
     #[serde(default)]
     pub prr: Option<bool>,
+    /// RACK-TLP loss detection (RFC 8985) with SACK (default false; `linux` profile true).
+    #[serde(default)]
+    pub rack: Option<bool>,
     /// The answer to an ECN-Echo: `immediate` (default, RFC 3168 6.1.2) or `cwr` (one
     /// round trip without growth, Linux's and ns-3.37's CWR state; `linux` profile).
     #[serde(default)]

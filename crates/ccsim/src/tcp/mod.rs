@@ -13,6 +13,7 @@ pub mod cc;
 #[cfg(test)]
 mod properties;
 pub mod prr;
+pub mod rack;
 pub mod rate;
 pub mod receiver;
 pub mod rto;
@@ -135,6 +136,11 @@ pub struct SenderConfig {
     /// above ssthresh, then up to ssthresh by at most one segment more than delivered.
     /// Otherwise SACK recovery sends while `cwnd - pipe >= SMSS` (RFC 6675).
     pub prr: bool,
+    /// With `sack`: RACK-TLP loss detection (RFC 8985, `tcp/rack.rs`): segments are deemed
+    /// lost by their transmit times (a lost retransmission included) rather than by
+    /// DupThresh, a reordering timer waits for the others, and a tail loss probe goes out
+    /// after 2 SRTT without an ACK instead of waiting for the retransmission timeout.
+    pub rack: bool,
     /// How an ECN-Echo is answered.
     pub ecn_response: EcnResponse,
     /// RFC 7323 timestamps on every segment (12 bytes of option each), and RTT samples from
@@ -184,6 +190,7 @@ impl Default for SenderConfig {
             sack: false,
             sack_clear_on_timeout: false,
             prr: false,
+            rack: false,
             ecn_response: EcnResponse::Immediate,
             timestamps: false,
             isn: 0,

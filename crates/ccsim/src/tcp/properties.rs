@@ -9,7 +9,8 @@
 //!   sent: every byte is delivered once, in order;
 //!
 //! and at the end the whole transfer has been delivered exactly once. Every case runs with
-//! SACK (RFC 2018 blocks, RFC 6675 recovery) or without; with it, the sender's scoreboard
+//! SACK (RFC 2018 blocks, RFC 6675 recovery, with or without RACK-TLP) or without; with it,
+//! the sender's scoreboard
 //! also holds only bytes above `snd_una` that it has sent and the receiver holds (it never
 //! reneges), and no retransmission carries a byte the scoreboard says is SACKed.
 
@@ -28,6 +29,8 @@ struct Case {
     rwnd_segments: u32,
     reno: bool,
     sack: bool,
+    /// With `sack`: RACK-TLP (RFC 8985).
+    rack: bool,
     delayed_ack: bool,
     loss: f64,
     duplicate: f64,
@@ -37,8 +40,11 @@ struct Case {
 }
 
 fn cases() -> impl Strategy<Value = Case> {
-    ((0u32..4_000_000, any::<u64>(), 1u32..1500, 1u32..64, any::<bool>(), any::<bool>(), any::<bool>()), (0.0f64..0.2, 0.0f64..0.1, 0u64..30, any::<u64>()))
-        .prop_map(|((below_wrap, bytes, mss, rwnd_segments, reno, sack, delayed_ack), (loss, duplicate, jitter_ms, seed))| Case {
+    (
+        (0u32..4_000_000, any::<u64>(), 1u32..1500, 1u32..64, any::<bool>(), any::<bool>(), any::<bool>()),
+        (0.0f64..0.2, 0.0f64..0.1, 0u64..30, any::<u64>(), any::<bool>()),
+    )
+        .prop_map(|((below_wrap, bytes, mss, rwnd_segments, reno, sack, delayed_ack), (loss, duplicate, jitter_ms, seed, rack))| Case {
             isn: u32::MAX - below_wrap,
             // Up to 300 segments: enough to cross the wrap and recover from many losses.
             bytes: 1 + bytes % (300 * mss as u64),
@@ -46,6 +52,7 @@ fn cases() -> impl Strategy<Value = Case> {
             rwnd_segments,
             reno,
             sack,
+            rack: sack && rack,
             delayed_ack,
             loss,
             duplicate,
@@ -61,7 +68,7 @@ fn transfer(c: &Case) -> Result<u64, TestCaseError> {
     let rwnd = c.mss * c.rwnd_segments;
     let (recovery, cc) =
         if c.reno { (Recovery::Reno, CcConfig::Reno(NewRenoConfig::reno())) } else { (Recovery::NewReno, CcConfig::Reno(NewRenoConfig::default())) };
-    let cfg = SenderConfig { recovery, cc, mss: c.mss, isn: c.isn, data_bytes: Some(c.bytes), sack: c.sack, ..SenderConfig::default() };
+    let cfg = SenderConfig { recovery, cc, mss: c.mss, isn: c.isn, data_bytes: Some(c.bytes), sack: c.sack, rack: c.rack, ..SenderConfig::default() };
     let mut tx = TcpSender::new(cfg, ends, rwnd);
     let rcfg = ReceiverConfig { rwnd, delayed_ack: c.delayed_ack.then(|| Dur::from_millis(100)), sack: c.sack, ..ReceiverConfig::default() };
     let mut rx = TcpReceiver::new(rcfg, ends, c.isn);
@@ -107,7 +114,7 @@ fn transfer(c: &Case) -> Result<u64, TestCaseError> {
         }
         // The next thing to happen: an arrival, or a timer.
         let next_packet = wire.iter().enumerate().min_by_key(|(_, w)| (w.0, w.1)).map(|(i, w)| (w.0, i));
-        let times = [next_packet.map(|p| p.0), tx.rto_deadline(), rx.delack_deadline()];
+        let times = [next_packet.map(|p| p.0), tx.deadline(), rx.delack_deadline()];
         let Some(t) = times.iter().flatten().min().copied() else {
             return Err(TestCaseError::fail("nothing left to happen before the transfer completed"));
         };
@@ -125,7 +132,7 @@ fn transfer(c: &Case) -> Result<u64, TestCaseError> {
                     tx.on_ack(&p, now, &mut out);
                 }
             }
-            _ if tx.rto_deadline() == Some(now) => tx.on_timeout(now, &mut out),
+            _ if tx.deadline() == Some(now) => tx.on_deadline(now, &mut out),
             _ => rx.on_delack_timeout(now, &mut out),
         }
     }

@@ -59,6 +59,11 @@
 //!   (`tcp/prr.rs`, RFC 6937) instead of cwnd: each ACK's DeliveredData is the change in
 //!   the cumulative ACK plus the change in the bytes SACKed, RecoverFS the FlightSize when
 //!   recovery starts, and the retransmission of (4.3) the first byte of `prr_out`.
+//! - With `SenderConfig::rack`, RACK-TLP (`tcp/rack.rs`, RFC 8985) deems segments lost:
+//!   recovery starts on an ACK or reordering timer that finds one lost, not on DupThresh or
+//!   `IsLost()`; (4.3) resends the lowest lost segment, NextSeg() the lost segments (a lost
+//!   retransmission again) then new data, and pipe counts RACK's marks. Its reordering timer
+//!   and tail loss probe share the sender's timer ([`deadline`](TcpSender::deadline)).
 //!
 //! # The CWR state (`SenderConfig::ecn_response`)
 //!
@@ -72,6 +77,7 @@
 
 use super::cc::{Ack, AnyController, Controller, Event};
 use super::prr::{Bound, Prr};
+use super::rack::{Rack, RackTimer};
 use super::rate::RateSampler;
 use super::rto::RtoEstimator;
 use super::sack::{NextRule, Scoreboard, Window};
@@ -189,6 +195,8 @@ struct Extras {
     /// Timestamps: the TSval of the newest ACK, which data segments echo (RFC 7323's
     /// `TS.Recent`; 0 before the first).
     ts_recent: u32,
+    /// RACK-TLP's records and state (`SenderConfig::rack`).
+    rack: Option<Box<Rack>>,
 }
 
 /// The state of a window reduction spread over a round trip, boxed: a sender with neither
@@ -207,9 +215,10 @@ impl TcpSender {
         let rto = RtoEstimator::with_arithmetic(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.clock_granularity, cfg.rtt_arithmetic);
         let cc = cfg.cc.build(cfg.mss, cfg.init_cwnd, cfg.init_ssthresh);
         let stamps = cc.header().is_some();
-        let extras = (cc.wants_rate_samples() || cc.paces() || cfg.accecn || stamps || cfg.timestamps).then(|| {
+        let extras = (cc.wants_rate_samples() || cc.paces() || cfg.accecn || stamps || cfg.timestamps || cfg.rack).then(|| {
             let rate = cc.wants_rate_samples().then(RateSampler::default);
-            Box::new(Extras { rate, s_cep: accecn::CEP_INIT, stamps, ..Extras::default() })
+            let rack = cfg.rack.then(Box::default);
+            Box::new(Extras { rate, s_cep: accecn::CEP_INIT, stamps, rack, ..Extras::default() })
         });
         TcpSender {
             isn: Seq(cfg.isn),
@@ -301,14 +310,20 @@ impl TcpSender {
         self.extras.as_ref().and_then(|e| e.pacing_deadline)
     }
     /// The sender's one timer for the run loop: the retransmission timeout, or for a paced
-    /// sender whichever of it and the pacing deadline comes first (call
-    /// [`on_deadline`](Self::on_deadline) then).
+    /// sender or one with RACK-TLP whichever of it, the pacing deadline and RACK's timer
+    /// comes first (call [`on_deadline`](Self::on_deadline) then).
     #[inline]
     pub fn deadline(&self) -> Option<SimTime> {
-        match self.pacing_deadline() {
-            None => self.rto_deadline,
-            Some(p) => Some(self.rto_deadline.map_or(p, |r| r.min(p))),
-        }
+        let Some(e) = &self.extras else { return self.rto_deadline };
+        let rack = e.rack.as_ref().and_then(|r| r.timer()).map(|t| t.0);
+        [self.rto_deadline, e.pacing_deadline, rack].into_iter().flatten().min()
+    }
+    /// RACK-TLP's state, with `SenderConfig::rack`.
+    pub fn rack(&self) -> Option<&Rack> {
+        self.extras.as_ref().and_then(|e| e.rack.as_deref())
+    }
+    fn rack_mut(&mut self) -> Option<&mut Rack> {
+        self.extras.as_mut().and_then(|e| e.rack.as_deref_mut())
     }
     /// The delivery-rate sampler, for a controller that asked for samples.
     pub fn rate_sampler(&self) -> Option<&RateSampler> {
@@ -321,9 +336,13 @@ impl TcpSender {
     pub fn scoreboard(&self) -> &Scoreboard {
         &self.scoreboard
     }
-    /// SACK: RFC 6675's pipe, the bytes estimated to be in the network.
+    /// SACK: RFC 6675's pipe, the bytes estimated to be in the network (with RACK-TLP, by
+    /// its marks of what is lost).
     pub fn pipe(&self) -> u64 {
-        self.scoreboard.pipe(&self.window())
+        match self.rack() {
+            None => self.scoreboard.pipe(&self.window()),
+            Some(r) => r.pipe(),
+        }
     }
 
     /// The data in the network a delivery-rate sample records besides the FlightSize
@@ -434,6 +453,11 @@ impl TcpSender {
     /// timeout if it is due, then the pacing deadline if it is (each checks its own time, so
     /// an event for a deadline since moved does nothing).
     pub fn on_deadline(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        // RACK-TLP's timer first: a probe timeout capped at the RTO goes before it (and
+        // restarts it, RFC 8985 7.3).
+        if let Some(timer) = self.rack_mut().and_then(|r| r.fired(now)) {
+            self.on_rack_timer(timer, now, out);
+        }
         self.on_timeout(now, out);
         if self.pacing_deadline().is_some_and(|p| p <= now) {
             self.on_pacing_timer(now, out);
@@ -540,8 +564,12 @@ impl TcpSender {
         self.peer_wnd = pkt.wnd;
         let delivered = self.delivered(ack - self.una, sacked_before);
         let was_in_recovery = self.in_recovery;
-        if ack > self.una {
+        let advanced = ack > self.una;
+        if advanced {
             self.on_new_ack(ack, ece, now, out);
+        }
+        if self.rack().is_some() {
+            self.rack_ack(pkt, advanced, same && pkt.sack.is_empty(), delivered, now, out);
         }
         if duplicate {
             self.stats.dupacks_received += 1;
@@ -708,7 +736,8 @@ impl TcpSender {
     /// steps (1) to (4).
     fn on_sack_dupack(&mut self, delivered: u64, now: SimTime, out: &mut Vec<Packet>) {
         let (mss, thresh) = (self.cfg.mss as u64, self.cfg.dupack_threshold);
-        if self.dupacks >= thresh || self.scoreboard.is_lost(self.una, mss, thresh) {
+        // With RACK-TLP, RACK alone starts recovery (`rack_ack`).
+        if self.rack().is_none() && (self.dupacks >= thresh || self.scoreboard.is_lost(self.una, mss, thresh)) {
             // Section 5.1 (and RFC 6582's `recover`): no new recovery for data sent before
             // the last one's RecoveryPoint, a timeout's, or an obeyed ACC control's.
             if self.una < self.recover || self.una < self.acc_recover {
@@ -750,10 +779,137 @@ impl TcpSender {
             self.start_prr(flight, delivered, pipe);
         }
         let end = self.scoreboard.next_sacked(self.una).unwrap_or(self.max);
-        let len = (self.cfg.mss as u64).min(end - self.una);
-        self.emit(self.una, len as u32, now, out);
-        self.high_rxt = self.una + len;
+        let lost = self.rack_mut().and_then(|r| {
+            r.on_recovery();
+            r.first_lost()
+        });
+        let (start, len) = match lost {
+            Some((s, e)) => (s, e - s), // RACK: the lowest segment lost
+            None => (self.una, (self.cfg.mss as u64).min(end - self.una)),
+        };
+        self.emit(start, len as u32, now, out);
+        self.high_rxt = start + len;
         self.cc.on_sack_recovery_start(&self.event(now)); // (4.2): cwnd = ssthresh
+    }
+
+    // ---- RACK-TLP (`tcp/rack.rs`) ----
+
+    /// An ACK in range with RACK-TLP, its cumulative ACK taken (`advanced`: it acknowledged
+    /// new data; `pure_dup`: a duplicate without SACK blocks): RFC 8985 6.2's steps on the
+    /// segments it delivers, the probe's outcome (7.4), loss detection and, for a segment
+    /// lost, recovery; then the probe timeout an ACK of new data arms (7.2).
+    fn rack_ack(&mut self, pkt: &Packet, advanced: bool, pure_dup: bool, delivered: u64, now: SimTime, out: &mut Vec<Packet>) {
+        let (una, max) = (self.una as i64, self.max as i64);
+        let mut blocks = [(0u64, 0u64); crate::packet::SackBlocks::MAX];
+        for (b, (left, right)) in blocks.iter_mut().zip(pkt.sack.iter()) {
+            let (left, right) = (self.offset_of(left).max(una), self.offset_of(right).min(max));
+            if left < right {
+                *b = (left as u64, right as u64);
+            }
+        }
+        let ack = self.una;
+        let Some(r) = self.rack_mut() else { return };
+        r.on_ack(ack, blocks.into_iter().filter(|b| b.0 < b.1), now);
+        if r.probe_acked(ack, pure_dup) {
+            self.probe_repaired(now);
+        }
+        self.rack_detect(delivered, now, out);
+        if advanced || !self.scoreboard.is_empty() {
+            self.schedule_probe(now); // (with something SACKed, no probe)
+        }
+    }
+
+    /// RACK's loss detection at `now` (an ACK that delivered `delivered` bytes, or the
+    /// reordering timer): a segment lost starts recovery, as DupThresh would without RACK
+    /// (not below the last recovery's or timeout's RecoveryPoint, RFC 6675 5.1). After a
+    /// timeout, while going back N, a segment lost again (its resend lost) is resent at once
+    /// as the window allows, as Linux's loss state resends what RACK marks.
+    fn rack_detect(&mut self, delivered: u64, now: SimTime, out: &mut Vec<Packet>) {
+        let recovering = self.in_recovery || self.una < self.recover;
+        let (srtt, thresh) = (self.rto.srtt(), self.cfg.dupack_threshold);
+        let Some(r) = self.rack_mut() else { return };
+        let reo_wnd = r.reo_wnd(srtt, recovering, thresh);
+        if !r.detect_loss(now, reo_wnd) || self.in_recovery {
+            return;
+        }
+        if self.una >= self.recover && self.una >= self.acc_recover {
+            self.enter_sack_recovery(delivered, now, out);
+            return;
+        }
+        let cwnd = self.cc.cwnd() as u64;
+        while let Some((start, end)) = self.rack().and_then(Rack::first_lost).filter(|l| l.0 < self.nxt) {
+            if self.pipe() + (end - start) > cwnd {
+                break;
+            }
+            self.emit(start, (end - start) as u32, now, out);
+        }
+    }
+
+    /// RFC 8985 7.2: the probe timeout restarts, outside fast and RTO recovery with nothing
+    /// SACKed.
+    fn schedule_probe(&mut self, now: SimTime) {
+        let allowed = !self.in_recovery && self.una >= self.recover && self.scoreboard.is_empty() && self.una < self.max;
+        let (srtt, flight, mss, rto_at) = (self.rto.srtt(), self.max - self.una, self.cfg.mss as u64, self.rto_deadline);
+        if let Some(r) = self.rack_mut() {
+            r.schedule_probe(now, allowed, srtt, flight, mss, rto_at);
+        }
+    }
+
+    /// RACK's reordering timer or TLP's probe timeout fired.
+    fn on_rack_timer(&mut self, timer: RackTimer, now: SimTime, out: &mut Vec<Packet>) {
+        match timer {
+            RackTimer::Reorder => {
+                let was_in_recovery = self.in_recovery;
+                self.rack_detect(0, now, out);
+                if self.in_recovery {
+                    if was_in_recovery && self.active_prr().is_some() {
+                        let pipe = self.pipe();
+                        self.prr_ack(0, pipe);
+                    }
+                    self.sack_transmit(now, out);
+                }
+            }
+            RackTimer::Probe => self.send_probe(now, out),
+        }
+    }
+
+    /// RFC 8985 7.3: with no probe outstanding, a new segment if the receiver's window
+    /// allows one (whatever cwnd says), else the highest segment sent again; then the
+    /// retransmission timer restarts.
+    fn send_probe(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if self.una >= self.max || self.in_recovery {
+            return;
+        }
+        if self.rack().is_some_and(Rack::may_probe) {
+            let new = self.new_data_len();
+            let last = self.rack().and_then(Rack::last_segment);
+            let retrans = new == 0;
+            match last {
+                _ if new > 0 => self.emit_new(new, now, out),
+                Some((start, end)) => self.emit(start, (end - start) as u32, now, out),
+                None => return,
+            }
+            let max = self.max;
+            if let Some(r) = self.rack_mut() {
+                r.probe_sent(max, retrans);
+            }
+        }
+        self.rto_deadline = Some(now + self.rto.rto());
+    }
+
+    /// RFC 8985 7.4: the ACK of a retransmitted probe shows it repaired a loss: the window
+    /// is reduced once, as by a fast retransmit whose recovery ends at once (Linux's CWR
+    /// state for it).
+    fn probe_repaired(&mut self, now: SimTime) {
+        if self.in_recovery || self.ecn_answered() {
+            return;
+        }
+        let before = self.cc.cwnd();
+        self.cc.on_fast_retransmit(&self.event(now));
+        self.note_reduction(now, ReductionCause::FastRetransmit, before.saturating_sub(self.cc.ssthresh()));
+        self.cc.on_sack_recovery_start(&self.event(now));
+        let info = Ack { now, acked: 0, una: self.una, max: self.max, ece: false, ce: None, cwnd_limited: false, rtt: None, srtt: self.rto.srtt() };
+        self.cc.on_recovery_end(&info);
     }
 
     /// SACK, in recovery: step (C), sending NextSeg() while `cwnd - pipe >= SMSS` (with PRR,
@@ -765,7 +921,11 @@ impl TcpSender {
         let wnd = self.active_prr().map_or(self.cc.cwnd() as u64, Prr::window);
         while wnd >= pipe + mss {
             let rescue = self.rescue_rxt.is_none_or(|r| self.una > r);
-            let Some(seg) = self.scoreboard.next_seg(&self.window(), self.new_data_len(), rescue) else { break };
+            let next = match self.rack() {
+                None => self.scoreboard.next_seg(&self.window(), self.new_data_len(), rescue),
+                Some(r) => r.next_seg(self.max, self.new_data_len()),
+            };
+            let Some(seg) = next else { break };
             if self.extras.is_some() && self.held_by_pacing(now) {
                 break;
             }
@@ -927,6 +1087,9 @@ impl TcpSender {
             return;
         }
         self.stats.timeouts += 1;
+        if let Some(r) = self.rack_mut() {
+            r.on_rto();
+        }
         let before = self.cc.cwnd();
         let mut ev = self.event(now);
         // What the timeout halves leaves out the data the receiver holds by SACK (ns-3's
@@ -1118,16 +1281,28 @@ impl TcpSender {
     }
 
     /// What [`emit`](Self::emit) does for the sender's optional rules (one test on the
-    /// common path): the segment goes to the delivery-rate sampler and to PRR's count, and
-    /// carries AccECN's counter, the controller's congestion header and the timestamps.
+    /// common path): the segment goes to the delivery-rate sampler, RACK's records and
+    /// PRR's count, and carries AccECN's counter, the controller's congestion header and
+    /// the timestamps.
     #[inline(never)]
     fn emit_extras(&mut self, off: u64, pkt: &mut Packet, now: SimTime) {
         let len = pkt.payload as u64;
+        let retransmission = off < self.max;
         self.with_rate_sampler(|r, flight, pipe| r.on_send(off, len, flight, pipe, now));
         if let Some(s) = self.spread.as_mut() {
             s.prr.on_sent(len);
         }
-        if let Some(e) = &self.extras {
+        if let Some(e) = &mut self.extras {
+            if let Some(r) = e.rack.as_deref_mut() {
+                r.on_send(off, len, now);
+                if !retransmission {
+                    // RFC 8985 7.2: new data (re)arms the probe timeout, outside fast and
+                    // RTO recovery with nothing SACKed.
+                    let allowed = !self.in_recovery && self.una >= self.recover && self.scoreboard.is_empty();
+                    let flight = off + len - self.una;
+                    r.schedule_probe(now, allowed, self.rto.srtt(), flight, self.cfg.mss as u64, self.rto_deadline);
+                }
+            }
             if self.cfg.accecn {
                 // The count of CE on the reverse direction, whose ACKs are Not-ECT: its start.
                 accecn::set_ace(pkt, accecn::CEP_INIT);
@@ -2234,6 +2409,12 @@ mod tests {
     /// Returns the sender when `bytes` are acknowledged, the time spent in recovery, and when
     /// the last retransmission left after recovery began.
     fn lossy_transfer(cfg: SenderConfig, bytes: u64, drop: &[u32]) -> (TcpSender, Dur, Dur) {
+        transfer(cfg, bytes, |seg, nth| (nth > 1 || !drop.contains(&seg)).then_some(Dur::ZERO))
+    }
+
+    /// The path of [`lossy_transfer`], where `fate(segment, nth transmission)` of each data
+    /// segment is None to drop it or the delay it takes beyond the 10 ms.
+    fn transfer(cfg: SenderConfig, bytes: u64, mut fate: impl FnMut(u32, u32) -> Option<Dur>) -> (TcpSender, Dur, Dur) {
         use crate::tcp::{ReceiverConfig, TcpReceiver};
         let sack = cfg.sack;
         let mut tx = TcpSender::new(SenderConfig { data_bytes: Some(bytes), ..cfg }, ends(), 1 << 30);
@@ -2241,7 +2422,7 @@ mod tests {
         let one_way = Dur::from_millis(10);
         let mut wire: Vec<(SimTime, u64, Packet)> = Vec::new();
         let (mut order, mut now, mut out) = (0, SimTime::ZERO, Vec::new());
-        let mut sent_once = std::collections::HashSet::new();
+        let mut sent = std::collections::HashMap::new();
         let (mut in_recovery, mut recovering_since, mut recovering, mut last_rexmit) = (false, now, Dur::ZERO, Dur::ZERO);
         tx.start(now, &mut out);
         while tx.completed_at.is_none() {
@@ -2249,14 +2430,12 @@ mod tests {
                 recovering_since = now;
             }
             for p in out.drain(..) {
-                let first = p.payload > 0 && sent_once.insert(p.seq.0);
-                if p.payload > 0 && !first && tx.in_recovery() {
+                let nth = if p.payload > 0 { *sent.entry(p.seq.0).and_modify(|n| *n += 1).or_insert(1) } else { 0 };
+                if nth > 1 && tx.in_recovery() {
                     last_rexmit = now - recovering_since;
                 }
-                if first && drop.contains(&(p.seq.0 / MSS)) {
-                    continue;
-                }
-                wire.push((now + one_way, order, p));
+                let Some(extra) = (if nth > 0 { fate(p.seq.0 / MSS, nth) } else { Some(Dur::ZERO) }) else { continue };
+                wire.push((now + one_way + extra, order, p));
                 order += 1;
             }
             if tx.in_recovery() != in_recovery {
@@ -2266,7 +2445,7 @@ mod tests {
                 }
             }
             let next = wire.iter().enumerate().min_by_key(|(_, w)| (w.0, w.1)).map(|(i, w)| (w.0, i));
-            match (next, tx.rto_deadline()) {
+            match (next, tx.deadline()) {
                 (Some((at, i)), d) if d.is_none_or(|d| at <= d) => {
                     now = at;
                     let (_, _, p) = wire.swap_remove(i);
@@ -2278,7 +2457,7 @@ mod tests {
                 }
                 (_, Some(d)) => {
                     now = d;
-                    tx.on_timeout(now, &mut out);
+                    tx.on_deadline(now, &mut out);
                 }
                 _ => panic!("stalled"),
             }
@@ -2329,6 +2508,102 @@ mod tests {
         assert_eq!((impatient.stats.fast_retransmits, impatient.stats.timeouts), (1, 1));
         assert_eq!(recovering, Dur::from_millis(20 + 200), "the first partial ACK, then the RTO");
         assert_eq!(impatient.completed_at, Some(t(560)));
+    }
+
+    // ---- RACK-TLP (RFC 8985) ----
+
+    /// A SACK sender of ten segments at once, with or without RACK-TLP.
+    fn rack_cfg(rack: bool) -> SenderConfig {
+        SenderConfig { sack: true, rack, init_cwnd: 10, ..config(Recovery::NewReno) }
+    }
+
+    /// `fate` for [`transfer`]: the first `times` transmissions of the segments in `lost`
+    /// are dropped.
+    fn drop_first(lost: &[u32], times: u32) -> impl FnMut(u32, u32) -> Option<Dur> + '_ {
+        move |seg, nth| (nth > times || !lost.contains(&seg)).then_some(Dur::ZERO)
+    }
+
+    /// Ten segments leave at once and segment 8 arrives `late` after the others, after 9
+    /// (one duplicate ACK). min_RTT is 20 ms, so the reordering window is 5 ms: 8 is deemed
+    /// lost 25 ms after it left. 2 ms late it is left alone; 10 ms late it is resent.
+    #[test]
+    fn rack_leaves_a_segment_reordered_within_the_window_alone() {
+        for (late, resent) in [(2, 0), (10, 1)] {
+            let fate = |seg, _| Some(if seg == 8 { Dur::from_millis(late) } else { Dur::ZERO });
+            let (s, _, _) = transfer(rack_cfg(true), 10 * MSS as u64, fate);
+            assert_eq!((s.stats.retransmitted_packets, s.stats.fast_retransmits, s.stats.timeouts), (resent, resent, 0), "{late} ms late");
+            assert_eq!(s.rack().unwrap().reordering_seen(), late == 2, "delivered after 9 without a retransmission: reordering");
+        }
+    }
+
+    /// Segment 8 of 10 is lost: 9's SACK is the only duplicate ACK. RACK deems 8 lost at
+    /// 25 ms (it left at 0 with 9, whose round trip took 20 ms, plus the 5 ms window) and
+    /// resends it; the transfer ends at 45 ms. Without RACK one duplicate starts nothing and
+    /// the retransmission timer resends it.
+    #[test]
+    fn rack_finds_a_loss_a_round_trip_and_window_after_it_left_without_three_duplicates() {
+        let (rack, _, _) = transfer(rack_cfg(true), 10 * MSS as u64, drop_first(&[8], 1));
+        assert_eq!((rack.stats.fast_retransmits, rack.stats.retransmitted_packets, rack.stats.timeouts), (1, 1, 0));
+        assert_eq!(rack.completed_at, Some(t(45)));
+        assert_eq!(rack.rack().unwrap().stats.reorder_timeouts, 1);
+        let (plain, _, _) = transfer(rack_cfg(false), 10 * MSS as u64, drop_first(&[8], 1));
+        assert_eq!((plain.stats.fast_retransmits, plain.stats.timeouts), (0, 1));
+    }
+
+    /// RFC 8985's tail loss: the last two of ten segments are lost, so no ACK says anything
+    /// of them. The ACKs of 0-7 come at 20 ms (SRTT 20 ms); the probe timeout, 2 SRTT later,
+    /// resends 9; its SACK at 80 ms shows 8 lost (it left before 9's probe), which goes at
+    /// once, and the transfer ends at 100 ms. Without TLP the retransmission timer fires.
+    #[test]
+    fn tlp_recovers_a_lost_tail_with_a_probe_not_a_timeout() {
+        let (rack, _, _) = transfer(rack_cfg(true), 10 * MSS as u64, drop_first(&[8, 9], 1));
+        let r = rack.rack().unwrap().stats;
+        assert_eq!((r.probes, r.probe_retransmissions), (1, 1));
+        assert_eq!((rack.stats.retransmitted_packets, rack.stats.fast_retransmits, rack.stats.timeouts), (2, 1, 0));
+        assert_eq!(rack.completed_at, Some(t(100)));
+        let (plain, _, _) = transfer(rack_cfg(false), 10 * MSS as u64, drop_first(&[8, 9], 1));
+        assert_eq!(plain.stats.timeouts, 1);
+    }
+
+    /// The last segment alone is lost: the probe timeout (2 SRTT + 200 ms with one segment
+    /// out) is capped at the RTO, 200 ms after the ACKs of 0-8 at 20 ms, and the probe goes
+    /// then instead of the timeout: no window collapse, done at 240 ms.
+    #[test]
+    fn tlp_capped_at_the_rto_goes_instead_of_it() {
+        let (rack, _, _) = transfer(rack_cfg(true), 10 * MSS as u64, drop_first(&[9], 1));
+        assert_eq!((rack.rack().unwrap().stats.probes, rack.stats.timeouts, rack.stats.retransmitted_packets), (1, 0, 1));
+        assert_eq!(rack.completed_at, Some(t(240)));
+    }
+
+    /// A lost retransmission: segment 40's first two transmissions are dropped. RACK deems
+    /// the retransmission lost once new data sent after it is SACKed, and resends it again;
+    /// RFC 6675 alone waits for the retransmission timer.
+    #[test]
+    fn rack_resends_a_lost_retransmission_without_a_timeout() {
+        let (rack, _, _) = transfer(rack_cfg(true), 200 * MSS as u64, drop_first(&[40], 2));
+        assert_eq!((rack.stats.retransmitted_packets, rack.stats.fast_retransmits, rack.stats.timeouts), (2, 1, 0));
+        let (plain, _, _) = transfer(rack_cfg(false), 200 * MSS as u64, drop_first(&[40], 2));
+        assert_eq!(plain.stats.timeouts, 1);
+    }
+
+    /// After a timeout: the first window and the probe are lost (no RTT sample yet, so the
+    /// probe goes at 1 s, the timeout at 2 s); going back N, the resend of segment 1 is lost
+    /// too. Once 2, resent after it, is SACKed, RACK deems 1 lost again and it goes at once,
+    /// not at a second timeout (2 s after the ACK of 0, backed off).
+    #[test]
+    fn rack_resends_a_lost_resend_after_a_timeout_without_another() {
+        let fate = |seg, nth| if (seg <= 10 && nth == 1) || (seg == 1 && nth == 2) { None } else { Some(Dur::ZERO) };
+        let (s, _, _) = transfer(rack_cfg(true), 20 * MSS as u64, fate);
+        assert_eq!((s.rack().unwrap().stats.probes, s.stats.timeouts), (1, 1));
+        assert!(s.completed_at.is_some_and(|d| d < t(2500)), "{:?}", s.completed_at);
+    }
+
+    /// With `rack` off the sender keeps no records (no `Extras` for a plain SACK sender).
+    #[test]
+    fn without_rack_a_sack_sender_keeps_no_records() {
+        let s = TcpSender::new(rack_cfg(false), ends(), 1 << 30);
+        assert!(s.extras.is_none() && s.rack().is_none());
+        assert!(TcpSender::new(rack_cfg(true), ends(), 1 << 30).rack().is_some());
     }
 
     /// A sender whose controller records rate samples (and paces at `pacing`, bytes/s).
