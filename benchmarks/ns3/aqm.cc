@@ -4,7 +4,8 @@
 //   aqm --disc=fifo|codel|fq_codel|pie|step [--n=10] [--rate=100Mbps] [--time=30]
 //       [--warmup=5] [--seed=1] [--tcp=newreno|cubic|dctcp|bbr|mix] [--limit=1000] [--k=65]
 //       [--ecn=0|1] [--sack=1|0] [--delay=20ms] [--initcwnd=1] [--recovery=classic|prr]
-//       [--series=PATH]
+//       [--series=PATH] [--trace=PATH] [--trace-every=10ms] [--trace-acks=T0:T1]
+//       [--bbr-stream-per-flow=0|1] [--bbr-linux-samples=0|1]
 //
 // N TCP bulk flows, each from its own sender S_i to its own receiver D_i:
 //
@@ -51,6 +52,7 @@
 #include "ns3/traffic-control-module.h"
 
 #include <cstdint>
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -65,6 +67,8 @@ uint64_t g_sojournCount = 0;
 double g_lenSum = 0;
 uint64_t g_lenCount = 0;
 bool g_measuring = false;
+bool g_streamPerFlow = false;
+bool g_linuxSamples = false;
 FILE* g_series = nullptr;
 
 void
@@ -94,6 +98,293 @@ ConnectSeries(uint32_t node)
     Config::ConnectWithoutContext(base + "RTT", MakeCallback(&OnRtt));
     Config::ConnectWithoutContext(base + "PacingRate", MakeCallback(&OnPacingRate));
     Config::ConnectWithoutContext(base + "CongestionWindow", MakeCallback(&OnCwnd));
+}
+
+/// TcpBbr with CongControl wrapped: the state BBR leaves behind after each ACK is read
+/// through TcpBbr's protected accessors (ns-3.37 has no trace source for it). Behaviour is
+/// TcpBbr's: the wrapper only reads.
+class TracedBbr : public TcpBbr
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::AqmTracedBbr")
+                                .SetParent<TcpBbr>()
+                                .SetGroupName("Internet")
+                                .AddConstructor<TracedBbr>();
+        return tid;
+    }
+
+    TracedBbr();
+
+    TracedBbr(const TracedBbr& sock)
+        : TcpBbr(sock)
+    {
+    }
+
+    void CongControl(Ptr<TcpSocketState> tcb,
+                     const TcpRateOps::TcpRateConnection& rc,
+                     const TcpRateOps::TcpRateSample& rs) override;
+
+    Ptr<TcpCongestionOps> Fork() override
+    {
+        return CopyObject<TracedBbr>(this);
+    }
+
+    /// One `snap` line; resets the per-interval counters.
+    void Snap();
+
+    int m_flow{-1};
+    Time m_created;
+    Ptr<TcpSocketState> m_tcb;
+    // Per interval: rate samples given to BBR, those app-limited, the largest and smallest
+    // delivery rate, bytes marked lost, segments sent and resent.
+    uint32_t m_samples{0};
+    uint32_t m_appLimitedSamples{0};
+    uint32_t m_invalid{0};
+    uint64_t m_maxRate{0};
+    uint64_t m_minRate{0};
+    uint64_t m_lost{0};
+    uint32_t m_sent{0};
+    uint32_t m_resent{0};
+    SequenceNumber32 m_highestSent{0};
+    Time m_rto;
+    uint32_t m_lastState{99};
+    uint64_t m_nextRound{0};
+    uint32_t m_rounds{0};
+    double m_lastGain{-1};
+};
+
+NS_OBJECT_ENSURE_REGISTERED(TracedBbr);
+
+FILE* g_trace = nullptr;
+std::vector<TracedBbr*> g_traced;
+double g_ackFrom = -1;
+double g_ackTo = -1;
+
+TracedBbr::TracedBbr()
+    : m_created(Simulator::Now())
+{
+    g_traced.push_back(this);
+}
+
+void
+TracedBbr::CongControl(Ptr<TcpSocketState> tcb,
+                       const TcpRateOps::TcpRateConnection& rc,
+                       const TcpRateOps::TcpRateSample& rs)
+{
+    if (g_linuxSamples && m_flow >= 0)
+    {
+        TcpRateOps::TcpRateSample linux = rs;
+        const Time ack = Simulator::Now() - rs.m_priorTime;
+        linux.m_interval = std::max(rs.m_sendElapsed, ack);
+        const bool valid = !rs.m_priorTime.IsZero() && rs.m_delivered >= 0 &&
+                           rs.m_ackedSacked > 0 && linux.m_interval >= tcb->m_minRtt;
+        linux.m_deliveryRate = valid ? DataRate(rs.m_delivered * 8.0 / linux.m_interval.GetSeconds())
+                                     : DataRate(0);
+        TcpBbr::CongControl(tcb, rc, linux);
+    }
+    else
+    {
+        TcpBbr::CongControl(tcb, rc, rs);
+    }
+    m_tcb = tcb;
+    if (m_flow < 0 || !g_trace)
+    {
+        return;
+    }
+    const uint64_t rate = rs.m_deliveryRate.GetBitRate();
+    // TcpBbr::UpdateRound's count, as it runs (only for samples with a delivery rate).
+    if (rate != 0 && rs.m_priorDelivered >= m_nextRound)
+    {
+        m_nextRound = rc.m_delivered;
+        ++m_rounds;
+    }
+    ++m_samples;
+    // Samples TcpRateLinux marked invalid (m_delivered < 0 or a zero interval) whose
+    // m_deliveryRate is still the previous sample's: TcpBbr::UpdateBtlBw takes them.
+    m_invalid += rate != 0 && (rs.m_delivered < 0 || rs.m_interval.IsZero());
+    m_appLimitedSamples += rs.m_isAppLimited;
+    m_maxRate = std::max(m_maxRate, rate);
+    m_minRate = m_samples == 1 ? rate : std::min(m_minRate, rate);
+    m_lost += rs.m_bytesLoss;
+    const double now = Simulator::Now().GetSeconds();
+    const uint32_t state = GetBbrState();
+    const double gain = GetPacingGain();
+    if (state != m_lastState || gain != m_lastGain)
+    {
+        std::fprintf(g_trace,
+                     "%.6f %d bbr %s %.3f %.3f bdp %u pacing %llu cwnd %u\n",
+                     now,
+                     m_flow,
+                     BbrModeName[state],
+                     gain,
+                     GetCwndGain(),
+                     InFlight(tcb, 1) - InFlight(tcb, 0),
+                     (unsigned long long)tcb->m_pacingRate.Get().GetBitRate(),
+                     tcb->m_cWnd.Get());
+        m_lastState = state;
+        m_lastGain = gain;
+    }
+    if (now >= g_ackFrom && now < g_ackTo)
+    {
+        std::fprintf(g_trace,
+                     "%.6f %d ack rate %llu interval_ms %.3f delivered %d applimited %d "
+                     "prior_inflight %u acked %u lost %u cwnd %u inflight %u pacing %llu "
+                     "state %u gain %.3f cong %d rtt_ms %.3f prior_delivered %u delivered_total %llu "
+                     "send_ms %.3f ack_ms %.3f round %u\n",
+                     now,
+                     m_flow,
+                     (unsigned long long)rate,
+                     rs.m_interval.GetSeconds() * 1e3,
+                     rs.m_delivered,
+                     (int)rs.m_isAppLimited,
+                     rs.m_priorInFlight,
+                     rs.m_ackedSacked,
+                     rs.m_bytesLoss,
+                     tcb->m_cWnd.Get(),
+                     tcb->m_bytesInFlight.Get(),
+                     (unsigned long long)tcb->m_pacingRate.Get().GetBitRate(),
+                     state,
+                     gain,
+                     (int)tcb->m_congState.Get(),
+                     tcb->m_lastRtt.Get().GetSeconds() * 1e3,
+                     rs.m_priorDelivered,
+                     (unsigned long long)rc.m_delivered,
+                     rs.m_sendElapsed.GetSeconds() * 1e3,
+                     rs.m_ackElapsed.GetSeconds() * 1e3,
+                     m_rounds);
+    }
+}
+
+void
+TracedBbr::Snap()
+{
+    if (!m_tcb)
+    {
+        return;
+    }
+    std::fprintf(g_trace,
+                 "%.6f %d snap cwnd %u inflight %u pacing %llu state %s pgain %.3f cgain %.3f "
+                 "bdp %u ssthresh %u cong %d rtt_ms %.3f minrtt_ms %.3f rto_ms %.1f samples %u "
+                 "applimited %u invalid %u maxrate %llu minrate %llu lost %llu sent %u resent %u round %u\n",
+                 Simulator::Now().GetSeconds(),
+                 m_flow,
+                 m_tcb->m_cWnd.Get(),
+                 m_tcb->m_bytesInFlight.Get(),
+                 (unsigned long long)m_tcb->m_pacingRate.Get().GetBitRate(),
+                 BbrModeName[GetBbrState()],
+                 GetPacingGain(),
+                 GetCwndGain(),
+                 InFlight(m_tcb, 1) - InFlight(m_tcb, 0),
+                 m_tcb->m_ssThresh.Get(),
+                 (int)m_tcb->m_congState.Get(),
+                 m_tcb->m_lastRtt.Get().GetSeconds() * 1e3,
+                 m_tcb->m_minRtt == Time::Max() ? -1.0 : m_tcb->m_minRtt.GetSeconds() * 1e3,
+                 m_rto.GetSeconds() * 1e3,
+                 m_samples,
+                 m_appLimitedSamples,
+                 m_invalid,
+                 (unsigned long long)m_maxRate,
+                 (unsigned long long)m_minRate,
+                 (unsigned long long)m_lost,
+                 m_sent,
+                 m_resent,
+                 m_rounds);
+    m_samples = m_appLimitedSamples = m_invalid = m_sent = m_resent = 0;
+    m_maxRate = m_minRate = m_lost = 0;
+}
+
+void
+SnapAll(Time every)
+{
+    for (TracedBbr* b : g_traced)
+    {
+        if (b->m_flow >= 0)
+        {
+            b->Snap();
+        }
+    }
+    Simulator::Schedule(every, &SnapAll, every);
+}
+
+void
+OnTraceTx(TracedBbr* b, Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() == 0)
+    {
+        return;
+    }
+    const double now = Simulator::Now().GetSeconds();
+    if (now >= g_ackFrom && now < g_ackTo)
+    {
+        std::fprintf(g_trace,
+                     "%.6f %d tx seq %u resent %d\n",
+                     now,
+                     b->m_flow,
+                     h.GetSequenceNumber().GetValue(),
+                     (int)(h.GetSequenceNumber() < b->m_highestSent));
+    }
+    if (h.GetSequenceNumber() < b->m_highestSent)
+    {
+        ++b->m_resent;
+    }
+    else
+    {
+        ++b->m_sent;
+        b->m_highestSent = h.GetSequenceNumber() + p->GetSize();
+    }
+}
+
+void
+OnTraceCongState(TracedBbr* b,
+                 TcpSocketState::TcpCongState_t from,
+                 TcpSocketState::TcpCongState_t to)
+{
+    std::fprintf(g_trace,
+                 "%.6f %d cong %s %s cwnd %u inflight %u pacing %llu\n",
+                 Simulator::Now().GetSeconds(),
+                 b->m_flow,
+                 TcpSocketState::TcpCongStateName[from],
+                 TcpSocketState::TcpCongStateName[to],
+                 b->m_tcb ? b->m_tcb->m_cWnd.Get() : 0,
+                 b->m_tcb ? b->m_tcb->m_bytesInFlight.Get() : 0,
+                 b->m_tcb ? (unsigned long long)b->m_tcb->m_pacingRate.Get().GetBitRate() : 0ULL);
+}
+
+void
+OnTraceRto(TracedBbr* b, Time, Time rto)
+{
+    b->m_rto = rto;
+}
+
+/// Ties flow `flow`'s sender, created at `start`, to its TracedBbr and its socket's traces.
+void
+ConnectTrace(uint32_t flow, uint32_t node, Time start)
+{
+    TracedBbr* bbr = nullptr;
+    for (TracedBbr* b : g_traced)
+    {
+        if (b->m_created == start && b->m_flow < 0)
+        {
+            bbr = b;
+        }
+    }
+    if (!bbr)
+    {
+        std::fprintf(stderr, "no TracedBbr created at %.9f s for flow %u\n", start.GetSeconds(), flow);
+        return;
+    }
+    bbr->m_flow = flow;
+    if (g_streamPerFlow)
+    {
+        bbr->SetStream(4 + flow);
+    }
+    const std::string base =
+        "/NodeList/" + std::to_string(node) + "/$ns3::TcpL4Protocol/SocketList/0/";
+    Config::ConnectWithoutContext(base + "Tx", MakeBoundCallback(&OnTraceTx, bbr));
+    Config::ConnectWithoutContext(base + "CongState", MakeBoundCallback(&OnTraceCongState, bbr));
+    Config::ConnectWithoutContext(base + "RTO", MakeBoundCallback(&OnTraceRto, bbr));
 }
 
 void
@@ -136,6 +427,9 @@ main(int argc, char* argv[])
     uint32_t initCwnd = 1;
     std::string series;
     std::string recovery = "classic";
+    std::string trace;
+    Time traceEvery = MilliSeconds(10);
+    std::string traceAcks;
     CommandLine cmd;
     cmd.AddValue("disc", "fifo, codel, fq_codel, pie or step", disc);
     cmd.AddValue("n", "flows", nFlows);
@@ -152,7 +446,26 @@ main(int argc, char* argv[])
     cmd.AddValue("initcwnd", "initial window, segments", initCwnd);
     cmd.AddValue("recovery", "classic (TcpClassicRecovery) or prr (TcpPrrRecovery)", recovery);
     cmd.AddValue("series", "file for flow 0's RTT, pacing rate and cwnd", series);
+    cmd.AddValue("trace", "file for every BBR flow's state, rate samples and events", trace);
+    cmd.AddValue("trace-every", "interval of the trace's snap lines", traceEvery);
+    cmd.AddValue("trace-acks", "T0:T1, seconds: one trace line per ACK in between", traceAcks);
+    cmd.AddValue("bbr-stream-per-flow",
+                 "experiment: flow i's TcpBbr draws from random stream 4 + i (needs --trace)",
+                 g_streamPerFlow);
+    cmd.AddValue("bbr-linux-samples",
+                 "experiment: TcpBbr gets Linux's rate samples (needs --trace)",
+                 g_linuxSamples);
     cmd.Parse(argc, argv);
+    if ((!trace.empty() || g_streamPerFlow || g_linuxSamples) && (tcp != "bbr" || trace.empty()))
+    {
+        std::fprintf(stderr, "--trace and the --bbr-* experiments need --tcp=bbr and --trace\n");
+        return 2;
+    }
+    if (!traceAcks.empty() && std::sscanf(traceAcks.c_str(), "%lf:%lf", &g_ackFrom, &g_ackTo) != 2)
+    {
+        std::fprintf(stderr, "--trace-acks takes T0:T1 (seconds)\n");
+        return 2;
+    }
 
     const uint32_t payload = 1000;
     const uint32_t bigBuffer = 64 * 1024 * 1024;
@@ -174,7 +487,7 @@ main(int argc, char* argv[])
     }
     else if (tcp == "bbr")
     {
-        tcpType = TcpBbr::GetTypeId();
+        tcpType = trace.empty() ? TcpBbr::GetTypeId() : TracedBbr::GetTypeId();
         Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(true));
         Config::SetDefault("ns3::TcpSocketState::PaceInitialWindow", BooleanValue(true));
     }
@@ -362,6 +675,18 @@ main(int argc, char* argv[])
         ApplicationContainer ba = bulk.Install(senders.Get(i));
         const double start = startVar->GetValue();
         ba.Start(Seconds(start));
+        if (!trace.empty())
+        {
+            if (!g_trace)
+            {
+                g_trace = std::fopen(trace.c_str(), "w");
+            }
+            Simulator::Schedule(Seconds(start) + MicroSeconds(1),
+                                &ConnectTrace,
+                                i,
+                                senders.Get(i)->GetId(),
+                                Seconds(start));
+        }
         if (i == 0 && !series.empty())
         {
             g_series = std::fopen(series.c_str(), "w");
@@ -373,6 +698,10 @@ main(int argc, char* argv[])
 
     qd->TraceConnectWithoutContext("SojournTime", MakeCallback(&OnSojourn));
     Simulator::Schedule(Seconds(0), &SampleLength, qd);
+    if (g_trace)
+    {
+        Simulator::Schedule(Seconds(0), &SnapAll, traceEvery);
+    }
     std::vector<uint64_t> rxAtWarmup(nFlows, 0);
     QueueDisc::Stats statsAtWarmup;
     Simulator::Schedule(Seconds(warmup), [&]() {
@@ -419,6 +748,10 @@ main(int argc, char* argv[])
     if (g_series)
     {
         std::fclose(g_series);
+    }
+    if (g_trace)
+    {
+        std::fclose(g_trace);
     }
     Simulator::Destroy();
     return 0;
