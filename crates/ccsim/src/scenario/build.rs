@@ -448,8 +448,9 @@ fn tcp_transport(
             (format!("{tp}.{field}"), format!("unknown value {name:?} (expected {})", quoted.join(" or ")))
         })
     };
-    let ssthresh_from = match choose("ssthresh_from", t.ssthresh_from.as_deref(), d.ssthresh_from, &["flight", "window"])? {
+    let ssthresh_from = match choose("ssthresh_from", t.ssthresh_from.as_deref(), d.ssthresh_from, &["flight", "window", "cwnd"])? {
         "window" => SsthreshFrom::Window,
+        "cwnd" => SsthreshFrom::Cwnd,
         _ => SsthreshFrom::Flight,
     };
     let exact_increase = choose("ca_increase", t.ca_increase.as_deref(), d.ca_increase, &["floor", "exact"])? == "exact";

@@ -55,7 +55,8 @@ pub struct TcpDefaults {
     pub clock_granularity: Dur,
     /// `rtt_arithmetic`: `rfc6298` / `ns2` (`rtt_update()`, `rtt_timeout()`).
     pub rtt_arithmetic: &'static str,
-    /// `ssthresh_from`: `flight` (RFC 5681 eq. (4)) / `window` (`slowdown()`).
+    /// `ssthresh_from`: `flight` (RFC 5681 eq. (4)) / `window` (`slowdown()`) (`linux`:
+    /// `cwnd`, `tcp_reno_ssthresh()`).
     pub ssthresh_from: &'static str,
     /// `ca_increase`: `floor` (whole bytes) / `exact` (`cwnd_ += 1 / cwnd_` in reals).
     pub ca_increase: &'static str,
@@ -168,6 +169,7 @@ impl TcpDefaults {
                 ecn_response: "cwr",
                 timestamps: true,
                 rto_min_on: "variance",
+                ssthresh_from: "cwnd",
                 head_retransmit_resets_timer: true,
                 ..TcpDefaults::of(Profile::Rfc)
             },

@@ -395,8 +395,9 @@ pub struct TcpSpec {
     /// `variance` (Linux: the variance term, so RTO >= SRTT + `min_rto`; `linux` profile).
     #[serde(default)]
     pub rto_min_on: Option<String>,
-    /// What a reduction halves: `flight` (default, RFC 5681's FlightSize) or `window`
-    /// (ns-2: `min(cwnd, rwnd)` in whole segments, at every timeout).
+    /// What a reduction halves: `flight` (default, RFC 5681's FlightSize), `window` (ns-2:
+    /// `min(cwnd, rwnd)` in whole segments, at every timeout) or `cwnd` (Linux; `linux`
+    /// profile).
     #[serde(default)]
     pub ssthresh_from: Option<String>,
     /// Congestion avoidance's increase per ACK: `floor` (default, whole bytes, at least one)
