@@ -100,6 +100,14 @@ impl LinuxVar {
     }
 }
 
+/// The state beyond SRTT and RTTVAR that an arithmetic keeps: none for RFC 6298's.
+#[derive(Clone, Copy, Debug)]
+enum Arith {
+    Rfc6298,
+    Ticks(Ticks),
+    Linux(LinuxVar),
+}
+
 /// ns-2's estimator state, in ticks: `srtt8` is 8 SRTT, `rttvar4` is 4 RTTVAR.
 #[derive(Clone, Copy, Debug)]
 struct Ticks {
@@ -119,16 +127,15 @@ pub struct RtoEstimator {
     max_rto: Dur,
     initial_rto: Dur,
     granularity: Dur,
-    ticks: Option<Ticks>,
-    /// Linux's variance term, with `RtoMinOn::Variance`.
-    linux: Option<LinuxVar>,
+    /// The arithmetic's own state.
+    arith: Arith,
     /// Number of doublings applied since the last valid sample.
     backoffs: u32,
 }
 
 impl RtoEstimator {
     pub fn new(min_rto: Dur, max_rto: Dur, initial_rto: Dur, granularity: Dur) -> RtoEstimator {
-        RtoEstimator { srtt_ns: None, rttvar_ns: 0.0, min_rto, max_rto, initial_rto, granularity, ticks: None, linux: None, backoffs: 0 }
+        RtoEstimator { srtt_ns: None, rttvar_ns: 0.0, min_rto, max_rto, initial_rto, granularity, arith: Arith::Rfc6298, backoffs: 0 }
     }
 
     /// The estimator with `arithmetic` (RFC 6298 is [`new`](Self::new)'s).
@@ -136,7 +143,7 @@ impl RtoEstimator {
         let mut e = RtoEstimator::new(min_rto, max_rto, initial_rto, granularity);
         if let RttArithmetic::Ns2Ticks { phase } = arithmetic {
             let tick = granularity.as_nanos().max(1);
-            e.ticks = Some(Ticks { tick, phase: phase.as_nanos() % tick, srtt8: 0, rttvar4: 0, rto_ticks: None });
+            e.arith = Arith::Ticks(Ticks { tick, phase: phase.as_nanos() % tick, srtt8: 0, rttvar4: 0, rto_ticks: None });
         }
         e
     }
@@ -144,7 +151,9 @@ impl RtoEstimator {
     /// Where `min_rto` applies. Linux's rule (`Variance`) is for RFC 6298's arithmetic; the
     /// caller refuses it with ns-2's.
     pub fn with_min_on(mut self, on: RtoMinOn) -> RtoEstimator {
-        self.linux = (on == RtoMinOn::Variance && self.ticks.is_none()).then(LinuxVar::default);
+        if on == RtoMinOn::Variance && matches!(self.arith, Arith::Rfc6298) {
+            self.arith = Arith::Linux(LinuxVar::default());
+        }
         self
     }
 
@@ -152,15 +161,13 @@ impl RtoEstimator {
     /// ACK up to `una` (SND.NXT being `nxt`: Linux's rounds); a valid sample also ends any
     /// backoff.
     pub fn sample_between(&mut self, sent: SimTime, now: SimTime, una: u64, nxt: u64) {
-        if let Some(l) = &mut self.linux {
-            l.sample((now - sent).as_nanos() as i64, una, nxt, self.min_rto.as_nanos() as i64);
-            self.srtt_ns = Some((l.srtt8 >> 3) as f64);
-            self.backoffs = 0;
-            return;
-        }
-        match &mut self.ticks {
-            None => self.sample(now - sent),
-            Some(t) => {
+        match &mut self.arith {
+            Arith::Linux(l) => {
+                l.sample((now - sent).as_nanos() as i64, una, nxt, self.min_rto.as_nanos() as i64);
+                self.srtt_ns = Some((l.srtt8 >> 3) as f64);
+                self.backoffs = 0;
+            }
+            Arith::Ticks(t) => {
                 let k = |at: SimTime| (at.as_nanos() + t.phase) / t.tick;
                 let rtt = ((k(now) - k(sent)) as i64).max(1);
                 if t.srtt8 != 0 {
@@ -176,6 +183,7 @@ impl RtoEstimator {
                 self.srtt_ns = Some(((t.srtt8 as u64 * t.tick) >> 3) as f64);
                 self.backoffs = 0;
             }
+            Arith::Rfc6298 => self.sample(now - sent),
         }
     }
 
@@ -198,7 +206,7 @@ impl RtoEstimator {
     /// RFC 6298 (5.5): double the timeout.
     pub fn back_off(&mut self) {
         self.backoffs = (self.backoffs + 1).min(30);
-        if let Some(t) = &mut self.ticks {
+        if let Arith::Ticks(t) = &mut self.arith {
             if self.backoffs > 3 {
                 t.rttvar4 += t.srtt8 >> 3;
                 t.srtt8 = 0;
@@ -216,15 +224,15 @@ impl RtoEstimator {
 
     /// The current timeout, backoff included, clamped to [min_rto, max_rto].
     pub fn rto(&self) -> Dur {
-        if let Some(t) = &self.ticks {
+        if let Arith::Ticks(t) = &self.arith {
             let base = t.rto_ticks.map_or(self.initial_rto, |n| Dur(n * t.tick)).max(self.min_rto);
             let rto = Dur(base.as_nanos().saturating_mul(1u64 << self.backoffs)).min(self.max_rto);
             return rto.max(Dur(2 * t.tick));
         }
-        let base = match (self.srtt_ns, &self.linux) {
+        let base = match (self.srtt_ns, &self.arith) {
             (None, _) => self.initial_rto,
-            (Some(_), Some(l)) => Dur(((l.srtt8 >> 3) + l.rttvar) as u64),
-            (Some(srtt), None) => {
+            (Some(_), Arith::Linux(l)) => Dur(((l.srtt8 >> 3) + l.rttvar) as u64),
+            (Some(srtt), _) => {
                 let var = (4.0 * self.rttvar_ns).max(self.granularity.as_nanos() as f64);
                 Dur((srtt + var) as u64)
             }
@@ -327,7 +335,7 @@ mod tests {
     fn a_falling_rtt_raises_the_deviation_with_an_eighth_of_the_gain() {
         // SRTT 400 ms, mdev 800; a 100 ms sample: |err| 300 - 800/4 = 100, an eighth of it.
         let mut e = linux(&[(400, 1, 10), (100, 2, 10)]);
-        let l = e.linux.unwrap();
+        let Arith::Linux(l) = e.arith else { panic!("Linux's estimator") };
         assert_eq!(l.mdev, 800_000_000 + 12_500_000);
         assert_eq!(l.srtt8 >> 3, 362_500_000);
         e.back_off();
