@@ -8,7 +8,7 @@ prints goodput, the bottleneck's mean queue, drops and retransmissions side by s
 the differences beyond 10 % goodput or 25 % mean queue flagged. Kernel runs need root
 (docs/kernel.md); without, the script says so and prints the simulated columns only.
 
-    python scripts/validate_kernel.py                      # every row (72 rows, about an hour)
+    python scripts/validate_kernel.py                      # every row (72 rows, about 20 minutes)
     python scripts/validate_kernel.py --n 10 --rate 50 --rtt 20        # a slice
     python scripts/validate_kernel.py --json rows.json     # also the rows as JSON
     python scripts/validate_kernel.py --profile rfc        # the simulator under the RFCs' defaults
