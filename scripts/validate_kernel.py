@@ -8,11 +8,13 @@ prints goodput, the bottleneck's mean queue, drops and retransmissions side by s
 the differences beyond 10 % goodput or 25 % mean queue flagged. Kernel runs need root
 (docs/kernel.md); without, the script says so and prints the simulated columns only.
 
-    python scripts/validate_kernel.py                      # every row (72 rows, about an hour)
+    python scripts/validate_kernel.py                      # every row (72 rows, about 20 minutes)
     python scripts/validate_kernel.py --n 10 --rate 50 --rtt 20        # a slice
     python scripts/validate_kernel.py --json rows.json     # also the rows as JSON
     python scripts/validate_kernel.py --profile rfc        # the simulator under the RFCs' defaults
     python scripts/validate_kernel.py --kernel-from rows.json   # rerun the simulated side only
+    python scripts/validate_kernel.py --kernel-from rows.json --set flows.0.tcp.rack=false
+                                                           # ... with a setting changed
 
 The load average before each kernel run is printed with it: the router is a user-space
 process and a loaded machine slows it (docs/kernel.md, "Limits").
@@ -41,7 +43,9 @@ def scenario(n: int, rate_mbps: float, rtt_ms: float, disc: str, cc: str, durati
     """DUMBBELL-N: N senders behind R1, N receivers behind R2, access links 1 Gb/s and 1 ms,
     the bottleneck's delay making the base RTT `rtt_ms`, its buffer one bandwidth-delay
     product (at least 20 packets). The simulator's TCP follows `profile`; under "linux" its
-    segments carry timestamps, so the payload is the kernel's 1448 bytes of every 1500."""
+    segments carry timestamps, so the payload is the kernel's 1448 bytes of every 1500. The
+    receiver's window is 16 MiB: the kernel's receive buffers grow (net.ipv4.tcp_rmem), and
+    ccsim's default 1 MiB would hold a flow at 50 Mb/s and 100 ms below what the path holds."""
     mss = 1448 if profile == "linux" else 1460
     bdp = max(20, round(rate_mbps * 1e6 * rtt_ms / 1e3 / (PACKET * 8)))
     if disc == "droptail":
@@ -80,7 +84,7 @@ name = "bulk"
 from = "S{{1..{n}}}"
 to = "D{{1..{n}}}"
 start = {{ uniform = ["0s", "1s"] }}
-tcp = {{ variant = "{variant}", mss = {mss}, sack = true }}
+tcp = {{ variant = "{variant}", mss = {mss}, sack = true, rwnd = 16777216 }}
 """
 
 
@@ -94,8 +98,11 @@ def measures(s: dict) -> dict:
     }
 
 
-def run_sim(path: Path) -> dict:
-    out = subprocess.run([sys.executable, "-m", "ccsim", "run", str(path), "--json", "--quiet"], capture_output=True, text=True, check=True)
+def run_sim(path: Path, sets: list[str] = ()) -> dict:
+    extra = [arg for s in sets for arg in ("--set", s)]
+    out = subprocess.run(
+        [sys.executable, "-m", "ccsim", "run", str(path), "--json", "--quiet", *extra], capture_output=True, text=True, check=True
+    )
     return measures(json.loads(out.stdout))
 
 
@@ -128,6 +135,9 @@ def main() -> int:
     )
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     ap.add_argument(
+        "--set", action="append", default=[], metavar="KEY.PATH=VALUE", help="override a field of the simulated scenario (repeatable)"
+    )
+    ap.add_argument(
         "--kernel-from",
         metavar="FILE",
         help="take the kernel's columns from the rows of an earlier --json run instead of running the kernel (the simulated side reruns)",
@@ -152,7 +162,7 @@ def main() -> int:
         for n, rate, rtt, disc, cc in itertools.product(a.n, a.rate, a.rtt, a.queue, a.cc):
             path = Path(tmp) / "s.toml"
             path.write_text(scenario(n, rate, rtt, disc, cc, a.duration, a.warmup, a.profile))
-            sim = run_sim(path)
+            sim = run_sim(path, a.set)
             if a.kernel_from:
                 ker = recorded.get((n, rate, rtt, disc, cc))
             else:

@@ -220,8 +220,8 @@ _RENAMED: dict[str, tuple[str, dict[Any, Any] | None]] = {
 _SPELLING = {"Ns2Ticks": "ns2", "Rfc6298": "rfc6298", "FloydGummadiShenker": "fgs", "Feng": "feng", "NewReno": "newreno", "Dctcp": "dctcp"}
 #: Keys of the scenario's `tcp`, `rdp` tables and of queues (docs/scenario-format.md).
 _TCP_KEYS = {
-    "variant", "mss", "init_cwnd", "min_rto", "initial_rto", "clock_granularity", "rtt_arithmetic", "ssthresh_from", "ca_increase",
-    "full_ack", "reno_recover_check", "limited_transmit", "fast_retransmit_resets_timer", "rwnd", "delayed_ack", "ecn",
+    "variant", "mss", "init_cwnd", "min_rto", "initial_rto", "clock_granularity", "rtt_arithmetic", "rto_min_on", "ssthresh_from", "ca_increase",
+    "full_ack", "reno_recover_check", "limited_transmit", "fast_retransmit_resets_timer", "head_retransmit_resets_timer", "rwnd", "delayed_ack", "ecn",
     "ecn_answered", "ecn_after_timeout", "cwr_on_retransmit", "ect_on_retransmit", "accecn", "partial_ack_timer", "acc", "das", "sack", "sack_after_timeout",
     "prr", "rack", "ecn_response", "isn", "timestamps",
 }  # fmt: skip

@@ -44,6 +44,11 @@ fn broken_scenarios_are_rejected_with_the_field_named() {
         (&["flows.0.tcp.sack=true", "flows.0.tcp.partial_ack_timer=impatient"], "bad.toml: flows[0].tcp.partial_ack_timer: only without `sack`"),
         (&["flows.0.tcp.prr=true"], "bad.toml: flows[0].tcp.prr: only with `sack = true` or `ecn_response = \"cwr\"`"),
         (&["flows.0.tcp.rack=true"], "bad.toml: flows[0].tcp.rack: only with `sack = true`"),
+        (&["flows.0.tcp.rto_min_on=srtt"], "bad.toml: flows[0].tcp.rto_min_on: unknown value \"srtt\" (expected \"rto\" or \"variance\")"),
+        (
+            &["flows.0.tcp.rtt_arithmetic=ns2", "flows.0.tcp.rto_min_on=variance"],
+            "bad.toml: flows[0].tcp.rto_min_on: \"variance\" only with `rtt_arithmetic = \"rfc6298\"`",
+        ),
         (&["flows.0.tcp.ecn_response=halve"], "bad.toml: flows[0].tcp.ecn_response: unknown value \"halve\" (expected \"immediate\" or \"cwr\")"),
         (&["profile=bsd"], "bad.toml: profile: unknown variant `bsd`, expected one of `rfc`, `ns2`, `linux`"),
         (&["links.1.queue.limit=0"], "bad.toml: links[1].queue.limit: must be at least 1"),

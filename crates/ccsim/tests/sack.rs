@@ -129,6 +129,13 @@ fn prr_recovers_the_overshoot_and_the_linux_profile_turns_it_on() {
     let tx = sim.flows[0].sender().unwrap();
     assert!(tx.cfg.sack && tx.cfg.prr && tx.cfg.limited_transmit);
     assert_eq!((tx.cfg.init_cwnd, tx.cfg.ecn_response), (10, ccsim::tcp::EcnResponse::Cwr));
+    assert_eq!((tx.cfg.rto_min_on, tx.cfg.head_retransmit_resets_timer), (ccsim::tcp::RtoMinOn::Variance, true));
+    assert!(tx.rto() >= tx.srtt().unwrap() + ccsim::sim::Dur::from_millis(200), "RTO >= SRTT + min_rto");
+    let halves_cwnd = matches!(&tx.cfg.cc, ccsim::tcp::CcConfig::Reno(c) if c.reno.ssthresh_from == ccsim::tcp::SsthreshFrom::Cwnd);
+    assert!(halves_cwnd, "tcp_reno_ssthresh(): ssthresh from cwnd");
+    // ns-2's ticks keep RFC 6298's rule, whatever the profile says.
+    let (sim, _) = run_with(OVERSHOOT, &["profile=linux", "flows.0.tcp.rtt_arithmetic=ns2"]);
+    assert_eq!(sim.flows[0].sender().unwrap().cfg.rto_min_on, ccsim::tcp::RtoMinOn::Rto);
     let (sim, _) = run_with(OVERSHOOT, &["profile=linux", "flows.0.tcp.prr=false", "flows.0.tcp.init_cwnd=1"]);
     let tx = sim.flows[0].sender().unwrap();
     assert!(!tx.cfg.prr && tx.cfg.init_cwnd == 1);

@@ -20,7 +20,7 @@ use crate::stats::{SeriesSpec, SeriesTarget};
 use crate::tcp::accecn::{self, EcnSupport, Negotiated};
 use crate::tcp::cc::{self, CcContext, EcnUse};
 use crate::tcp::{
-    EcnAnswered, EcnEcho, EcnResponse, Endpoints, FullAck, NewRenoConfig, PartialAckTimer, ReceiverConfig, RenoConfig, RttArithmetic, SenderConfig,
+    EcnAnswered, EcnEcho, EcnResponse, Endpoints, FullAck, NewRenoConfig, PartialAckTimer, ReceiverConfig, RenoConfig, RtoMinOn, RttArithmetic, SenderConfig,
     SsthreshFrom, TcpReceiver, TcpSender,
 };
 use crate::trace::{PcapFormat, Tracer};
@@ -448,8 +448,9 @@ fn tcp_transport(
             (format!("{tp}.{field}"), format!("unknown value {name:?} (expected {})", quoted.join(" or ")))
         })
     };
-    let ssthresh_from = match choose("ssthresh_from", t.ssthresh_from.as_deref(), d.ssthresh_from, &["flight", "window"])? {
+    let ssthresh_from = match choose("ssthresh_from", t.ssthresh_from.as_deref(), d.ssthresh_from, &["flight", "window", "cwnd"])? {
         "window" => SsthreshFrom::Window,
+        "cwnd" => SsthreshFrom::Cwnd,
         _ => SsthreshFrom::Flight,
     };
     let exact_increase = choose("ca_increase", t.ca_increase.as_deref(), d.ca_increase, &["floor", "exact"])? == "exact";
@@ -517,6 +518,14 @@ fn tcp_transport(
         "ns2" => RttArithmetic::Ns2Ticks { phase: Dur((tick_rng.uniform() * cfg.clock_granularity.as_nanos() as f64) as u64) },
         _ => RttArithmetic::Rfc6298,
     };
+    // Linux's variance term is RFC 6298's arithmetic; the profile's default yields to ns-2's
+    // ticks, an explicit `variance` is refused.
+    let ticks = cfg.rtt_arithmetic != RttArithmetic::Rfc6298;
+    cfg.rto_min_on = match choose("rto_min_on", t.rto_min_on.as_deref(), if ticks { "rto" } else { d.rto_min_on }, &["rto", "variance"])? {
+        "variance" if ticks => return fail(format!("{tp}.rto_min_on"), "\"variance\" only with `rtt_arithmetic = \"rfc6298\"`"),
+        "variance" => RtoMinOn::Variance,
+        _ => RtoMinOn::Rto,
+    };
     cfg.sack = t.sack.unwrap_or(d.sack);
     cfg.sack_clear_on_timeout = match t.sack_after_timeout.as_deref() {
         Some(_) if !cfg.sack => return fail(format!("{tp}.sack_after_timeout"), "only with `sack = true`"),
@@ -536,6 +545,7 @@ fn tcp_transport(
     cfg.limited_transmit = t.limited_transmit.unwrap_or(d.limited_transmit);
     cfg.limited_transmit_resends = t.limited_transmit_resends.unwrap_or(d.limited_transmit_resends);
     cfg.fast_retransmit_resets_timer = t.fast_retransmit_resets_timer.unwrap_or(d.fast_retransmit_resets_timer);
+    cfg.head_retransmit_resets_timer = t.head_retransmit_resets_timer.unwrap_or(d.head_retransmit_resets_timer);
     cfg.ecn = t.ecn.unwrap_or(per_packet_ecn);
     // The handshake (tcp/accecn.rs): what the sender asks for against what the receiver
     // supports; the outcome configures both ends.

@@ -55,7 +55,8 @@ pub struct TcpDefaults {
     pub clock_granularity: Dur,
     /// `rtt_arithmetic`: `rfc6298` / `ns2` (`rtt_update()`, `rtt_timeout()`).
     pub rtt_arithmetic: &'static str,
-    /// `ssthresh_from`: `flight` (RFC 5681 eq. (4)) / `window` (`slowdown()`).
+    /// `ssthresh_from`: `flight` (RFC 5681 eq. (4)) / `window` (`slowdown()`) (`linux`:
+    /// `cwnd`, `tcp_reno_ssthresh()`).
     pub ssthresh_from: &'static str,
     /// `ca_increase`: `floor` (whole bytes) / `exact` (`cwnd_ += 1 / cwnd_` in reals).
     pub ca_increase: &'static str,
@@ -70,6 +71,12 @@ pub struct TcpDefaults {
     pub limited_transmit_resends: bool,
     /// `fast_retransmit_resets_timer`: false (RFC 6298) / true (`reset_rtx_timer()`).
     pub fast_retransmit_resets_timer: bool,
+    /// `rto_min_on`: `rto` (RFC 6298 (2.4)) / `rto` (`linux`: `variance`, `tcp_rtt_estimator()`
+    /// floors the variance term at `tcp_rto_min`).
+    pub rto_min_on: &'static str,
+    /// `head_retransmit_resets_timer`: false (RFC 6298) / false (`linux`: true,
+    /// `tcp_xmit_retransmit_queue()` rearms the timer when it resends the first segment).
+    pub head_retransmit_resets_timer: bool,
     /// `ecn_answered`: `window` (RFC 3168 6.1.2) / `next-reduction` (`last_cwnd_action_ ==
     /// CWND_ACTION_ECN`).
     pub ecn_answered: &'static str,
@@ -113,6 +120,8 @@ impl TcpDefaults {
                 limited_transmit: false,
                 limited_transmit_resends: false,
                 fast_retransmit_resets_timer: false,
+                rto_min_on: "rto",
+                head_retransmit_resets_timer: false,
                 ecn_answered: "window",
                 ecn_after_timeout: "next-window",
                 cwr_on_retransmit: false,
@@ -135,6 +144,8 @@ impl TcpDefaults {
                 limited_transmit: true,
                 limited_transmit_resends: true,
                 fast_retransmit_resets_timer: true,
+                rto_min_on: "rto",
+                head_retransmit_resets_timer: false,
                 ecn_answered: "next-reduction",
                 ecn_after_timeout: "at-once",
                 cwr_on_retransmit: true,
@@ -157,6 +168,9 @@ impl TcpDefaults {
                 rack: true,
                 ecn_response: "cwr",
                 timestamps: true,
+                rto_min_on: "variance",
+                ssthresh_from: "cwnd",
+                head_retransmit_resets_timer: true,
                 ..TcpDefaults::of(Profile::Rfc)
             },
         }

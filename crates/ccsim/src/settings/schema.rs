@@ -391,8 +391,13 @@ pub struct TcpSpec {
     /// of `clock_granularity` with ns-2's integer arithmetic (`tcp/rto.rs`).
     #[serde(default)]
     pub rtt_arithmetic: Option<String>,
-    /// What a reduction halves: `flight` (default, RFC 5681's FlightSize) or `window`
-    /// (ns-2: `min(cwnd, rwnd)` in whole segments, at every timeout).
+    /// Where `min_rto` bounds the timeout: `rto` (default, RFC 6298 (2.4): the whole RTO) or
+    /// `variance` (Linux: the variance term, so RTO >= SRTT + `min_rto`; `linux` profile).
+    #[serde(default)]
+    pub rto_min_on: Option<String>,
+    /// What a reduction halves: `flight` (default, RFC 5681's FlightSize), `window` (ns-2:
+    /// `min(cwnd, rwnd)` in whole segments, at every timeout) or `cwnd` (Linux; `linux`
+    /// profile).
     #[serde(default)]
     pub ssthresh_from: Option<String>,
     /// Congestion avoidance's increase per ACK: `floor` (default, whole bytes, at least one)
@@ -417,6 +422,10 @@ pub struct TcpSpec {
     /// `reset_rtx_timer()`; default false).
     #[serde(default)]
     pub fast_retransmit_resets_timer: Option<bool>,
+    /// Every retransmission of the first unacknowledged segment restarts the retransmission
+    /// timer (Linux's `tcp_xmit_retransmit_queue()`; default false, `linux` profile true).
+    #[serde(default)]
+    pub head_retransmit_resets_timer: Option<bool>,
     /// How long an ECN-Echo's reduction answers later losses and timeouts: `window`
     /// (default, RFC 3168 6.1.2) or `next-reduction` (ns-2's; `ns2` profile).
     #[serde(default)]

@@ -23,7 +23,7 @@ pub mod sender;
 pub use crate::packet::Seq;
 pub use cc::{CcConfig, CubicConfig, DctcpConfig, FullAck, NewRenoConfig, Recovery, RenoConfig, SsthreshFrom};
 pub use receiver::{EcnEcho, ReceiverConfig, ReceiverStats, TcpReceiver};
-pub use rto::RttArithmetic;
+pub use rto::{RtoMinOn, RttArithmetic};
 pub use sender::{SenderStats, TcpSender};
 
 pub use crate::packet::Endpoints;
@@ -90,6 +90,9 @@ pub struct SenderConfig {
     /// How RTT samples become the RTO: RFC 6298, or ns-2's whole ticks of
     /// `clock_granularity` (`tcp/rto.rs`).
     pub rtt_arithmetic: RttArithmetic,
+    /// Where `min_rto` bounds the timeout: the whole RTO (RFC 6298 (2.4)) or, as Linux, the
+    /// variance term added to SRTT (`tcp/rto.rs`).
+    pub rto_min_on: RtoMinOn,
     /// Limited Transmit (RFC 3042; ns-2's `singledup_`): each of the first two duplicate
     /// ACKs sends one new segment if the receiver's window allows and no more than cwnd plus
     /// the duplicates would be in flight.
@@ -106,6 +109,10 @@ pub struct SenderConfig {
     /// progress (ns-2's `reset_rtx_timer()`); otherwise the timer runs on from the last new
     /// ACK (RFC 6298) and only a retransmission of the timed segment stops its measurement.
     pub fast_retransmit_resets_timer: bool,
+    /// Every retransmission of the first unacknowledged segment (a fast retransmit, a resend
+    /// of a lost retransmission, a partial ACK's) restarts the retransmission timer, as
+    /// Linux's `tcp_xmit_retransmit_queue()` does; the RTT measurement goes on (Karn's rule).
+    pub head_retransmit_resets_timer: bool,
     /// How long an ECN-Echo's reduction answers later losses and timeouts.
     pub ecn_answered_until: EcnAnswered,
     /// The first ECN-Echo after a timeout is answered at once, whatever data its ACK covers
@@ -179,10 +186,12 @@ impl Default for SenderConfig {
             dupack_threshold: 3,
             partial_ack_timer: PartialAckTimer::Impatient,
             rtt_arithmetic: RttArithmetic::Rfc6298,
+            rto_min_on: RtoMinOn::Rto,
             limited_transmit: false,
             limited_transmit_resends: false,
             reno_recover_check: false,
             fast_retransmit_resets_timer: false,
+            head_retransmit_resets_timer: false,
             ecn_answered_until: EcnAnswered::Window,
             ecn_at_once_after_timeout: false,
             cwr_on_retransmit: false,

@@ -212,7 +212,8 @@ struct Spread {
 
 impl TcpSender {
     pub fn new(cfg: SenderConfig, ends: Endpoints, peer_wnd: u32) -> TcpSender {
-        let rto = RtoEstimator::with_arithmetic(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.clock_granularity, cfg.rtt_arithmetic);
+        let rto =
+            RtoEstimator::with_arithmetic(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.clock_granularity, cfg.rtt_arithmetic).with_min_on(cfg.rto_min_on);
         let cc = cfg.cc.build(cfg.mss, cfg.init_cwnd, cfg.init_ssthresh);
         let stamps = cc.header().is_some();
         let extras = (cc.wants_rate_samples() || cc.paces() || cfg.accecn || stamps || cfg.timestamps || cfg.rack).then(|| {
@@ -612,7 +613,7 @@ impl TcpSender {
         if let Some((_, end, sent)) = self.timed {
             if ack >= end {
                 let sample = now - sent;
-                self.rto.sample_between(sent, now);
+                self.rto.sample_between(sent, now, ack, self.max);
                 self.stats.rtt_samples += 1;
                 self.stats.rtt_sum_ns += sample.as_nanos() as u128;
                 self.timed = None;
@@ -1249,6 +1250,9 @@ impl TcpSender {
                 if off < e && off + len as u64 > s {
                     self.timed = None; // Karn's rule
                 }
+            }
+            if off == self.una && self.cfg.head_retransmit_resets_timer {
+                self.rto_deadline = Some(now + self.rto.rto());
             }
         } else if self.timed.is_none() {
             self.timed = Some((off, off + len as u64, now));
@@ -2596,6 +2600,35 @@ mod tests {
         let (s, _, _) = transfer(rack_cfg(true), 20 * MSS as u64, fate);
         assert_eq!((s.rack().unwrap().stats.probes, s.stats.timeouts), (1, 1));
         assert!(s.completed_at.is_some_and(|d| d < t(2500)), "{:?}", s.completed_at);
+    }
+
+    /// Segment 0 of ten and its retransmission are lost; nothing advances the cumulative ACK
+    /// (no RTT sample: the RTO is the initial 1 s, armed at 0). RACK resends 0 on the third
+    /// SACK at 20 ms and again once data sent after that resend is SACKed at 40 ms. RFC 6298
+    /// keeps the timer; a fast retransmit that restarts it does so at 20 ms; Linux's rule
+    /// restarts it at every resend of the first segment, the last at 40 ms.
+    #[test]
+    fn every_resend_of_the_first_segment_restarts_the_timer_under_linux_rule() {
+        let rules = [(false, false, t(1000)), (true, false, t(1020)), (false, true, t(1040))];
+        for (fast, head, deadline) in rules {
+            let cfg = SenderConfig { fast_retransmit_resets_timer: fast, head_retransmit_resets_timer: head, ..rack_cfg(true) };
+            let mut s = TcpSender::new(cfg, ends(), 1 << 30);
+            let mut out = Vec::new();
+            s.start(t(0), &mut out);
+            out.clear();
+            for k in 1..10 {
+                s.on_ack(&sack_ack(&s, 0, &[(MSS, (k + 1) * MSS)]), t(20), &mut out);
+            }
+            let sent: Vec<u32> = out.iter().map(|p| p.seq.0 / MSS).collect();
+            assert_eq!(sent[0], 0, "RACK resends 0 at 20 ms");
+            let high = s.snd_max().0;
+            out.clear();
+            for k in 11..=high / MSS {
+                s.on_ack(&sack_ack(&s, 0, &[(MSS, k * MSS)]), t(40), &mut out);
+            }
+            assert_eq!(out.first().map(|p| p.seq.0), Some(0), "and again at 40 ms");
+            assert_eq!(s.rto_deadline(), Some(deadline), "fast {fast}, head {head}");
+        }
     }
 
     /// With `rack` off the sender keeps no records (no `Extras` for a plain SACK sender).

@@ -163,6 +163,24 @@ mod tests {
     }
 
     #[test]
+    fn linux_halves_the_window_whatever_is_in_flight() {
+        // Sixty segments outstanding (most of them SACKed above a hole) under a window of 20:
+        // RFC 5681 halves the FlightSize, Linux's tcp_reno_ssthresh() the window.
+        let rules = RenoConfig { ssthresh_from: SsthreshFrom::Cwnd, ..RenoConfig::default() };
+        let linux = || NewRenoConfig { reno: rules.clone(), full_ack: FullAck::Ssthresh }.build(MSS, 20, u32::MAX / 2);
+        let mut r = linux();
+        r.on_fast_retransmit(&event(60 * MSS, 3));
+        r.on_sack_recovery_start(&event(60 * MSS, 3));
+        assert_eq!((r.cwnd(), r.ssthresh()), (10 * MSS, 10 * MSS));
+        let mut r = linux();
+        r.on_timeout(&event(60 * MSS, 0));
+        assert_eq!((r.cwnd(), r.ssthresh()), (MSS, 10 * MSS));
+        let mut r = reno(20, u32::MAX / 2);
+        r.on_fast_retransmit(&event(60 * MSS, 3));
+        assert_eq!(r.ssthresh(), 30 * MSS);
+    }
+
+    #[test]
     fn recovery_ends_with_cwnd_equal_to_ssthresh() {
         let mut r = reno(20, u32::MAX / 2);
         r.on_fast_retransmit(&event(20 * MSS, 3));

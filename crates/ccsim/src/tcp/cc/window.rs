@@ -53,6 +53,9 @@
 //! what fast recovery inflates and what it leaves with. A timeout sets ssthresh so at every
 //! expiry, backoffs included: after a second expiry ssthresh is two segments (ns-2's
 //! `TcpAgent::timeout` calls `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)` each time).
+//! [`SsthreshFrom::Cwnd`] is Linux's (`tcp_reno_ssthresh()`): half of cwnd without fast
+//! recovery's inflation, at least two segments, a timeout setting it on the first expiry only
+//! (`tcp_enter_loss()`); in bytes (Linux halves whole segments).
 
 use super::{Ack, Event};
 
@@ -65,6 +68,8 @@ pub enum SsthreshFrom {
     /// ns-2.35: half of `min(cwnd, rwnd)` in whole segments, at every reduction and every
     /// timeout expiry.
     Window,
+    /// Linux: half of cwnd, a timeout setting it only on the first expiry for a segment.
+    Cwnd,
 }
 
 /// The window on leaving fast recovery (RFC 6582 3.2 step 3, full acknowledgment).
@@ -225,6 +230,10 @@ impl Window {
         match self.rules.ssthresh_from {
             SsthreshFrom::Flight => {
                 self.ssthresh = (ev.flight / 2).max(self.min_ssthresh());
+                self.ssthresh
+            }
+            SsthreshFrom::Cwnd => {
+                self.ssthresh = (self.uninflated() / 2).max(self.min_ssthresh());
                 self.ssthresh
             }
             SsthreshFrom::Window => {
