@@ -545,6 +545,10 @@ impl TcpSender {
     }
 
     /// An ACK in range, with SACK on (see the module documentation).
+    ///
+    /// Out of line, as are [`on_dupack`](Self::on_dupack) and [`ecn_reduce`](Self::ecn_reduce):
+    /// `on_ack`'s path for an ACK of new data without SACK stays a few cache lines of code.
+    #[inline(never)]
     fn on_sack_ack(&mut self, pkt: &Packet, ack: u64, ece: bool, sacked_before: u64, now: SimTime, out: &mut Vec<Packet>) {
         self.scoreboard.advance(ack);
         let mut newly_sacked = 0;
@@ -663,6 +667,7 @@ impl TcpSender {
         }
     }
 
+    #[inline(never)]
     fn on_dupack(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.stats.dupacks_received += 1;
         self.dupacks += 1;
@@ -1003,6 +1008,7 @@ impl TcpSender {
         self.note_reduction(now, ReductionCause::AccControl, cut);
     }
 
+    #[inline(never)]
     fn ecn_reduce(&mut self, now: SimTime, delivered: u64) {
         let before = self.cc.cwnd();
         self.cc.on_ecn_echo(&self.event(now));
