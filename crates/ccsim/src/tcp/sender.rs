@@ -346,12 +346,6 @@ impl TcpSender {
         }
     }
 
-    /// The data in the network a delivery-rate sample records besides the FlightSize
-    /// (draft-ietf-ccwg-bbr's `C.inflight`, Linux's `tcp_packets_in_flight`): with SACK RFC
-    /// 6675's pipe, which leaves out what the receiver holds and what is deemed lost and not
-    /// resent; without it the FlightSize.
-    /// Calls `f` with the delivery-rate sampler, if the controller wants samples, and the
-    /// FlightSize and pipe it is given ([`sampled_pipe`](Self::sampled_pipe)).
     /// Whether the sender has any optional rule's state (`Extras`, `Spread`): the common
     /// path tests this once where it would test each rule.
     #[inline(always)]
@@ -359,6 +353,8 @@ impl TcpSender {
         self.extras.is_some() || self.spread.is_some()
     }
 
+    /// Calls `f` with the delivery-rate sampler, if the controller wants samples, and the
+    /// FlightSize and pipe it is given ([`sampled_pipe`](Self::sampled_pipe)).
     fn with_rate_sampler(&mut self, f: impl FnOnce(&mut RateSampler, u64, u64)) {
         if self.extras.as_ref().is_some_and(|e| e.rate.is_some()) {
             let (flight, pipe) = (self.max - self.una, self.sampled_pipe());
@@ -368,6 +364,10 @@ impl TcpSender {
         }
     }
 
+    /// The data in the network a delivery-rate sample records besides the FlightSize
+    /// (draft-ietf-ccwg-bbr's `C.inflight`, Linux's `tcp_packets_in_flight`): with SACK RFC
+    /// 6675's pipe, which leaves out what the receiver holds and what is deemed lost and not
+    /// resent; without it the FlightSize.
     fn sampled_pipe(&self) -> u64 {
         if self.cfg.sack {
             self.pipe()
@@ -465,9 +465,6 @@ impl TcpSender {
         }
     }
 
-    /// AccECN: the CE marks `pkt`'s ACE field reports beyond those counted, the cumulative
-    /// ACK being `ack` (RFC 9768 Appendix A.2.1: with 8 or more packets newly acknowledged,
-    /// as many marks as they allow). They wait for the controller's next [`Ack`].
     /// The optional rules' part of an ACK's arrival, before the ACK is processed: AccECN's
     /// counter (or the ECE flag), the delivery-rate sample's start, the bytes SACKed before
     /// (for PRR's DeliveredData) and the timestamps. Returns whether the ACK echoes
@@ -505,6 +502,9 @@ impl TcpSender {
         delivered
     }
 
+    /// AccECN: the CE marks `pkt`'s ACE field reports beyond those counted, the cumulative
+    /// ACK being `ack` (RFC 9768 Appendix A.2.1: with 8 or more packets newly acknowledged,
+    /// as many marks as they allow). They wait for the controller's next [`Ack`].
     fn read_ace(&mut self, pkt: &Packet, ack: u64) -> u32 {
         let newly = (ack.saturating_sub(self.una)).div_ceil(self.cfg.mss as u64) as u32;
         let Some(e) = self.extras.as_mut() else { return 0 };
@@ -583,6 +583,12 @@ impl TcpSender {
                 self.on_sack_dupack(delivered, now, out);
             }
         }
+        self.recovery_step(was_in_recovery, delivered, now, out);
+    }
+
+    /// SACK recovery's step on an ACK or RACK's timer: PRR takes the `delivered` bytes if
+    /// recovery was already under way, then step (C) sends.
+    fn recovery_step(&mut self, was_in_recovery: bool, delivered: u64, now: SimTime, out: &mut Vec<Packet>) {
         if self.in_recovery {
             if was_in_recovery && self.active_prr().is_some() {
                 let pipe = self.pipe();
@@ -854,8 +860,14 @@ impl TcpSender {
     /// RFC 8985 7.2: the probe timeout restarts, outside fast and RTO recovery with nothing
     /// SACKed.
     fn schedule_probe(&mut self, now: SimTime) {
-        let allowed = !self.in_recovery && self.una >= self.recover && self.scoreboard.is_empty() && self.una < self.max;
-        let (srtt, flight, mss, rto_at) = (self.rto.srtt(), self.max - self.una, self.cfg.mss as u64, self.rto_deadline);
+        self.schedule_probe_with(now, self.max - self.una);
+    }
+
+    /// [`schedule_probe`](Self::schedule_probe) with `flight` bytes outstanding (a new
+    /// segment being sent has not yet moved SND.MAX).
+    fn schedule_probe_with(&mut self, now: SimTime, flight: u64) {
+        let allowed = !self.in_recovery && self.una >= self.recover && self.scoreboard.is_empty() && flight > 0;
+        let (srtt, mss, rto_at) = (self.rto.srtt(), self.cfg.mss as u64, self.rto_deadline);
         if let Some(r) = self.rack_mut() {
             r.schedule_probe(now, allowed, srtt, flight, mss, rto_at);
         }
@@ -867,13 +879,7 @@ impl TcpSender {
             RackTimer::Reorder => {
                 let was_in_recovery = self.in_recovery;
                 self.rack_detect(0, now, out);
-                if self.in_recovery {
-                    if was_in_recovery && self.active_prr().is_some() {
-                        let pipe = self.pipe();
-                        self.prr_ack(0, pipe);
-                    }
-                    self.sack_transmit(now, out);
-                }
+                self.recovery_step(was_in_recovery, 0, now, out);
             }
             RackTimer::Probe => self.send_probe(now, out),
         }
@@ -1302,17 +1308,14 @@ impl TcpSender {
         if let Some(s) = self.spread.as_mut() {
             s.prr.on_sent(len);
         }
-        if let Some(e) = &mut self.extras {
-            if let Some(r) = e.rack.as_deref_mut() {
-                r.on_send(off, len, now);
-                if !retransmission {
-                    // RFC 8985 7.2: new data (re)arms the probe timeout, outside fast and
-                    // RTO recovery with nothing SACKed.
-                    let allowed = !self.in_recovery && self.una >= self.recover && self.scoreboard.is_empty();
-                    let flight = off + len - self.una;
-                    r.schedule_probe(now, allowed, self.rto.srtt(), flight, self.cfg.mss as u64, self.rto_deadline);
-                }
+        if let Some(r) = self.rack_mut() {
+            r.on_send(off, len, now);
+            if !retransmission {
+                // RFC 8985 7.2: new data (re)arms the probe timeout.
+                self.schedule_probe_with(now, off + len - self.una);
             }
+        }
+        if let Some(e) = &self.extras {
             if self.cfg.accecn {
                 // The count of CE on the reverse direction, whose ACKs are Not-ECT: its start.
                 accecn::set_ace(pkt, accecn::CEP_INIT);
