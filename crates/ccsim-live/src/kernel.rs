@@ -509,7 +509,7 @@ impl Router {
         if pkt.ecn == Ecn::Ce && was != Ecn::Ce {
             mark_ce(&mut self.bufs[buf as usize][..len]);
         }
-        hop.q.push(pkt, st);
+        hop.q.push(&pkt, st);
         if hop.free_at <= t {
             self.transmit(link as usize, t);
         }

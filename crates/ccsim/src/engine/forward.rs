@@ -225,7 +225,7 @@ impl Simulation {
         let node = l.to;
         self.log(LogEvent::Receive, DropReason::None, node, Some(link), &pkt);
         if pkt.dst == node {
-            self.deliver(pkt);
+            self.deliver(&pkt);
             return;
         }
         let n = &mut self.net.nodes[node as usize];

@@ -18,15 +18,15 @@ use crate::sim::{Dur, SimTime};
 impl Simulation {
     /// `pkt` reached its destination host. A packet of no flow (one a router mechanism
     /// made for no flow) is absorbed.
-    pub(super) fn deliver(&mut self, pkt: Packet) {
+    pub(super) fn deliver(&mut self, pkt: &Packet) {
         let now = self.now;
         let fi = pkt.flow;
         let Some(f) = self.flows.get_mut(fi as usize) else { return };
-        if is_data_segment(&pkt) {
+        if is_data_segment(pkt) {
             f.in_network.leave(pkt.seq);
         }
         let mut out = std::mem::take(&mut self.outbox);
-        match f.transport.deliver(&pkt, now, f.stopped, &mut out) {
+        match f.transport.deliver(pkt, now, f.stopped, &mut out) {
             Taken::Nothing => {}
             Taken::ByReceiver => {
                 self.arm(fi, End::Receiver);

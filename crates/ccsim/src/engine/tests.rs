@@ -134,21 +134,21 @@ fn a_packet_reaches_the_end_of_its_own_flow_and_a_stopped_sender_takes_none() {
     assert_eq!(east.receiver, west.sender, "east's receiver and west's sender are both at H2");
 
     // Data of west at H1 goes to west's receiver, not to east's sender, which is there too.
-    sim.deliver(Packet::tcp_data(&west, Seq(0), 1000, 64, sim.now));
+    sim.deliver(&Packet::tcp_data(&west, Seq(0), 1000, 64, sim.now));
     assert_eq!(totals(&sim), [(0, 0), (0, 1)]);
     // An acknowledgement of east at H1 goes to east's sender.
-    sim.deliver(Packet::tcp_ack(&east, Seq(0), 8000, 64, sim.now));
+    sim.deliver(&Packet::tcp_ack(&east, Seq(0), 8000, 64, sim.now));
     assert_eq!(totals(&sim), [(1, 0), (0, 1)]);
     // A datagram is nothing a TCP flow takes; a packet of no flow is absorbed.
-    sim.deliver(Packet::udp(&east, 100, 64, sim.now));
-    sim.deliver(Packet::udp(&Endpoints { flow: 99, ..east }, 100, 64, sim.now));
+    sim.deliver(&Packet::udp(&east, 100, 64, sim.now));
+    sim.deliver(&Packet::udp(&Endpoints { flow: 99, ..east }, 100, 64, sim.now));
     assert_eq!(totals(&sim), [(1, 0), (0, 1)]);
 
     // A stopped flow's sender takes no acknowledgement; its receiver still takes data.
     sim.schedule_for_test(sim.now, Event::FlowStop(0));
     sim.run_until(sim.now);
-    sim.deliver(Packet::tcp_ack(&east, Seq(0), 8000, 64, sim.now));
-    sim.deliver(Packet::tcp_data(&east, Seq(0), 1000, 64, sim.now));
+    sim.deliver(&Packet::tcp_ack(&east, Seq(0), 8000, 64, sim.now));
+    sim.deliver(&Packet::tcp_data(&east, Seq(0), 1000, 64, sim.now));
     assert_eq!(totals(&sim), [(1, 1), (0, 1)]);
 }
 

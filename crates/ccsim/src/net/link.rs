@@ -269,9 +269,8 @@ impl Link {
             self.start(pipes, slot, pkt);
             self.arrival(slot)
         } else {
-            let size = pkt.size;
-            self.queue.push(*pkt, now);
-            self.schedule(size, now)
+            self.queue.push(pkt, now);
+            self.schedule(pkt.size, now)
         }
     }
 
@@ -324,15 +323,28 @@ impl Link {
     /// `pkt` starts its transmission (`slot`).
     #[inline(always)]
     fn start(&mut self, pipes: &mut PipeStore, slot: Slot, pkt: &Packet) {
+        Self::place(&mut self.pipe, &mut self.lost_on_wire, pipes, slot, self.delay, pkt);
+        self.started(slot, pkt.size);
+    }
+
+    /// Where a packet starting its transmission (`slot`) goes: into the pipe, or aside if
+    /// the wire is to lose it.
+    #[inline(always)]
+    fn place(pipe: &mut Pipe, lost_on_wire: &mut Option<Packet>, pipes: &mut PipeStore, slot: Slot, delay: Dur, pkt: &Packet) {
+        if slot.lost {
+            *lost_on_wire = Some(*pkt);
+        } else {
+            pipe.push_back(pipes, slot.end + delay, pkt);
+        }
+    }
+
+    /// The counters and the replay state of a transmission of `size` bytes starting (`slot`).
+    #[inline(always)]
+    fn started(&mut self, slot: Slot, size: u32) {
         self.started_serializer = slot.serializer;
         self.started_packets += 1;
-        self.started_bytes += pkt.size as u64;
+        self.started_bytes += size as u64;
         self.started_busy_ns += (slot.end - slot.start).as_nanos();
-        if slot.lost {
-            self.lost_on_wire = Some(*pkt);
-        } else {
-            self.pipe.push_back(pipes, slot.end + self.delay, pkt);
-        }
         if slot.lost || self.replay_ends {
             self.ending = Some(slot);
         }
@@ -373,8 +385,14 @@ impl Link {
             match self.slots.front() {
                 Some(s) if s.start <= now => {
                     let slot = self.slots.pop_front().expect("front");
-                    let pkt = self.queue.dequeue(slot.start).expect("a slot without a queued packet");
-                    self.start(pipes, slot, &pkt);
+                    // Copied from the queue's buffer straight into the pipe, then removed: a
+                    // packet returned by value is copied through the stack, and reading those
+                    // copies back so soon after writing them stalls.
+                    let pkt = self.queue.head().expect("a slot without a queued packet");
+                    let size = pkt.size;
+                    Self::place(&mut self.pipe, &mut self.lost_on_wire, pipes, slot, self.delay, pkt);
+                    self.queue.remove_head(slot.start);
+                    self.started(slot, size);
                 }
                 _ => return,
             }

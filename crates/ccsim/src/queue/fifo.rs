@@ -108,12 +108,16 @@ pub struct EgressQueue {
     pub stats: QueueStats,
     /// The FIFO (empty when the discipline owns the buffer).
     buf: VecDeque<Queued>,
+    /// What the report's percentiles and length distribution are read from, boxed: a packet
+    /// that waits updates it, and it stays off the lines every packet's passage reads. Next
+    /// to the buffer's header, which a packet that waits reads too: one line for both.
+    pub dist: Box<Distributions>,
+    /// When the packet [`next_departure`](Self::next_departure) took out was queued.
+    leaving_since: SimTime,
     /// Sum of the sojourns of the packets that have left the buffer, ns, and the same
     /// weighted by their sizes, byte x ns.
     left_area_packets: u128,
     left_area_bytes: u128,
-    /// When the packet [`next_departure`](Self::next_departure) took out was queued.
-    leaving_since: SimTime,
     rng: Rng,
     /// Drops by the instantaneous queue length (packets) at the drop: area `i` counts drops
     /// with `bounds[i-1] <= len < bounds[i]`.
@@ -122,9 +126,6 @@ pub struct EgressQueue {
     /// Packets the discipline dropped from the buffer to admit arrivals (FQ-CoDel's
     /// overflow), for the router to account; see [`take_evicted`](Self::take_evicted).
     evicted: Vec<Packet>,
-    /// What the report's percentiles and length distribution are read from, boxed: a packet
-    /// that waits updates it, and it stays off the lines every packet's passage reads.
-    pub dist: Box<Distributions>,
 }
 
 impl EgressQueue {
@@ -239,7 +240,7 @@ impl EgressQueue {
     pub fn commit(&mut self, mut pkt: Packet, verdict: Verdict, action: Action, now: SimTime) -> bool {
         let admitted = self.admit(&mut pkt, verdict, action);
         if admitted {
-            self.push(pkt, now);
+            self.push(&pkt, now);
         }
         admitted
     }
@@ -285,13 +286,14 @@ impl EgressQueue {
     }
 
     /// Queues an admitted packet: at the tail, or in the discipline's own buffer.
-    pub fn push(&mut self, pkt: Packet, now: SimTime) {
+    pub fn push(&mut self, pkt: &Packet, now: SimTime) {
         self.length_changes(now);
         self.bytes += pkt.size as u64;
         self.packets += 1;
-        let q = Queued { pkt, enqueued_at: now };
+        // The entry is made where it is stored: one made before the branch lives on the stack,
+        // and its copy right after its narrow stores stalls.
         if let Some(own) = self.owns_buffer.then(|| self.discipline.own_buffer()).flatten() {
-            own.enqueue(q);
+            own.enqueue(Queued { pkt: *pkt, enqueued_at: now });
             let over = match self.limit {
                 Limit::Packets(n) => self.packets > n,
                 Limit::Bytes(b) => self.bytes > b,
@@ -300,7 +302,7 @@ impl EgressQueue {
                 self.evict(now);
             }
         } else {
-            self.buf.push_back(q);
+            self.buf.push_back(Queued { pkt: *pkt, enqueued_at: now });
         }
         self.max_packets = self.max_packets.max(self.packets);
     }
@@ -312,7 +314,7 @@ impl EgressQueue {
     pub fn pass(&mut self, pkt: &Packet, now: SimTime) {
         debug_assert!(self.is_empty() && !self.decides_at_dequeue());
         self.max_packets = self.max_packets.max(1);
-        self.depart(pkt, None, now);
+        self.depart(pkt.size, None, now);
     }
 
     /// A packet queued at `since` leaves the buffer at `now` (sent or not): its sojourn adds
@@ -350,21 +352,35 @@ impl EgressQueue {
     /// The head packet leaves the FIFO for the transmitter, on a link whose discipline
     /// decides at enqueue.
     pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
-        let q = self.buf.pop_front()?;
+        let pkt = *self.head()?;
+        self.remove_head(now);
+        Some(pkt)
+    }
+
+    /// The head packet, the next to leave, on a link whose discipline decides at enqueue.
+    #[inline]
+    pub fn head(&self) -> Option<&Packet> {
+        self.buf.front().map(|q| &q.pkt)
+    }
+
+    /// The head packet (read with [`head`](Self::head)) leaves for the transmitter: what
+    /// [`dequeue`](Self::dequeue) does, without handing it back.
+    #[inline]
+    pub fn remove_head(&mut self, now: SimTime) {
+        let Some(q) = self.buf.pop_front() else { return };
         self.length_changes(now);
         self.packets -= 1;
         self.bytes -= q.pkt.size as u64;
         self.leave(q.pkt.size, q.enqueued_at, now);
-        self.depart(&q.pkt, Some(q.enqueued_at), now);
-        Some(q.pkt)
+        self.depart(q.pkt.size, Some(q.enqueued_at), now);
     }
 
     /// Counts the departure of `pkt` for the transmitter, queued at `since` (`None`: it
     /// passed straight through, its sojourn zero), and tells the discipline.
     #[inline(always)]
-    fn depart(&mut self, pkt: &Packet, since: Option<SimTime>, now: SimTime) {
+    fn depart(&mut self, size: u32, since: Option<SimTime>, now: SimTime) {
         self.stats.departures += 1;
-        self.stats.departure_bytes += pkt.size as u64;
+        self.stats.departure_bytes += size as u64;
         let waited = since.map_or(Dur::ZERO, |since| now - since);
         self.stats.delay_sum_ns += waited.as_nanos() as u128;
         if since.is_some() {
@@ -372,7 +388,7 @@ impl EgressQueue {
             self.dist.max_delay = self.dist.max_delay.max(waited);
         }
         let occ = self.occupancy();
-        self.discipline.on_departure_waited(occ, pkt.size, waited, now);
+        self.discipline.on_departure_waited(occ, size, waited, now);
     }
 
     /// At a transmission opportunity of a link whose discipline decides at dequeue: takes
@@ -421,7 +437,7 @@ impl EgressQueue {
             pkt.ecn = Ecn::Ce;
             self.stats.marks_dequeue += 1;
         }
-        self.depart(&pkt, Some(self.leaving_since), now);
+        self.depart(pkt.size, Some(self.leaving_since), now);
         Some(pkt)
     }
 

@@ -383,10 +383,14 @@ impl TcpReceiver {
             let blocks = self.sack_blocks(trigger);
             ack.set_sack(blocks);
         }
-        if self.options {
-            self.add_options(&mut ack, now);
-        }
+        // Pushed before the rare options are added in place: a packet whose address is taken
+        // is built on the stack, and copying it so soon after its narrow stores stalls.
         out.push(ack);
+        if self.options {
+            if let Some(ack) = out.last_mut() {
+                self.add_options(ack, now);
+            }
+        }
     }
 
     /// The options an ACK carries once a segment with one arrived: the congestion-header

@@ -1290,10 +1290,13 @@ impl TcpSender {
             pkt.ecn = if self.cfg.ect1 { Ecn::Ect1 } else { Ecn::Ect0 };
         }
         pkt.acc = acc;
-        if self.optional() {
-            self.emit_extras(off, &mut pkt, now);
-        }
+        // Pushed before the optional rules touch it in place (see `TcpReceiver::send_ack`).
         out.push(pkt);
+        if self.optional() {
+            if let Some(pkt) = out.last_mut() {
+                self.emit_extras(off, pkt, now);
+            }
+        }
     }
 
     /// What [`emit`](Self::emit) does for the sender's optional rules (one test on the
