@@ -9,7 +9,7 @@
 //! 2^`SHIFT` ns and buckets into blocks of 2^`BLOCK_SHIFT`. The ring holds every event of
 //! the block being drained and the next one, each bucket an unsorted list: scheduling there
 //! is a push; the bucket reached next is sorted once, when it becomes the current one, and
-//! drained from its end. Events of the following `SLOTS` blocks wait in the second wheel, a
+//! drained from its start. Events of the following `SLOTS` blocks wait in the second wheel, a
 //! list per block, and move into the ring, in one pass over the list, when their block
 //! becomes the next one. Events further ahead wait in a binary heap and move into the
 //! wheels as they turn. Bitmaps of occupied buckets and blocks find the next one without
@@ -67,29 +67,26 @@ impl<E> Ord for Entry<E> {
     }
 }
 
-/// Sorts a bucket that becomes the current one by descending key.
+/// Sorts a bucket that becomes the current one by ascending key.
 #[inline]
 fn sort_bucket<E>(bucket: &mut [(u128, E)]) {
     match bucket.len() {
         0 | 1 => {}
         2 => {
-            if bucket[0].0 < bucket[1].0 {
+            if bucket[0].0 > bucket[1].0 {
                 bucket.swap(0, 1);
             }
         }
-        _ => sort_descending(bucket),
+        _ => sort_ascending(bucket),
     }
 }
 
+/// Events are mostly scheduled in the order they fall due (arrivals one delay after their
+/// transmission): a bucket is nearly in ascending order, which the sort passes over with
+/// few moves.
 #[inline(never)]
-fn sort_descending<E>(bucket: &mut [(u128, E)]) {
-    // Events are mostly scheduled in the order they fall due (arrivals one delay after their
-    // transmission): a bucket in ascending order is reversed rather than sorted.
-    if bucket.is_sorted_by_key(|e| e.0) {
-        bucket.reverse();
-    } else {
-        bucket.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
-    }
+fn sort_ascending<E>(bucket: &mut [(u128, E)]) {
+    bucket.sort_unstable_by_key(|e| e.0);
 }
 
 #[inline]
@@ -135,10 +132,12 @@ pub struct EventQueue<E> {
     /// Absolute number of the bucket being drained.
     cur: u64,
     /// The events of the current block and the next one, the buckets from `cur` on, each at
-    /// its absolute number modulo `BUCKETS`. The current bucket is sorted by descending key
-    /// (the next event is last) and also holds any event scheduled before it; the others
-    /// are unsorted.
+    /// its absolute number modulo `BUCKETS`. The current bucket is sorted by ascending key,
+    /// its events before `head` already taken, and also holds any event scheduled before
+    /// it; the others are unsorted.
     ring: Box<[Vec<(u128, E)>; BUCKETS]>,
+    /// The next event of the current bucket: its index there.
+    head: usize,
     /// Which ring buckets after the current one hold events.
     occupied: [u64; WORDS],
     /// The second wheel: the events of blocks `far_base .. far_base + SLOTS`, unsorted, each
@@ -158,6 +157,7 @@ impl<E> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
             cur: 0,
+            head: 0,
             ring: Box::new(std::array::from_fn(|_| Vec::new())),
             occupied: [0; WORDS],
             far: Box::new(std::array::from_fn(|_| Vec::new())),
@@ -170,7 +170,7 @@ impl<E> Default for EventQueue<E> {
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     #[inline(always)]
     pub fn schedule(&mut self, time: SimTime, event: E) {
         let key = (time.as_nanos() as u128) << 64 | self.next_seq as u128;
@@ -180,7 +180,7 @@ impl<E> EventQueue<E> {
         if b <= self.cur {
             // Into the bucket being drained (or before it: then it is the earliest event).
             let current = &mut self.ring[self.cur as usize % BUCKETS];
-            let at = current.partition_point(|e| e.0 > key);
+            let at = self.head + current[self.head..].partition_point(|e| e.0 < key);
             current.insert(at, (key, event));
         } else {
             self.place(b, key, event);
@@ -225,8 +225,8 @@ impl<E> EventQueue<E> {
         first_set_from(&self.far_occupied, self.far_base as usize % SLOTS).map(|d| self.far_base + d as u64)
     }
 
-    /// Makes the next bucket holding events the current one (the current one is empty).
-    /// False if no event is left.
+    /// Makes the next bucket holding events the current one (the current one is drained and
+    /// cleared). False if no event is left.
     fn turn(&mut self) -> bool {
         // Every event in the ring is before every event in the second wheel, and those before
         // every event in the heap. A block's first bucket may be empty: then the next turn
@@ -277,14 +277,16 @@ impl<E> EventQueue<E> {
     pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, E)> {
         loop {
             let current = &mut self.ring[self.cur as usize % BUCKETS];
-            if let Some(e) = current.last() {
-                if time_of(e.0) > limit {
+            if let Some(&(key, event)) = current.get(self.head) {
+                if time_of(key) > limit {
                     return None;
                 }
-                let (key, event) = current.pop().expect("last");
+                self.head += 1;
                 self.len -= 1;
                 return Some((time_of(key), event));
             }
+            current.clear();
+            self.head = 0;
             if !self.turn() {
                 return None;
             }
@@ -296,7 +298,7 @@ impl<E> EventQueue<E> {
     /// so it is a hint, never a promise.
     #[inline]
     pub fn ahead(&self) -> impl Iterator<Item = &E> {
-        self.ring[self.cur as usize % BUCKETS].iter().rev().map(|e| &e.1)
+        self.ring[self.cur as usize % BUCKETS][self.head..].iter().map(|e| &e.1)
     }
 
     pub fn len(&self) -> usize {
