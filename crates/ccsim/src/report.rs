@@ -410,7 +410,7 @@ impl Report {
             let ls = now.links[i].delta(&base.links[i]);
             let period_ns = measured * 1e9;
             let bounds = l.queue.area_bounds().to_vec();
-            let waited = delay_percentiles(&l.queue.dist.delay_hist, q.departures, l.queue.dist.max_delay.as_nanos() as f64);
+            let waited = delay_percentiles(&l.queue.dist.delay_hist, q.departures, l.queue.max_delay().as_nanos() as f64);
             let lens = length_times(&l.queue.dist.len_hist, period_ns);
             queues.push(QueueReport {
                 link: l.name.clone(),
@@ -432,7 +432,7 @@ impl Report {
                 delay_p50_ms: waited.0 * 1e-6,
                 delay_p95_ms: waited.1 * 1e-6,
                 delay_p99_ms: waited.2 * 1e-6,
-                delay_max_ms: l.queue.dist.max_delay.as_secs_f64() * 1e3,
+                delay_max_ms: l.queue.max_delay().as_secs_f64() * 1e3,
                 max_len_packets: l.queue.max_packets,
                 final_len_packets: l.queue.len() as u32,
                 drop_areas: l.queue.drop_areas[..bounds.len() + 1].to_vec(),

@@ -21,7 +21,7 @@ use crate::packet::{Ecn, Packet};
 use crate::signal::{Action, SignalPolicy};
 use crate::sim::{Dur, Rng, SimTime};
 use crate::stats::counters;
-use crate::stats::histogram::LogHistogram;
+use crate::stats::histogram::{BinRun, LogHistogram};
 use std::collections::VecDeque;
 
 /// The buffer's hard limit.
@@ -71,18 +71,15 @@ impl QueueStats {
     }
 }
 
-/// A queue's distributions since the start of measurement.
+/// A queue's distributions since the start of measurement (complete after
+/// [`EgressQueue::settle`]).
 #[derive(Clone, Debug, Default)]
 pub struct Distributions {
-    /// Since the start of measurement: the sojourns (ns) of the departures that waited (a
-    /// packet that passed straight through waited 0 and is not added: the report counts
-    /// those as departures less this total), and the longest.
+    /// The sojourns (ns) of the departures that waited (a packet that passed straight through
+    /// waited 0 and is not added: the report counts those as departures less this total).
     pub delay_hist: LogHistogram,
-    pub max_delay: Dur,
-    /// Since the start of measurement: nanoseconds spent at each length above 0 (packets),
-    /// up to `len_since`, when the length last changed or was settled.
+    /// Nanoseconds spent at each length above 0 (packets).
     pub len_hist: LogHistogram,
-    pub(crate) len_since: SimTime,
 }
 
 /// The fields are laid out in this order (`repr(C)`): first those every packet through the
@@ -108,16 +105,24 @@ pub struct EgressQueue {
     pub stats: QueueStats,
     /// The FIFO (empty when the discipline owns the buffer).
     buf: VecDeque<Queued>,
-    /// What the report's percentiles and length distribution are read from, boxed: a packet
-    /// that waits updates it, and it stays off the lines every packet's passage reads. Next
-    /// to the buffer's header, which a packet that waits reads too: one line for both.
+    /// What the report's percentiles and length distribution are read from, boxed, off the
+    /// lines a packet's passage reads; a packet that waits adds to the runs below, and
+    /// reaches the box only when a run changes bin.
     pub dist: Box<Distributions>,
-    /// When the packet [`next_departure`](Self::next_departure) took out was queued.
-    leaving_since: SimTime,
+    /// When the length last changed or was settled: the time at the current length counts
+    /// from here.
+    len_since: SimTime,
     /// Sum of the sojourns of the packets that have left the buffer, ns, and the same
     /// weighted by their sizes, byte x ns.
     left_area_packets: u128,
     left_area_bytes: u128,
+    /// The runs of the length and delay histograms (see [`BinRun`]), and the longest sojourn
+    /// since the start of measurement; beside the areas, which a departure adds to anyway.
+    len_run: BinRun,
+    delay_run: BinRun,
+    max_delay: Dur,
+    /// When the packet [`next_departure`](Self::next_departure) took out was queued.
+    leaving_since: SimTime,
     rng: Rng,
     /// Drops by the instantaneous queue length (packets) at the drop: area `i` counts drops
     /// with `bounds[i-1] <= len < bounds[i]`.
@@ -171,6 +176,10 @@ impl EgressQueue {
             evicted: Vec::new(),
             leaving_since: SimTime::ZERO,
             dist: Box::default(),
+            len_since: SimTime::ZERO,
+            len_run: BinRun::default(),
+            delay_run: BinRun::default(),
+            max_delay: Dur::ZERO,
         }
     }
 
@@ -279,10 +288,10 @@ impl EgressQueue {
     /// length histogram.
     #[inline]
     fn length_changes(&mut self, now: SimTime) {
-        if self.packets > 0 && now > self.dist.len_since {
-            self.dist.len_hist.add(self.packets as u64, now.since(self.dist.len_since).as_nanos());
+        if self.packets > 0 && now > self.len_since {
+            self.len_run.add(&mut self.dist.len_hist, self.packets as u64, now.since(self.len_since).as_nanos());
         }
-        self.dist.len_since = now;
+        self.len_since = now;
     }
 
     /// Queues an admitted packet: at the tail, or in the discipline's own buffer.
@@ -384,8 +393,8 @@ impl EgressQueue {
         let waited = since.map_or(Dur::ZERO, |since| now - since);
         self.stats.delay_sum_ns += waited.as_nanos() as u128;
         if since.is_some() {
-            self.dist.delay_hist.add(waited.as_nanos(), 1);
-            self.dist.max_delay = self.dist.max_delay.max(waited);
+            self.delay_run.add(&mut self.dist.delay_hist, waited.as_nanos(), 1);
+            self.max_delay = self.max_delay.max(waited);
         }
         let occ = self.occupancy();
         self.discipline.on_departure_waited(occ, size, waited, now);
@@ -480,6 +489,13 @@ impl EgressQueue {
         self.stats.len_area_packets = packets;
         self.stats.len_area_bytes = bytes;
         self.length_changes(now);
+        self.len_run.fold(&mut self.dist.len_hist);
+        self.delay_run.fold(&mut self.dist.delay_hist);
+    }
+
+    /// The longest sojourn since the start of measurement.
+    pub fn max_delay(&self) -> Dur {
+        self.max_delay
     }
 
     /// Starts a measurement period (after [`settle`](Self::settle)): maxima, drop areas and
@@ -487,8 +503,10 @@ impl EgressQueue {
     pub fn begin_measurement(&mut self) {
         self.max_packets = self.packets;
         self.drop_areas = [0; MAX_AREAS];
+        self.len_run = BinRun::default();
+        self.delay_run = BinRun::default();
         self.dist.delay_hist.clear();
-        self.dist.max_delay = Dur::ZERO;
+        self.max_delay = Dur::ZERO;
         self.dist.len_hist.clear();
     }
 }
@@ -640,7 +658,7 @@ mod tests {
         q.settle(ms(20));
         assert_eq!(q.stats.departures, 4);
         assert_eq!(q.dist.delay_hist.total(), 3);
-        assert_eq!(q.dist.max_delay, Dur::from_millis(7));
+        assert_eq!(q.max_delay(), Dur::from_millis(7));
         // The median of {0, 5, 5, 7} ms is 5 ms (to the histogram's resolution).
         let p50 = q.dist.delay_hist.quantile(0.5, 1);
         assert!((p50 / 5e6 - 1.0).abs() < 0.02, "{p50}");
@@ -650,7 +668,7 @@ mod tests {
         assert_eq!(bins, [(1, 1, 4_000_000), (2, 2, 2_000_000), (3, 3, 3_000_000)]);
         // A new measurement period forgets both, and the maximum delay.
         q.begin_measurement();
-        assert_eq!((q.dist.delay_hist.total(), q.dist.len_hist.total(), q.dist.max_delay), (0, 0, Dur::ZERO));
+        assert_eq!((q.dist.delay_hist.total(), q.dist.len_hist.total(), q.max_delay()), (0, 0, Dur::ZERO));
         // The time at the current length counts from the last change or settle.
         offer(&mut q, data(3, 1000), ms(21));
         q.settle(ms(25));

@@ -7,37 +7,17 @@
 //! has seen to the largest: one that has seen nothing holds no memory, one whose values all
 //! fall in one bin (a fast link's queue that holds one packet at a time) holds one, and one
 //! that has seen delays from a microsecond to a second holds about 500.
-//!
-//! A run of additions to one bin is summed beside the bins' header and reaches the bins when
-//! a value falls in another: a queue whose packets wait the same time, or that returns to
-//! the same length, then updates the line that holds the header, not its bins elsewhere in
-//! memory (at a network's scale, a miss for each packet through each of thousands of
-//! queues). Every reading counts the run where it belongs.
 
 /// Bins per power of two, and the values below it that have a bin each.
 pub const SUB: u64 = 32;
 const SUB_BITS: u32 = SUB.trailing_zeros();
 
 /// Weights (counts, or nanoseconds spent at a value) by bins of value.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LogHistogram {
     /// The bin `bins[0]` counts (bins below it have seen nothing).
     first: usize,
     bins: Vec<u64>,
-    /// The bin of the latest addition, within the bins held once there is one ([`NO_RUN`]
-    /// before), and the weight added there since the last addition elsewhere, not yet in
-    /// `bins`.
-    run_bin: usize,
-    run: u64,
-}
-
-/// [`LogHistogram::run_bin`] before the first addition.
-const NO_RUN: usize = usize::MAX;
-
-impl Default for LogHistogram {
-    fn default() -> Self {
-        LogHistogram { first: 0, bins: Vec::new(), run_bin: NO_RUN, run: 0 }
-    }
 }
 
 /// The bin of `v`.
@@ -49,6 +29,41 @@ pub fn bin_of(v: u64) -> usize {
     let shift = top - SUB_BITS;
     let sub = (v >> shift) - SUB; // 0..SUB
     ((shift as u64 + 1) * SUB + sub) as usize
+}
+
+/// A run of additions to one bin of a [`LogHistogram`], summed where its owner keeps it until a
+/// value falls in another bin (or [`fold`](Self::fold)): a queue keeps its runs beside what
+/// every packet that waits touches, and the histogram, elsewhere in memory, is reached only
+/// when the bin changes (at a network's scale, each histogram reached is a cache miss).
+/// The histogram lacks the run's weight until it is folded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BinRun {
+    bin: usize,
+    /// Zero: no run.
+    weight: u64,
+}
+
+impl BinRun {
+    /// Adds `weight` (not zero) at `value`: to the run if `value` falls in its bin, else the
+    /// run goes to `hist` and a new one starts.
+    #[inline]
+    pub fn add(&mut self, hist: &mut LogHistogram, value: u64, weight: u64) {
+        let i = bin_of(value);
+        if i == self.bin && self.weight > 0 {
+            self.weight += weight;
+            return;
+        }
+        self.fold(hist);
+        *self = BinRun { bin: i, weight };
+    }
+
+    /// The run goes to `hist` (before `hist` is read).
+    #[inline]
+    pub fn fold(&mut self, hist: &mut LogHistogram) {
+        if self.weight > 0 {
+            hist.add_to_bin(self.bin, std::mem::take(&mut self.weight));
+        }
+    }
 }
 
 /// The values bin `i` holds: `lo..=hi`.
@@ -66,35 +81,20 @@ impl LogHistogram {
     /// Adds `weight` at `value`.
     #[inline]
     pub fn add(&mut self, value: u64, weight: u64) {
-        let i = bin_of(value);
-        if i == self.run_bin {
-            self.run += weight;
-            return;
-        }
-        self.start_run(i, weight);
+        self.add_to_bin(bin_of(value), weight);
     }
 
-    /// An addition in another bin than the run's: the run goes to its bin, and a new one
-    /// starts at `i` (the bins held grown to hold it).
-    #[inline(never)]
-    fn start_run(&mut self, i: usize, weight: u64) {
-        if self.run_bin != NO_RUN {
-            self.bins[self.run_bin - self.first] += std::mem::take(&mut self.run);
+    /// Adds `weight` in bin `i` (of [`bin_of`]).
+    #[inline]
+    pub fn add_to_bin(&mut self, i: usize, weight: u64) {
+        match i.checked_sub(self.first).and_then(|j| self.bins.get_mut(j)) {
+            Some(bin) => *bin += weight,
+            None => self.grow_to_add(i, weight),
         }
-        if i.checked_sub(self.first).is_none_or(|j| j >= self.bins.len()) {
-            self.grow_to_add(i, 0);
-        }
-        self.run_bin = i;
-        self.run = weight;
     }
 
-    /// The weight of `bins[j]`, the run's included.
-    fn weight(&self, j: usize) -> u64 {
-        self.bins[j] + if self.first + j == self.run_bin { self.run } else { 0 }
-    }
-
-    /// Makes room for bin `i` outside the bins held: rare (a new smallest or largest value),
-    /// so kept out of the callers' code.
+    /// [`add`](Self::add) outside the bins held: rare (a new smallest or largest value), so
+    /// kept out of the callers' code.
     #[cold]
     #[inline(never)]
     fn grow_to_add(&mut self, i: usize, weight: u64) {
@@ -112,20 +112,19 @@ impl LogHistogram {
 
     /// The total weight.
     pub fn total(&self) -> u64 {
-        self.bins.iter().sum::<u64>() + self.run
+        self.bins.iter().sum()
     }
 
     /// Forgets everything (the start of a measurement period).
     pub fn clear(&mut self) {
         self.bins.iter_mut().for_each(|b| *b = 0);
-        self.run = 0;
     }
 
     /// The bins with weight: `(lo, hi, weight)`, ascending.
     pub fn bins(&self) -> impl Iterator<Item = (u64, u64, u64)> + '_ {
-        (0..self.bins.len()).map(|j| (j, self.weight(j))).filter(|(_, w)| *w > 0).map(|(j, w)| {
+        self.bins.iter().enumerate().filter(|(_, w)| **w > 0).map(|(j, w)| {
             let (lo, hi) = bin_range(self.first + j);
-            (lo, hi, w)
+            (lo, hi, *w)
         })
     }
 
@@ -142,8 +141,8 @@ impl LogHistogram {
         if seen >= want {
             return 0.0;
         }
-        for j in 0..self.bins.len() {
-            seen += self.weight(j);
+        for (j, w) in self.bins.iter().enumerate() {
+            seen += w;
             if seen >= want {
                 let (lo, hi) = bin_range(self.first + j);
                 return (lo as f64 + hi as f64) / 2.0;
