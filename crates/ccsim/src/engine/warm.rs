@@ -14,7 +14,7 @@
 //! one: each step's line was requested one stage earlier, and has arrived by the time the step
 //! after it is computed. A retransmission or delayed-ACK timer's chain is its flow, then the
 //! flow's ends, then the route and link its packets leave by. Of a link only the part a
-//! packet's passage reads is asked for (its first 256 of 896 bytes, four cache lines laid out
+//! packet's passage reads is asked for (its first 256 of 960 bytes, four cache lines laid out
 //! for it: [`Link::prefetch`]), and of a flow the two lines an event at its ends reads first
 //! ([`Flow::prefetch`]: its segments in the network, its timers and its transport's tag), then
 //! the end the event is at (TCP's ends are in the flow, after those two lines).

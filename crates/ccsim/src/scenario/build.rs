@@ -72,7 +72,7 @@ pub fn build_with(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>, limi
     let node =
         |path: &str, name: &str| -> Result<NodeId, BuildError> { ids.get(name).copied().ok_or_else(|| (path.to_string(), format!("unknown node {name:?}"))) };
 
-    // Every link reserved at once rather than grown by doubling: a link is 896 bytes, and
+    // Every link reserved at once rather than grown by doubling: a link is 960 bytes, and
     // each growth of a large vector is a copy into memory not yet written (`huge_pages`).
     // Where the allocator grants it, as for the flows: a forced run too large for memory
     // grows them instead.
