@@ -36,20 +36,29 @@ pub fn bin_of(v: u64) -> usize {
 /// every packet that waits touches, and the histogram, elsewhere in memory, is reached only
 /// when the bin changes (at a network's scale, each histogram reached is a cache miss).
 /// The histogram lacks the run's weight until it is folded.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BinRun {
+    /// The run's bin, [`BinRun::NONE`] when there is no run.
     bin: usize,
-    /// Zero: no run.
     weight: u64,
 }
 
+impl Default for BinRun {
+    fn default() -> Self {
+        BinRun { bin: Self::NONE, weight: 0 }
+    }
+}
+
 impl BinRun {
-    /// Adds `weight` (not zero) at `value`: to the run if `value` falls in its bin, else the
-    /// run goes to `hist` and a new one starts.
+    /// No bin: no run.
+    const NONE: usize = usize::MAX;
+
+    /// Adds `weight` at `value`: to the run if `value` falls in its bin, else the run goes to
+    /// `hist` and a new one starts.
     #[inline]
     pub fn add(&mut self, hist: &mut LogHistogram, value: u64, weight: u64) {
         let i = bin_of(value);
-        if i == self.bin && self.weight > 0 {
+        if i == self.bin {
             self.weight += weight;
             return;
         }
@@ -60,8 +69,9 @@ impl BinRun {
     /// The run goes to `hist` (before `hist` is read).
     #[inline]
     pub fn fold(&mut self, hist: &mut LogHistogram) {
-        if self.weight > 0 {
-            hist.add_to_bin(self.bin, std::mem::take(&mut self.weight));
+        if self.bin != Self::NONE {
+            hist.add_to_bin(self.bin, self.weight);
+            *self = BinRun::default();
         }
     }
 }

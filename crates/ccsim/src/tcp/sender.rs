@@ -442,8 +442,10 @@ impl TcpSender {
         if ece && !self.in_recovery && (self.una > self.ecn_recover || self.answers_ecn_after_timeout()) {
             self.ecn_reduce(now, delivered);
         }
-        if let Some(rs) = self.extras.as_mut().and_then(|e| e.rate.as_mut()).and_then(|r| r.end_ack(now)) {
-            self.cc.on_rate_sample(&rs);
+        if optional {
+            if let Some(rs) = self.extras.as_mut().and_then(|e| e.rate.as_mut()).and_then(|r| r.end_ack(now)) {
+                self.cc.on_rate_sample(&rs);
+            }
         }
         if !(self.cfg.sack && self.in_recovery) {
             self.send_available(now, out);
