@@ -210,6 +210,24 @@ mod tests {
         assert_eq!(h.total(), 0);
     }
 
+    /// Runs folded into a histogram give the bins of the same additions made directly,
+    /// whichever order the values come in; the histogram lacks a run until it is folded.
+    #[test]
+    fn runs_fold_to_the_bins_of_direct_additions() {
+        let values = [5u64, 5, 5, 40, 41, 5, 1_000, 1_000, 8_320, 8_330, 5];
+        let mut direct = LogHistogram::default();
+        let (mut folded, mut run) = (LogHistogram::default(), BinRun::default());
+        for (k, &v) in values.iter().enumerate() {
+            direct.add(v, k as u64 + 1);
+            run.add(&mut folded, v, k as u64 + 1);
+        }
+        assert_eq!(folded.total() + 11, direct.total(), "the last run (5, weight 11) is not yet in");
+        run.fold(&mut folded);
+        assert_eq!(folded.bins().collect::<Vec<_>>(), direct.bins().collect::<Vec<_>>());
+        run.fold(&mut folded);
+        assert_eq!(folded.total(), direct.total(), "a second fold adds nothing");
+    }
+
     /// The bins held span the values seen, whichever order they come in: a smaller value
     /// after larger ones adds bins below, and the weights stay with their values.
     #[test]

@@ -1296,7 +1296,7 @@ impl TcpSender {
         out.push(pkt);
         if self.optional() {
             if let Some(pkt) = out.last_mut() {
-                self.emit_extras(off, pkt, now);
+                self.emit_extras(off, len as u64, retransmission, pkt, now);
             }
         }
     }
@@ -1306,9 +1306,7 @@ impl TcpSender {
     /// PRR's count, and carries AccECN's counter, the controller's congestion header and
     /// the timestamps.
     #[inline(never)]
-    fn emit_extras(&mut self, off: u64, pkt: &mut Packet, now: SimTime) {
-        let len = pkt.payload as u64;
-        let retransmission = off < self.max;
+    fn emit_extras(&mut self, off: u64, len: u64, retransmission: bool, pkt: &mut Packet, now: SimTime) {
         self.with_rate_sampler(|r, flight, pipe| r.on_send(off, len, flight, pipe, now));
         if let Some(s) = self.spread.as_mut() {
             s.prr.on_sent(len);
