@@ -216,8 +216,8 @@ def test_a_run_sweeps_the_namespaces_of_a_run_that_was_killed():
 
 def test_series_a_kernel_run_cannot_sample_are_refused_by_name(tmp_path):
     path = tmp_path / "s.toml"
-    path.write_text(SHORT + '[[series]]\nkind = "queue_avg"\nlink = "R1->R2"\ninterval = "100ms"\n')
-    with pytest.raises(kernel.KernelError, match=r"series \(queue_avg R1->R2\)\.kind"):
+    path.write_text(SHORT + '[[series]]\nkind = "max_p"\nlink = "R1->R2"\ninterval = "100ms"\n')
+    with pytest.raises(kernel.KernelError, match=r"series \(max_p R1->R2\)\.kind"):
         kernel.series_wanted(path)
     path.write_text(SHORT)
     assert kernel.series_wanted(path) is None
@@ -240,6 +240,7 @@ def test_a_kernel_run_writes_the_series_asked_for_and_the_parquet_tables(tmp_pat
             ("cwnd", "flow", "bulk", "200ms"),
             ("goodput", "flow", "late", "500ms"),
             ("queue", "link", "R1->R2", "50ms"),
+            ("drops", "link", "R1->R2", "100ms"),
         ]
     )
     # A flow that starts late (and shares its hosts with others): its goodput is over the
@@ -247,7 +248,7 @@ def test_a_kernel_run_writes_the_series_asked_for_and_the_parquet_tables(tmp_pat
     late = '[[flows]]\nname = "late"\nfrom = "S2"\nto = "D1"\nstart = "3s"\ntcp = { variant = "cubic", mss = 1460, sack = true }\n'
     path.write_text(SHORT + late + series)
     s = kernel.run(path, out_dir=tmp_path / "out")
-    assert [x["name"] for x in s["series"]] == ["cwnd bulk[0]", "cwnd bulk[1]", "goodput late[0]", "queue R1->R2"]
+    assert [x["name"] for x in s["series"]] == ["cwnd bulk[0]", "cwnd bulk[1]", "goodput late[0]", "queue R1->R2", "drops R1->R2"]
     by = {x["name"]: x for x in s["series"]}
     assert by["cwnd bulk[1]"]["t"][:3] == [0.0, 0.2, 0.4] and all(v > 0 for v in by["cwnd bulk[1]"]["value"])
     goodput = dict(zip(by["goodput late[0]"]["t"], by["goodput late[0]"]["value"]))
@@ -256,6 +257,10 @@ def test_a_kernel_run_writes_the_series_asked_for_and_the_parquet_tables(tmp_pat
     assert list(goodput)[:2] == [0.0, 0.5] and max(goodput.values()) > 0
     assert all(v == 0 for t, v in goodput.items() if t <= 3.0), goodput
     assert len(by["queue R1->R2"]["t"]) > 80 and max(by["queue R1->R2"]["value"]) > 0
+    # Drops in each interval, over the whole run: at least the measured window's.
+    drops = by["drops R1->R2"]["value"]
+    bottleneck = next(q for q in s["queues"] if q["link"] == "R1->R2")
+    assert min(drops) >= 0 and sum(drops) >= bottleneck["drops"] > 0, (drops, bottleneck["drops"])
     f = next(f for f in s["flows"] if f["flow"] == "late[0]")
     # Two of the four measured seconds at most, sharing the 10 Mb/s bottleneck.
     assert 0 < f["goodput_bps"] < 0.5 * 10e6, f

@@ -41,9 +41,10 @@ IFNAME = "ccsim0"
 #: Seconds between TCP_INFO and queue samples when the scenario asks for no `[[series]]`.
 INTERVAL = 0.1
 #: The `[[series]]` kinds a kernel run samples: of flows, from the sender's TCP_INFO
-#: (`goodput`: the receiver's); of links, the router's queue.
+#: (`goodput`: the receiver's); of links, the router's queue, its discipline's average
+#: queue and its drops in each interval.
 FLOW_SERIES = ("cwnd", "ssthresh", "srtt", "pacing_rate", "goodput")
-LINK_SERIES = ("queue",)
+LINK_SERIES = ("queue", "queue_avg", "drops")
 #: Seconds the processes may take to get ready; seconds between "ready" and the start.
 START_TIMEOUT = 30.0
 START_DELAY = 0.5
@@ -419,7 +420,10 @@ def combine(p: dict[str, Any], router: dict[str, Any], hosts: dict[str, dict[str
     queues = []
     links = []
     for q in router["queues"]:
-        sampled[f"queue {q['link']}"] = ([t for t, _ in q["series"]], [v for _, v in q["series"]])
+        times = [t for t, _ in q["series"]]
+        sampled[f"queue {q['link']}"] = (times, [v for _, v in q["series"]])
+        sampled[f"queue_avg {q['link']}"] = (times, q.get("series_avg", []))
+        sampled[f"drops {q['link']}"] = (times, q.get("series_drops", []))
         if p.get("series") is None and max((v for _, v in q["series"]), default=0) > 0:
             series.append(
                 {
@@ -429,7 +433,7 @@ def combine(p: dict[str, Any], router: dict[str, Any], hosts: dict[str, dict[str
                     "truncated": False,
                 }
             )
-        queues.append({k: v for k, v in q.items() if k not in LINK_FIELDS or k == "link"})
+        queues.append({k: v for k, v in q.items() if (k not in LINK_FIELDS or k == "link") and not k.startswith("series")})
         links.append({k: q[k] for k in LINK_FIELDS if k != "series"})
     if p.get("series") is None:
         names = [f"{k} {f['name']}" for f in p["flows"] for k in ("cwnd", "ssthresh", "srtt", "retransmissions", "delivery_rate")]
@@ -438,6 +442,9 @@ def combine(p: dict[str, Any], router: dict[str, Any], hosts: dict[str, dict[str
         base = p.get("interval_s", INTERVAL)
         for w in p["series"]:
             t, vals, cut = resample(*sampled.get(w["name"], ([], [])), w["interval_s"], base, w["max_points"])
+            if w["name"].startswith("drops "):
+                # Sampled as the drops so far: each interval's are the difference.
+                vals = [v - u for u, v in zip([0, *vals], vals)]
             series.append({"name": w["name"], "t": t, "value": vals, "truncated": cut})
     goodputs = [f["goodput_bps"] for f in flows]
     jain = (sum(goodputs) ** 2 / (len(goodputs) * sum(g * g for g in goodputs))) if any(goodputs) else 1.0

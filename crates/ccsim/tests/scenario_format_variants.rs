@@ -51,7 +51,7 @@ fn every_own_key_is_documented_once_with_its_true_default() {
     documented.sort_unstable();
     registered.sort_unstable();
     assert_eq!(documented, registered);
-    let ctx = CcContext { window: NewRenoConfig::default(), full_ack_given: false };
+    let ctx = CcContext { window: NewRenoConfig::default(), full_ack_given: false, profile: Default::default() };
     for row in &rows {
         let (name, key) = word(&row[0]).split_once('.').unwrap();
         let reg = spec::find(name).unwrap();

@@ -480,7 +480,7 @@ fn tcp_transport(
         }
     }
     let own = t.controllers.get(reg.name()).and_then(toml::Value::as_table).cloned().unwrap_or_default();
-    let ctx = CcContext { window: NewRenoConfig { reno, full_ack }, full_ack_given: t.full_ack.is_some() };
+    let ctx = CcContext { window: NewRenoConfig { reno, full_ack }, full_ack_given: t.full_ack.is_some(), profile };
     let cc = reg.build(&own, &ctx, site).map_err(|e| (e.path_under(&tp), e.message))?;
     let recovery = reg.recovery();
     let per_packet_ecn = matches!(reg.ecn(), EcnUse::PerPacket | EcnUse::L4s);
@@ -546,6 +546,7 @@ fn tcp_transport(
     cfg.limited_transmit_resends = t.limited_transmit_resends.unwrap_or(d.limited_transmit_resends);
     cfg.fast_retransmit_resets_timer = t.fast_retransmit_resets_timer.unwrap_or(d.fast_retransmit_resets_timer);
     cfg.head_retransmit_resets_timer = t.head_retransmit_resets_timer.unwrap_or(d.head_retransmit_resets_timer);
+    cfg.recover_again = t.recover_again.unwrap_or(d.recover_again);
     cfg.ecn = t.ecn.unwrap_or(per_packet_ecn);
     // The handshake (tcp/accecn.rs): what the sender asks for against what the receiver
     // supports; the outcome configures both ends.

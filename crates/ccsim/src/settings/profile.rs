@@ -77,6 +77,9 @@ pub struct TcpDefaults {
     /// `head_retransmit_resets_timer`: false (RFC 6298) / false (`linux`: true,
     /// `tcp_xmit_retransmit_queue()` rearms the timer when it resends the first segment).
     pub head_retransmit_resets_timer: bool,
+    /// `recover_again`: false (RFC 8985: a recovery for a segment newly deemed lost) / false
+    /// (`linux`: true, `tcp_time_to_recover()` tests `lost_out`).
+    pub recover_again: bool,
     /// `ecn_answered`: `window` (RFC 3168 6.1.2) / `next-reduction` (`last_cwnd_action_ ==
     /// CWND_ACTION_ECN`).
     pub ecn_answered: &'static str,
@@ -122,6 +125,7 @@ impl TcpDefaults {
                 fast_retransmit_resets_timer: false,
                 rto_min_on: "rto",
                 head_retransmit_resets_timer: false,
+                recover_again: false,
                 ecn_answered: "window",
                 ecn_after_timeout: "next-window",
                 cwr_on_retransmit: false,
@@ -146,6 +150,7 @@ impl TcpDefaults {
                 fast_retransmit_resets_timer: true,
                 rto_min_on: "rto",
                 head_retransmit_resets_timer: false,
+                recover_again: false,
                 ecn_answered: "next-reduction",
                 ecn_after_timeout: "at-once",
                 cwr_on_retransmit: true,
@@ -171,6 +176,7 @@ impl TcpDefaults {
                 rto_min_on: "variance",
                 ssthresh_from: "cwnd",
                 head_retransmit_resets_timer: true,
+                recover_again: true,
                 ..TcpDefaults::of(Profile::Rfc)
             },
         }

@@ -426,6 +426,10 @@ pub struct TcpSpec {
     /// timer (Linux's `tcp_xmit_retransmit_queue()`; default false, `linux` profile true).
     #[serde(default)]
     pub head_retransmit_resets_timer: Option<bool>,
+    /// With RACK, a segment deemed lost and not yet delivered, though resent, starts a
+    /// recovery (Linux's `lost_out` test; default false, `linux` profile true).
+    #[serde(default)]
+    pub recover_again: Option<bool>,
     /// How long an ECN-Echo's reduction answers later losses and timeouts: `window`
     /// (default, RFC 3168 6.1.2) or `next-reduction` (ns-2's; `ns2` profile).
     #[serde(default)]

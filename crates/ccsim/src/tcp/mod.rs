@@ -113,6 +113,12 @@ pub struct SenderConfig {
     /// of a lost retransmission, a partial ACK's) restarts the retransmission timer, as
     /// Linux's `tcp_xmit_retransmit_queue()` does; the RTT measurement goes on (Karn's rule).
     pub head_retransmit_resets_timer: bool,
+    /// With RACK: a segment deemed lost and resent, not yet delivered, starts a recovery
+    /// outside one as a segment newly lost does (Linux's `tcp_time_to_recover()` tests
+    /// `lost_out`), so that a recovery ending while a segment sent during it is still lost
+    /// is followed at once by another, with another reduction. Off: RFC 8985's rule, a
+    /// recovery only for a segment newly deemed lost.
+    pub recover_again: bool,
     /// How long an ECN-Echo's reduction answers later losses and timeouts.
     pub ecn_answered_until: EcnAnswered,
     /// The first ECN-Echo after a timeout is answered at once, whatever data its ACK covers
@@ -192,6 +198,7 @@ impl Default for SenderConfig {
             reno_recover_check: false,
             fast_retransmit_resets_timer: false,
             head_retransmit_resets_timer: false,
+            recover_again: false,
             ecn_answered_until: EcnAnswered::Window,
             ecn_at_once_after_timeout: false,
             cwr_on_retransmit: false,

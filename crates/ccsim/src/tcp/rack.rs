@@ -194,6 +194,11 @@ impl Rack {
         self.tally.unsent_lost > 0
     }
 
+    /// Some record deemed lost is not yet delivered, resent or not (Linux's `lost_out`).
+    pub fn lost_outstanding(&self) -> bool {
+        self.tally.lost > 0
+    }
+
     /// RACK.reordering_seen.
     pub fn reordering_seen(&self) -> bool {
         self.reordering_seen

@@ -570,7 +570,9 @@ impl TcpSender {
         let duplicate = same && if pkt.sack.is_empty() { pkt.wnd == self.peer_wnd } else { newly_sacked > 0 };
         self.peer_wnd = pkt.wnd;
         let delivered = self.delivered(ack - self.una, sacked_before);
-        let was_in_recovery = self.in_recovery;
+        // Recovery under way before this ACK and still the same after it (one may end and
+        // the next begin on one ACK: `recover_again`).
+        let (was_in_recovery, recoveries) = (self.in_recovery, self.stats.fast_retransmits);
         let advanced = ack > self.una;
         if advanced {
             self.on_new_ack(ack, ece, now, out);
@@ -585,7 +587,8 @@ impl TcpSender {
                 self.on_sack_dupack(delivered, now, out);
             }
         }
-        self.recovery_step(was_in_recovery, delivered, now, out);
+        let same_recovery = was_in_recovery && self.stats.fast_retransmits == recoveries;
+        self.recovery_step(same_recovery, delivered, now, out);
     }
 
     /// SACK recovery's step on an ACK or RACK's timer: PRR takes the `delivered` bytes if
@@ -793,16 +796,21 @@ impl TcpSender {
             self.start_prr(flight, delivered, pipe);
         }
         let end = self.scoreboard.next_sacked(self.una).unwrap_or(self.max);
-        let lost = self.rack_mut().and_then(|r| {
+        let lost = self.rack_mut().map(|r| {
             r.on_recovery();
             r.first_lost()
         });
-        let (start, len) = match lost {
-            Some((s, e)) => (s, e - s), // RACK: the lowest segment lost
-            None => (self.una, (self.cfg.mss as u64).min(end - self.una)),
+        let first = match lost {
+            Some(Some((s, e))) => Some((s, e - s)), // RACK: the lowest segment lost
+            // RACK, every segment lost already resent (a recovery begun by `recover_again`):
+            // step (C) sends what there is to send.
+            Some(None) => None,
+            None => Some((self.una, (self.cfg.mss as u64).min(end - self.una))),
         };
-        self.emit(start, len as u32, now, out);
-        self.high_rxt = start + len;
+        if let Some((start, len)) = first {
+            self.emit(start, len as u32, now, out);
+            self.high_rxt = start + len;
+        }
         self.cc.on_sack_recovery_start(&self.event(now)); // (4.2): cwnd = ssthresh
     }
 
@@ -840,10 +848,15 @@ impl TcpSender {
     /// as the window allows, as Linux's loss state resends what RACK marks.
     fn rack_detect(&mut self, delivered: u64, now: SimTime, out: &mut Vec<Packet>) {
         let recovering = self.in_recovery || self.una < self.recover;
-        let (srtt, thresh) = (self.rto.srtt(), self.cfg.dupack_threshold);
+        let (srtt, thresh, again) = (self.rto.srtt(), self.cfg.dupack_threshold, self.cfg.recover_again);
         let Some(r) = self.rack_mut() else { return };
         let reo_wnd = r.reo_wnd(srtt, recovering, thresh);
-        if !r.detect_loss(now, reo_wnd) || self.in_recovery {
+        // A segment newly lost (RFC 8985), or with `recover_again` one deemed lost and not yet
+        // delivered though resent: Linux's `tcp_time_to_recover()` tests `lost_out` on every
+        // ACK outside recovery, so a recovery that ends while a segment sent during it is
+        // still lost starts another, with another reduction.
+        let lost = r.detect_loss(now, reo_wnd) || (again && r.lost_outstanding());
+        if !lost || self.in_recovery {
             return;
         }
         if self.una >= self.recover && self.una >= self.acc_recover {
@@ -2767,5 +2780,29 @@ mod tests {
         s.on_pacing_timer(t(101), &mut out);
         assert_eq!(rtx(&out), [0, 1, 2]);
         assert_eq!(s.pacing_deadline(), Some(t(102)));
+    }
+
+    /// Segment 40 is lost, and so are 85, sent before the recovery for 40 began, and 90,
+    /// sent during it. RACK deems 90 lost and resends it while the recovery for 40 and 85
+    /// goes on; that recovery ends (the cumulative ACK passes its RecoveryPoint) while 90's
+    /// resend is in flight. Under RFC 8985 that is the end of it: one recovery, one reduction.
+    /// Linux's rule (`recover_again`) finds a segment still lost at once and starts another
+    /// recovery, with a second reduction and no further resend. A loss below the
+    /// RecoveryPoint alone (85) starts no second recovery either way.
+    #[test]
+    fn a_recovery_that_ends_with_a_resend_in_flight_starts_another_under_linux_rule() {
+        let run = |again: bool, drops: &[u32]| {
+            let cfg = SenderConfig { recover_again: again, ..rack_cfg(true) };
+            transfer(cfg, 300 * MSS as u64, drop_first(drops, 1)).0
+        };
+        let (rfc, linux) = (run(false, &[40, 85, 90]), run(true, &[40, 85, 90]));
+        assert_eq!((rfc.stats.fast_retransmits, rfc.stats.window_reductions), (1, 1));
+        assert_eq!((linux.stats.fast_retransmits, linux.stats.window_reductions), (2, 2));
+        assert_eq!(linux.stats.retransmitted_packets, rfc.stats.retransmitted_packets, "no resend of its own");
+        assert!(linux.completed_at > rfc.completed_at, "the smaller window takes longer");
+        assert_eq!((linux.stats.timeouts, rfc.stats.timeouts), (0, 0));
+        for again in [false, true] {
+            assert_eq!(run(again, &[40, 85]).stats.fast_retransmits, 1, "recover_again {again}");
+        }
     }
 }

@@ -628,7 +628,7 @@ mod tests {
 
     #[test]
     fn keys_are_checked_by_name() {
-        let ctx = CcContext { window: NewRenoConfig::default(), full_ack_given: false };
+        let ctx = CcContext { window: NewRenoConfig::default(), full_ack_given: false, profile: Default::default() };
         assert_eq!(build(&Table::new(), &ctx).unwrap(), CcConfig::Bbr(Box::default()));
         let t: Table = "high_gain = 0.5".parse().unwrap();
         assert_eq!(build(&t, &ctx).unwrap_err().key, "high_gain");

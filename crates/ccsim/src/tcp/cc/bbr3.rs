@@ -1153,7 +1153,7 @@ mod tests {
 
     #[test]
     fn keys_are_checked_by_name() {
-        let ctx = CcContext { window: NewRenoConfig::default(), full_ack_given: false };
+        let ctx = CcContext { window: NewRenoConfig::default(), full_ack_given: false, profile: Default::default() };
         assert_eq!(build(&Table::new(), &ctx).unwrap(), CcConfig::Bbr3(Box::default()));
         for bad in ["loss_thresh = 0", "beta = 1.5", "min_cwnd = 0", "drain_pacing_gain = 2", "headroom = 1"] {
             let t: Table = bad.parse().unwrap();

@@ -11,11 +11,13 @@
 //!   `W_max` (the first epoch after slow start with no loss yet, or after a timeout, 4.8)
 //!   `K = 0` and `W_max` is the window at the start of the epoch.
 //! - The target (4.2): `W_cubic(t + RTT)`, RTT the smoothed round-trip time, no lower than
-//!   `cwnd` and no higher than `1.5 cwnd`.
+//!   `cwnd` and no higher than `1.5 cwnd`. `target_rtt = "min"` takes the least RTT sampled
+//!   instead, as Linux's `bictcp_update()` (`delay_min`) and ns-3.37's `TcpCubic` do.
 //! - The Reno-friendly region (4.3): `W_est += α_cubic * segments_acked / cwnd` per ACK,
 //!   eq. (4), with `α_cubic = 3 (1 - β_cubic) / (1 + β_cubic)` until `W_est` reaches
 //!   `cwnd_prior` (the window before the last reduction), then 1. Where
-//!   `W_cubic(t) < W_est`, `cwnd = W_est`.
+//!   `W_cubic(t) < W_est`, `cwnd = W_est`. `reno_alpha = "rfc8312"` keeps `α_cubic` all
+//!   the epoch, as RFC 8312 4.2 and Linux's `tcp_friendliness` (`beta_scale`) do.
 //! - Concave and convex regions (4.4, 4.5): otherwise `cwnd` grows by
 //!   `(target - cwnd) / cwnd` per segment acknowledged (counted in bytes, so delayed and
 //!   stretch ACKs grow it as much as the segments they cover).
@@ -34,11 +36,13 @@
 //!
 //! Defaults are the RFC's constants: `C = 0.4` (section 5), `β_cubic = 0.7` (4.6), fast
 //! convergence on; a scenario sets them in `tcp.cubic` (`c`, `beta`, `fast_convergence`,
-//! `reno_friendly`). RFC 9438 4.6 allows the reduction from FlightSize instead of cwnd; this
+//! `reno_friendly`, `reno_alpha`, `target_rtt`). Under `profile = "linux"` the last two
+//! default to Linux's rules (`rfc8312`, `min`). RFC 9438 4.6 allows the reduction from FlightSize instead of cwnd; this
 //! takes cwnd, as the RFC's pseudocode, Linux and ns-3's `TcpCubic` do.
 
 use super::spec::{CcContext, EcnUse, Recovery, Registration};
 use super::{Ack, CcConfig, Controller, Event, NewRenoConfig, Signal, Window};
+use crate::settings::profile::Profile;
 use crate::settings::table::{keys_of, read, SettingError, Table};
 use crate::sim::SimTime;
 use serde::Deserialize;
@@ -54,13 +58,27 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// The Reno-friendly region (RFC 9438 4.3): on.
     pub reno_friendly: bool,
+    /// `α_cubic` becomes 1 once `W_est` reaches `cwnd_prior` (RFC 9438 4.3): on; off keeps
+    /// it all the epoch (RFC 8312 4.2, Linux).
+    pub alpha_to_one: bool,
+    /// The target looks one least RTT ahead (Linux's `delay_min`, ns-3.37) instead of one
+    /// smoothed RTT (RFC 9438 4.2): off.
+    pub target_min_rtt: bool,
     /// Slow start, fast recovery and the timeout's loss window: the window's rules.
     pub window: NewRenoConfig,
 }
 
 impl Default for CubicConfig {
     fn default() -> Self {
-        CubicConfig { c: 0.4, beta: 0.7, fast_convergence: true, reno_friendly: true, window: NewRenoConfig::default() }
+        CubicConfig {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            reno_friendly: true,
+            alpha_to_one: true,
+            target_min_rtt: false,
+            window: NewRenoConfig::default(),
+        }
     }
 }
 
@@ -71,10 +89,11 @@ impl CubicConfig {
             w: self.window.window(mss, init_cwnd, init_ssthresh),
             w_max: 0.0,
             cwnd_prior: 0.0,
-            epoch: None,
+            epoch: NO_EPOCH,
             k: 0.0,
             w_est: 0.0,
             carry: 0.0,
+            min_rtt: f64::INFINITY,
             cfg: self.clone(),
         }
     }
@@ -85,6 +104,9 @@ impl CubicConfig {
     }
 }
 
+/// The epoch of a [`Cubic`] with none running (no epoch starts at the end of time).
+const NO_EPOCH: SimTime = SimTime::MAX;
+
 /// CUBIC's state: the window and threshold, and the cubic function's parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cubic {
@@ -93,14 +115,16 @@ pub struct Cubic {
     w_max: f64,
     /// `cwnd_prior`, segments: the window at the last reduction.
     cwnd_prior: f64,
-    /// The start of the current congestion-avoidance epoch, if one is running.
-    epoch: Option<SimTime>,
+    /// The start of the current congestion-avoidance epoch; [`NO_EPOCH`] when none is running.
+    epoch: SimTime,
     /// `K`, seconds.
     k: f64,
     /// `W_est`, segments.
     w_est: f64,
     /// The fraction of a byte the last increase left over.
     carry: f64,
+    /// The least RTT sampled, seconds (infinite before the first), for `target_min_rtt`.
+    min_rtt: f64,
     cfg: CubicConfig,
 }
 
@@ -121,7 +145,7 @@ impl Cubic {
     /// Starts an epoch at `now` with the current window (RFC 9438 4.2, 4.8).
     fn start_epoch(&mut self, now: SimTime) {
         let w = self.segments();
-        self.epoch = Some(now);
+        self.epoch = now;
         self.w_est = w;
         self.carry = 0.0;
         if self.w_max <= w {
@@ -148,23 +172,24 @@ impl Controller for Cubic {
     }
 
     fn on_ack(&mut self, ack: &Ack) {
+        if self.cfg.target_min_rtt {
+            if let Some(r) = ack.rtt {
+                self.min_rtt = self.min_rtt.min(r.as_secs_f64());
+            }
+        }
         if !self.w.avoidance_applies(ack) {
             return;
         }
-        let epoch = match self.epoch {
-            Some(e) => e,
-            None => {
-                self.start_epoch(ack.now);
-                ack.now
-            }
-        };
-        let t = (ack.now - epoch).as_secs_f64();
-        let rtt = ack.srtt.or(ack.rtt).map_or(0.0, |d| d.as_secs_f64());
+        if self.epoch == NO_EPOCH {
+            self.start_epoch(ack.now);
+        }
+        let t = (ack.now - self.epoch).as_secs_f64();
+        let rtt = if self.cfg.target_min_rtt && self.min_rtt.is_finite() { self.min_rtt } else { ack.srtt.or(ack.rtt).map_or(0.0, |d| d.as_secs_f64()) };
         let w = self.segments();
         let acked = ack.acked as f64 / self.mss();
         let mut next = w;
         if self.cfg.reno_friendly {
-            let alpha = if self.w_est >= self.cwnd_prior { 1.0 } else { self.cfg.alpha() };
+            let alpha = if self.cfg.alpha_to_one && self.w_est >= self.cwnd_prior { 1.0 } else { self.cfg.alpha() };
             self.w_est += alpha * acked / w;
         }
         if self.cfg.reno_friendly && self.w_cubic(t) < self.w_est {
@@ -192,7 +217,7 @@ impl Controller for Cubic {
         let w = self.segments();
         self.w_max = if self.cfg.fast_convergence && w < self.w_max { w * (1.0 + self.cfg.beta) / 2.0 } else { w };
         self.cwnd_prior = w;
-        self.epoch = None;
+        self.epoch = NO_EPOCH;
         self.w.ssthresh = self.beta_of(self.w.cwnd);
         let floor = if signal == Signal::Ecn { 1 } else { 2 };
         self.w.ssthresh.max(floor * self.w.mss())
@@ -207,13 +232,13 @@ impl Controller for Cubic {
         }
         self.w.collapse();
         self.w_max = 0.0;
-        self.epoch = None;
+        self.epoch = NO_EPOCH;
     }
 
     /// The router's window; the curve restarts from it.
     fn on_acc_control(&mut self, _ev: &Event, cwnd: u32, ssthresh: u32) {
         self.w.obey(cwnd, ssthresh);
-        self.epoch = None;
+        self.epoch = NO_EPOCH;
     }
 }
 
@@ -229,6 +254,14 @@ pub struct CubicSpec {
     pub fast_convergence: Option<bool>,
     /// The Reno-friendly region (RFC 9438 4.3); default true.
     pub reno_friendly: Option<bool>,
+    /// `"rfc9438"`: α_cubic becomes 1 once W_est reaches cwnd_prior (4.3); `"rfc8312"`: it
+    /// stays 3(1 - β)/(1 + β) (RFC 8312 4.2, Linux). Default `"rfc9438"`, `"rfc8312"` under
+    /// the `linux` profile.
+    pub reno_alpha: Option<String>,
+    /// `"srtt"`: the target is W_cubic one smoothed RTT ahead (RFC 9438 4.2); `"min"`: one
+    /// least RTT ahead (Linux's `delay_min`, ns-3.37). Default `"srtt"`, `"min"` under the
+    /// `linux` profile.
+    pub target_rtt: Option<String>,
 }
 
 /// `tcp.variant = "cubic"`: RFC 6582's loss recovery, as RFC 9438 leaves it.
@@ -245,11 +278,24 @@ fn build(table: &Table, ctx: &CcContext) -> Result<CcConfig, SettingError> {
     if !(beta > 0.0 && beta < 1.0) {
         return Err(SettingError::new("beta", format!("must be between 0 and 1 (exclusive), got {beta}")));
     }
+    let linux = ctx.profile == Profile::Linux;
+    let alpha_to_one = match spec.reno_alpha.as_deref().unwrap_or(if linux { "rfc8312" } else { "rfc9438" }) {
+        "rfc9438" => true,
+        "rfc8312" => false,
+        other => return Err(SettingError::new("reno_alpha", format!("unknown value {other:?} (expected \"rfc9438\" or \"rfc8312\")"))),
+    };
+    let target_min_rtt = match spec.target_rtt.as_deref().unwrap_or(if linux { "min" } else { "srtt" }) {
+        "srtt" => false,
+        "min" => true,
+        other => return Err(SettingError::new("target_rtt", format!("unknown value {other:?} (expected \"srtt\" or \"min\")"))),
+    };
     Ok(CcConfig::Cubic(CubicConfig {
         c,
         beta,
         fast_convergence: spec.fast_convergence.unwrap_or(d.fast_convergence),
         reno_friendly: spec.reno_friendly.unwrap_or(d.reno_friendly),
+        alpha_to_one,
+        target_min_rtt,
         window: ctx.window.clone(),
     }))
 }
@@ -369,6 +415,66 @@ mod tests {
         assert!((per_rtt - CubicConfig::default().alpha()).abs() < 0.08, "{per_rtt:.3} segments per RTT");
     }
 
+    /// Segments per RTT the window grew in each of `rounds` round trips of `rtt_ms`, one ACK
+    /// per segment, from a reduction at a window of `from` segments.
+    fn growth_per_round(cfg: CubicConfig, from: u32, rounds: usize, rtt_ms: u64) -> Vec<f64> {
+        let mut c = cfg.build(MSS, from, 10 * MSS);
+        c.on_fast_retransmit(&event(from * MSS, 3));
+        c.on_recovery_start(&event(from * MSS, 3));
+        c.on_recovery_end(&ack(MSS, from * MSS * 7 / 10));
+        let mut now_us = 0;
+        let mut out = Vec::new();
+        for _ in 0..rounds {
+            let (w, before) = (c.cwnd() / MSS, c.cwnd());
+            for _ in 0..w {
+                now_us += rtt_ms * 1000 / w as u64;
+                let mut a = ack_at(0, rtt_ms);
+                a.now = SimTime::ZERO + Dur::from_micros(now_us);
+                c.on_ack(&a);
+            }
+            out.push((c.cwnd() - before) as f64 / MSS as f64);
+        }
+        out
+    }
+
+    #[test]
+    fn rfc8312s_alpha_stays_once_w_est_passes_cwnd_prior() {
+        // RTT 1 ms: the curve is far slower than W_est. From 14 segments (a reduction at 20)
+        // W_est reaches cwnd_prior = 20 after about 11 rounds at α = 0.53; then RFC 9438
+        // grows a segment per round, RFC 8312 and Linux stay at α.
+        let rfc9438 = growth_per_round(CubicConfig::default(), 20, 40, 1);
+        let rfc8312 = growth_per_round(CubicConfig { alpha_to_one: false, ..CubicConfig::default() }, 20, 40, 1);
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        let alpha = CubicConfig::default().alpha();
+        assert!((mean(&rfc9438[..10]) - alpha).abs() < 0.1, "before cwnd_prior: {:.3}", mean(&rfc9438[..10]));
+        assert!((mean(&rfc8312[..10]) - alpha).abs() < 0.1, "before cwnd_prior: {:.3}", mean(&rfc8312[..10]));
+        assert!((mean(&rfc9438[20..]) - 1.0).abs() < 0.1, "RFC 9438 after cwnd_prior: {:.3}", mean(&rfc9438[20..]));
+        assert!((mean(&rfc8312[20..]) - alpha).abs() < 0.1, "RFC 8312 after cwnd_prior: {:.3}", mean(&rfc8312[20..]));
+    }
+
+    #[test]
+    fn the_target_looks_one_least_rtt_ahead_when_asked() {
+        // In the convex region, with samples of 100 ms and a smoothed RTT of 300 ms (a queue
+        // came and went), the target is W_cubic(t + 0.1) rather than W_cubic(t + 0.3).
+        let run = |min: bool| {
+            let mut c = CubicConfig { reno_friendly: false, target_min_rtt: min, ..CubicConfig::default() }.build(MSS, 100, 10 * MSS);
+            c.on_fast_retransmit(&event(100 * MSS, 3));
+            c.on_recovery_start(&event(100 * MSS, 3));
+            c.on_recovery_end(&ack(MSS, 70 * MSS));
+            let sample = |ms: u64| Ack { rtt: Some(Dur::from_millis(100)), ..ack_at(ms, 300) };
+            c.on_ack(&sample(0));
+            let t = 6.0; // K = 4.2 s: beyond it
+            let (w, before) = (c.segments(), c.cwnd());
+            c.on_ack(&sample((t * 1000.0) as u64));
+            let target = |ahead: f64| c.w_cubic(t + ahead).clamp(w, 1.5 * w);
+            ((c.cwnd() - before) as f64 / MSS as f64, (target(0.1) - w) / w, (target(0.3) - w) / w)
+        };
+        let (grew, by_min, by_srtt) = run(true);
+        assert!((grew - by_min).abs() < 0.01 && by_min < by_srtt, "min RTT: grew {grew:.4}, expected {by_min:.4} (srtt's {by_srtt:.4})");
+        let (grew, by_min, by_srtt) = run(false);
+        assert!((grew - by_srtt).abs() < 0.01 && by_min < by_srtt, "srtt: grew {grew:.4}, expected {by_srtt:.4}");
+    }
+
     #[test]
     fn no_growth_when_not_window_limited_or_on_ecn_echo() {
         let mut c = cubic(20, 10 * MSS);
@@ -421,7 +527,7 @@ mod tests {
 
     #[test]
     fn its_keys_set_c_and_beta_within_their_bounds() {
-        let ctx = CcContext { window: NewRenoConfig::reno(), full_ack_given: false };
+        let ctx = CcContext { window: NewRenoConfig::reno(), full_ack_given: false, profile: Default::default() };
         let t = |s: &str| -> Table { s.parse().unwrap() };
         let CcConfig::Cubic(c) = build(&t("c = 0.8\nbeta = 0.5\nfast_convergence = false"), &ctx).unwrap() else { panic!("not CUBIC") };
         assert_eq!((c.c, c.beta, c.fast_convergence, c.reno_friendly), (0.8, 0.5, false, true));
@@ -429,5 +535,25 @@ mod tests {
         assert_eq!(build(&t("beta = 1.0"), &ctx).unwrap_err().key, "beta");
         assert_eq!(build(&t("c = 0"), &ctx).unwrap_err().key, "c");
         assert_eq!(build(&t("c = nan"), &ctx).unwrap_err().key, "c");
+    }
+
+    #[test]
+    fn the_linux_profile_takes_linuxs_alpha_and_target() {
+        let t = |s: &str| -> Table { s.parse().unwrap() };
+        let of = |table: &str, profile: Profile| {
+            let ctx = CcContext { window: NewRenoConfig::reno(), full_ack_given: false, profile };
+            match build(&t(table), &ctx) {
+                Ok(CcConfig::Cubic(c)) => Ok((c.alpha_to_one, c.target_min_rtt)),
+                Ok(_) => panic!("not CUBIC"),
+                Err(e) => Err(e.key),
+            }
+        };
+        assert_eq!(of("", Profile::Rfc), Ok((true, false)), "RFC 9438's rules");
+        assert_eq!(of("", Profile::Ns2), Ok((true, false)));
+        assert_eq!(of("", Profile::Linux), Ok((false, true)), "tcp_cubic.c's rules");
+        assert_eq!(of("reno_alpha = \"rfc9438\"\ntarget_rtt = \"srtt\"", Profile::Linux), Ok((true, false)), "the keys win");
+        assert_eq!(of("reno_alpha = \"rfc8312\"\ntarget_rtt = \"min\"", Profile::Rfc), Ok((false, true)));
+        assert_eq!(of("reno_alpha = \"linux\"", Profile::Rfc), Err("reno_alpha".into()));
+        assert_eq!(of("target_rtt = \"max\"", Profile::Rfc), Err("target_rtt".into()));
     }
 }

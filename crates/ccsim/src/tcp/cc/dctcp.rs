@@ -234,7 +234,7 @@ mod tests {
 
     #[test]
     fn its_keys_set_g_and_the_first_alpha_within_their_bounds() {
-        let ctx = CcContext { window: NewRenoConfig::default(), full_ack_given: false };
+        let ctx = CcContext { window: NewRenoConfig::default(), full_ack_given: false, profile: Default::default() };
         let t = |s: &str| -> Table { s.parse().unwrap() };
         let CcConfig::Dctcp(c) = build(&t("g = 0.5\ninit_alpha = 0.0"), &ctx).unwrap() else { panic!("not DCTCP") };
         assert_eq!((c.g, c.init_alpha), (0.5, 0.0));

@@ -550,7 +550,7 @@ mod tests {
     /// algorithm with its defaults (and the RDP sender's, which is not registered).
     #[test]
     fn any_controller_forwards_every_hook() {
-        let ctx = CcContext { window: NewRenoConfig::default(), full_ack_given: false };
+        let ctx = CcContext { window: NewRenoConfig::default(), full_ack_given: false, profile: Default::default() };
         let registered = registry().map(|r| spec::build(r, &crate::settings::table::Table::new(), &ctx).unwrap_or_else(|e| panic!("{}: {e}", r.name)));
         let all: Vec<CcConfig> = registered.chain([CcConfig::PacketReno(PacketRenoConfig::default())]).collect();
         assert!(all.contains(&CcConfig::Reno(NewRenoConfig { full_ack: FullAck::Ssthresh, ..NewRenoConfig::default() })), "reno");

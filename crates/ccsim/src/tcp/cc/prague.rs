@@ -488,7 +488,7 @@ mod tests {
 
     #[test]
     fn its_keys_are_checked() {
-        let ctx = CcContext { window: NewRenoConfig::default(), full_ack_given: false };
+        let ctx = CcContext { window: NewRenoConfig::default(), full_ack_given: false, profile: Default::default() };
         let t = |s: &str| -> Table { s.parse().unwrap() };
         let CcConfig::Prague(c) = build(&t("g = 0.25\nrtt_target = \"15ms\"\nrtt_scaling = \"none\"\nrtt_transition = 8"), &ctx).unwrap() else {
             panic!("not Prague")

@@ -9,6 +9,7 @@
 //! per algorithm and the scenario builder dispatches through it, naming none.
 
 use super::{CcConfig, NewRenoConfig};
+use crate::settings::profile::Profile;
 use crate::settings::table::{SettingError, Table};
 use std::fmt;
 
@@ -47,6 +48,8 @@ pub struct CcContext {
     pub window: NewRenoConfig,
     /// `tcp.full_ack` was given (an algorithm that leaves recovery otherwise refuses it).
     pub full_ack_given: bool,
+    /// The scenario's profile, for an algorithm's own defaults that follow it.
+    pub profile: Profile,
 }
 
 /// One congestion control, as the registry holds it.
@@ -98,7 +101,7 @@ mod tests {
     use super::*;
 
     fn ctx() -> CcContext {
-        CcContext { window: NewRenoConfig::default(), full_ack_given: false }
+        CcContext { window: NewRenoConfig::default(), full_ack_given: false, profile: Default::default() }
     }
 
     #[test]
