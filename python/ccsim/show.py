@@ -221,7 +221,7 @@ _SPELLING = {"Ns2Ticks": "ns2", "Rfc6298": "rfc6298", "FloydGummadiShenker": "fg
 #: Keys of the scenario's `tcp`, `rdp` tables and of queues (docs/scenario-format.md).
 _TCP_KEYS = {
     "variant", "mss", "init_cwnd", "min_rto", "initial_rto", "clock_granularity", "rtt_arithmetic", "rto_min_on", "ssthresh_from", "ca_increase",
-    "full_ack", "reno_recover_check", "limited_transmit", "fast_retransmit_resets_timer", "head_retransmit_resets_timer", "recover_again", "rwnd", "delayed_ack", "ecn",
+    "full_ack", "reno_recover_check", "limited_transmit", "fast_retransmit_resets_timer", "head_retransmit_resets_timer", "recover_again", "byte_counting", "rwnd", "delayed_ack", "ecn",
     "ecn_answered", "ecn_after_timeout", "cwr_on_retransmit", "ect_on_retransmit", "accecn", "partial_ack_timer", "acc", "das", "sack", "sack_after_timeout",
     "prr", "rack", "ecn_response", "isn", "timestamps",
 }  # fmt: skip

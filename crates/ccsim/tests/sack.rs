@@ -131,6 +131,8 @@ fn prr_recovers_the_overshoot_and_the_linux_profile_turns_it_on() {
     assert_eq!((tx.cfg.init_cwnd, tx.cfg.ecn_response), (10, ccsim::tcp::EcnResponse::Cwr));
     assert_eq!((tx.cfg.rto_min_on, tx.cfg.head_retransmit_resets_timer), (ccsim::tcp::RtoMinOn::Variance, true));
     assert!(tx.cfg.recover_again, "tcp_time_to_recover() tests lost_out");
+    let rx = sim.flows[0].receiver().unwrap();
+    assert_eq!(rx.cfg.delayed_ack, Some(ccsim::sim::Dur::from_millis(40)), "an ACK per two segments, TCP_DELACK_MIN");
     assert!(tx.rto() >= tx.srtt().unwrap() + ccsim::sim::Dur::from_millis(200), "RTO >= SRTT + min_rto");
     let halves_cwnd = matches!(&tx.cfg.cc, ccsim::tcp::CcConfig::Reno(c) if c.reno.ssthresh_from == ccsim::tcp::SsthreshFrom::Cwnd);
     assert!(halves_cwnd, "tcp_reno_ssthresh(): ssthresh from cwnd");

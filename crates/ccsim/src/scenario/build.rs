@@ -454,7 +454,8 @@ fn tcp_transport(
         _ => SsthreshFrom::Flight,
     };
     let exact_increase = choose("ca_increase", t.ca_increase.as_deref(), d.ca_increase, &["floor", "exact"])? == "exact";
-    let reno = RenoConfig { ssthresh_from, exact_increase, ..RenoConfig::default() };
+    let byte_counting = t.byte_counting.unwrap_or(d.byte_counting);
+    let reno = RenoConfig { ssthresh_from, exact_increase, byte_counting, ..RenoConfig::default() };
     let full_ack = match choose("full_ack", t.full_ack.as_deref(), d.full_ack, &["min-flight", "ssthresh"])? {
         "ssthresh" => FullAck::Ssthresh,
         _ => FullAck::MinFlight,
@@ -615,7 +616,8 @@ fn tcp_transport(
         rcfg.rwnd = w;
     }
     rcfg.delayed_ack = match t.delayed_ack {
-        None | Some(DelayedAck::Enabled(false)) => None,
+        None => d.delayed_ack,
+        Some(DelayedAck::Enabled(false)) => None,
         Some(DelayedAck::Enabled(true)) => Some(Dur::from_millis(100)),
         Some(DelayedAck::Timeout(d)) if d.0 > 0.0 => Some(d.dur()),
         Some(DelayedAck::Timeout(_)) => return fail(format!("{tp}.delayed_ack"), "timeout must be positive"),

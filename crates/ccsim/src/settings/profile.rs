@@ -60,6 +60,12 @@ pub struct TcpDefaults {
     pub ssthresh_from: &'static str,
     /// `ca_increase`: `floor` (whole bytes) / `exact` (`cwnd_ += 1 / cwnd_` in reals).
     pub ca_increase: &'static str,
+    /// `delayed_ack`: none / none (`linux`: 40 ms, `TCP_DELACK_MIN`; an ACK for every second
+    /// full segment, `__tcp_ack_snd_check()`).
+    pub delayed_ack: Option<Dur>,
+    /// `byte_counting`: false (RFC 5681: per ACK) / false (`linux`: true, `tcp_slow_start()`
+    /// and `tcp_cong_avoid_ai()` count the segments acknowledged).
+    pub byte_counting: bool,
     /// `full_ack`: `min-flight` (RFC 6582 option 1) / `ssthresh` (`exit_recovery_fix_ 0`).
     pub full_ack: &'static str,
     /// `reno_recover_check`: false (RFC 5681 has none) / true (`bugFix_`).
@@ -118,6 +124,8 @@ impl TcpDefaults {
                 rtt_arithmetic: "rfc6298",
                 ssthresh_from: "flight",
                 ca_increase: "floor",
+                byte_counting: false,
+                delayed_ack: None,
                 full_ack: "min-flight",
                 reno_recover_check: false,
                 limited_transmit: false,
@@ -143,6 +151,8 @@ impl TcpDefaults {
                 rtt_arithmetic: "ns2",
                 ssthresh_from: "window",
                 ca_increase: "exact",
+                byte_counting: false,
+                delayed_ack: None,
                 full_ack: "ssthresh",
                 reno_recover_check: true,
                 limited_transmit: true,
@@ -177,6 +187,8 @@ impl TcpDefaults {
                 ssthresh_from: "cwnd",
                 head_retransmit_resets_timer: true,
                 recover_again: true,
+                byte_counting: true,
+                delayed_ack: Some(Dur::from_millis(40)),
                 ..TcpDefaults::of(Profile::Rfc)
             },
         }

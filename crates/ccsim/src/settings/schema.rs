@@ -430,6 +430,11 @@ pub struct TcpSpec {
     /// recovery (Linux's `lost_out` test; default false, `linux` profile true).
     #[serde(default)]
     pub recover_again: Option<bool>,
+    /// Slow start and congestion avoidance count every segment an ACK acknowledges
+    /// (Linux's `tcp_slow_start()` and `tcp_cong_avoid_ai()`; default false, `linux` profile
+    /// true).
+    #[serde(default)]
+    pub byte_counting: Option<bool>,
     /// How long an ECN-Echo's reduction answers later losses and timeouts: `window`
     /// (default, RFC 3168 6.1.2) or `next-reduction` (ns-2's; `ns2` profile).
     #[serde(default)]

@@ -163,6 +163,40 @@ mod tests {
     }
 
     #[test]
+    fn byte_counting_grows_on_delayed_acks_as_on_one_ack_per_segment() {
+        // A delayed ACK for every second segment. RFC 5681 counts ACKs: slow start adds one
+        // SMSS per ACK (1.5 times the window per round trip) and congestion avoidance half a
+        // segment per round trip. Counting the segments acknowledged, as Linux does, slow
+        // start doubles the window and avoidance adds one segment per round trip.
+        let round = |r: &mut Reno| {
+            let segments = r.cwnd() / MSS;
+            for i in (0..segments).step_by(2) {
+                r.on_ack(&ack(MSS * (segments - i).min(2), r.cwnd()));
+            }
+        };
+        let counting = RenoConfig { byte_counting: true, ..RenoConfig::default() };
+        let mut per_ack = reno(10, 40 * MSS);
+        let mut per_segment = NewRenoConfig { reno: counting.clone(), full_ack: FullAck::MinFlight }.build(MSS, 10, 40 * MSS);
+        round(&mut per_ack);
+        round(&mut per_segment);
+        assert_eq!((per_ack.cwnd(), per_segment.cwnd()), (15 * MSS, 20 * MSS), "slow start");
+        // Slow start stops at ssthresh; what an ACK acknowledges beyond it goes to avoidance.
+        let mut r = NewRenoConfig { reno: counting.clone(), full_ack: FullAck::MinFlight }.build(MSS, 39, 40 * MSS);
+        r.on_ack(&ack(2 * MSS, 39 * MSS));
+        assert_eq!(r.cwnd(), 40 * MSS + MSS / 40, "one segment to reach ssthresh, one at 1/40");
+        let (mut per_ack, mut per_segment) = (reno(40, 10 * MSS), NewRenoConfig { reno: counting, full_ack: FullAck::MinFlight }.build(MSS, 40, 10 * MSS));
+        for _ in 0..10 {
+            round(&mut per_ack);
+            round(&mut per_segment);
+        }
+        // From 40 segments over ten round trips (a little under the round numbers: the window
+        // grows during each round, so each acknowledged segment adds a little less).
+        let segments = |r: &Reno| r.cwnd() as f64 / MSS as f64;
+        assert!((segments(&per_segment) - 50.0).abs() < 0.5, "a segment per round trip: {}", segments(&per_segment));
+        assert!((segments(&per_ack) - 45.0).abs() < 0.5, "half a segment per round trip: {}", segments(&per_ack));
+    }
+
+    #[test]
     fn linux_halves_the_window_whatever_is_in_flight() {
         // Sixty segments outstanding (most of them SACKed above a hole) under a window of 20:
         // RFC 5681 halves the FlightSize, Linux's tcp_reno_ssthresh() the window.

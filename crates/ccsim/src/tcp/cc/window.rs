@@ -98,11 +98,18 @@ pub struct RenoConfig {
     /// each increment down to whole bytes (at least one), which with small segments and
     /// large windows grows the window up to half as fast. Default false.
     pub exact_increase: bool,
+    /// Every segment an ACK acknowledges counts, as Linux's `tcp_slow_start()` and
+    /// `tcp_cong_avoid_ai()` count them (RFC 3465's byte counting without its limit L):
+    /// slow start adds the bytes acknowledged, up to ssthresh, and congestion avoidance the
+    /// rest times `SMSS / cwnd` (carried exactly), so that a delayed or stretch ACK grows the
+    /// window as ACKs of each segment would. Default false: RFC 5681's increase per ACK, at
+    /// most one SMSS in slow start.
+    pub byte_counting: bool,
 }
 
 impl Default for RenoConfig {
     fn default() -> Self {
-        RenoConfig { min_ssthresh: 2, loss_window: 1, ssthresh_from: SsthreshFrom::Flight, exact_increase: false }
+        RenoConfig { min_ssthresh: 2, loss_window: 1, ssthresh_from: SsthreshFrom::Flight, exact_increase: false, byte_counting: false }
     }
 }
 
@@ -199,7 +206,12 @@ impl Window {
     /// avoidance applies to this ACK.
     pub fn avoidance_applies(&mut self, ack: &Ack) -> bool {
         if self.in_slow_start() {
-            self.grow(ack);
+            if !self.rules.byte_counting {
+                self.grow(ack);
+            } else if !ack.ece && ack.cwnd_limited {
+                // What passes ssthresh is the controller's next ACK's to grow by.
+                self.slow_start_bytes(ack.acked);
+            }
             return false;
         }
         !ack.ece && ack.cwnd_limited
@@ -212,7 +224,9 @@ impl Window {
             return;
         }
         let mss = self.mss;
-        if self.cwnd < self.ssthresh {
+        if self.rules.byte_counting {
+            self.grow_by_bytes(ack.acked);
+        } else if self.cwnd < self.ssthresh {
             self.cwnd = self.cwnd.saturating_add(ack.acked.min(mss as u64) as u32);
         } else if self.rules.exact_increase {
             let num = mss as u64 * mss as u64 + self.carry;
@@ -221,6 +235,27 @@ impl Window {
         } else {
             let inc = ((mss as u64 * mss as u64) / self.cwnd as u64).max(1);
             self.cwnd = self.cwnd.saturating_add(inc as u32);
+        }
+    }
+
+    /// [`RenoConfig::byte_counting`]'s slow start for `acked` bytes newly acknowledged:
+    /// the window grows by them up to ssthresh; returns the bytes left over.
+    fn slow_start_bytes(&mut self, acked: u64) -> u64 {
+        if self.cwnd >= self.ssthresh {
+            return acked;
+        }
+        let add = acked.min((self.ssthresh - self.cwnd) as u64);
+        self.cwnd += add as u32;
+        acked - add
+    }
+
+    /// [`RenoConfig::byte_counting`]'s growth for `acked` bytes newly acknowledged.
+    fn grow_by_bytes(&mut self, acked: u64) {
+        let acked = self.slow_start_bytes(acked);
+        if acked > 0 {
+            let num = self.mss as u64 * acked + self.carry;
+            self.carry = num % self.cwnd as u64;
+            self.cwnd = self.cwnd.saturating_add((num / self.cwnd as u64) as u32);
         }
     }
 
