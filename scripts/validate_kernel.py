@@ -1,14 +1,14 @@
 """The simulator's TCP against the Linux kernel's, through the same links and queues.
 
 For each row (N flows, bottleneck rate, base RTT, queue discipline, congestion control) the
-same DUMBBELL-N scenario runs twice: simulated (`ccsim run`: NewReno with SACK, or CUBIC, under
-the `linux` profile unless `--profile rfc`) and
-on the kernel (`ccsim kernel run`: the kernel's reno or cubic, with SACK), and the script
+same DUMBBELL-N scenario runs twice: simulated (`ccsim run`: NewReno with SACK, CUBIC or BBR
+v1, under the `linux` profile unless `--profile rfc`) and
+on the kernel (`ccsim kernel run`: the kernel's reno, cubic or bbr, with SACK), and the script
 prints goodput, the bottleneck's mean queue, drops and retransmissions side by side, with
 the differences beyond 10 % goodput or 25 % mean queue flagged. Kernel runs need root
 (docs/kernel.md); without, the script says so and prints the simulated columns only.
 
-    python scripts/validate_kernel.py                      # every row (72 rows, about 20 minutes)
+    python scripts/validate_kernel.py                      # every row (108 rows, about 30 minutes)
     python scripts/validate_kernel.py --n 10 --rate 50 --rtt 20        # a slice
     python scripts/validate_kernel.py --json rows.json     # also the rows as JSON
     python scripts/validate_kernel.py --profile rfc        # the simulator under the RFCs' defaults
@@ -57,7 +57,7 @@ def scenario(n: int, rate_mbps: float, rtt_ms: float, disc: str, cc: str, durati
         )
     else:
         queue = f'{{ discipline = "codel", limit = {max(bdp, 100)} }}'
-    variant = {"newreno": "newreno", "cubic": "cubic"}[cc]
+    variant = {"newreno": "newreno", "cubic": "cubic", "bbr": "bbr"}[cc]
     return f"""
 name = "dumbbell-{n}-{rate_mbps:g}M-{rtt_ms:g}ms-{disc}-{cc}"
 duration = "{duration}s"
@@ -124,7 +124,7 @@ def main() -> int:
     ap.add_argument("--rate", type=float, nargs="*", default=[10, 50], help="Mb/s")
     ap.add_argument("--rtt", type=float, nargs="*", default=[20, 100], help="ms")
     ap.add_argument("--queue", nargs="*", default=["droptail", "red", "codel"])
-    ap.add_argument("--cc", nargs="*", default=["newreno", "cubic"])
+    ap.add_argument("--cc", nargs="*", default=["newreno", "cubic", "bbr"], choices=["newreno", "cubic", "bbr"])
     ap.add_argument("--duration", type=float, default=20.0)
     ap.add_argument("--warmup", type=float, default=5.0)
     ap.add_argument(

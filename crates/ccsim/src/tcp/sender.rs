@@ -762,15 +762,20 @@ impl TcpSender {
             }
             self.enter_sack_recovery(delivered, now, out);
         } else if self.cfg.limited_transmit {
-            // (3): Limited Transmit by pipe.
+            // (3): Limited Transmit by pipe; a paced sender no faster than its pacing rate
+            // (Linux sends these through `tcp_write_xmit()`, which paces).
             self.high_rxt = self.una;
             let mut pipe = self.pipe();
+            let may_pace = self.extras.is_some();
             while self.cc.cwnd() as u64 >= pipe + mss {
                 let len = self.new_data_len();
-                if len == 0 {
+                if len == 0 || (may_pace && self.held_by_pacing(now)) {
                     break;
                 }
                 self.emit_new(len, now, out);
+                if may_pace {
+                    self.paced(now, out.last().map_or(len as u32, |p| p.size));
+                }
                 pipe += len;
             }
         }
@@ -2755,10 +2760,10 @@ mod tests {
         assert_eq!((last.prior_pipe, last.prior_in_flight), (4 * MSS as u64, 4 * MSS as u64));
     }
 
-    #[test]
-    fn a_paced_sender_paces_sack_recoverys_retransmissions() {
-        // 20 segments out, one per ms; the first four are lost, the other 16 SACKed.
-        let cfg = SenderConfig { sack: true, ..probe_sender(Some(1_040_000.0), 20).cfg };
+    /// A SACK sender paced at a segment per ms under a window of `cwnd` segments, with 20
+    /// segments out (the last at 19 ms).
+    fn paced_sack_sender(cwnd: u32, adjust: impl FnOnce(SenderConfig) -> SenderConfig) -> TcpSender {
+        let cfg = adjust(SenderConfig { sack: true, ..probe_sender(Some(1_040_000.0), cwnd).cfg });
         let mut s = TcpSender::new(cfg, ends(), 1 << 20);
         let mut out = Vec::new();
         s.start(t(0), &mut out);
@@ -2766,7 +2771,14 @@ mod tests {
             s.on_pacing_timer(t(ms), &mut out);
         }
         assert_eq!(out.len(), 20);
-        out.clear();
+        s
+    }
+
+    #[test]
+    fn a_paced_sender_paces_sack_recoverys_retransmissions() {
+        // 20 segments out, one per ms; the first four are lost, the other 16 SACKed.
+        let mut s = paced_sack_sender(20, |c| c);
+        let mut out = Vec::new();
         for i in 5..=20 {
             s.on_ack(&sack_ack(&s, 0, &[segs(0, 4, i)]), t(100), &mut out);
         }
@@ -2780,6 +2792,20 @@ mod tests {
         s.on_pacing_timer(t(101), &mut out);
         assert_eq!(rtx(&out), [0, 1, 2]);
         assert_eq!(s.pacing_deadline(), Some(t(102)));
+    }
+
+    #[test]
+    fn a_paced_sender_paces_limited_transmit() {
+        // 20 segments out, one per ms, under a window of 40; segment 0 is lost and the ACK
+        // of 1 SACKs it. With RACK the duplicate starts no recovery yet (0 is not yet deemed
+        // lost), and Limited Transmit by pipe may send up to the window: paced, one segment
+        // now and the next a pacing interval later, not 20 at once.
+        let mut s = paced_sack_sender(40, |c| SenderConfig { rack: true, limited_transmit: true, ..c });
+        let mut out = Vec::new();
+        s.on_ack(&sack_ack(&s, 0, &[segs(0, 1, 2)]), t(25), &mut out);
+        assert!(!s.in_recovery());
+        assert_eq!(out.len(), 1, "one new segment, paced");
+        assert_eq!(s.pacing_deadline(), Some(t(26)));
     }
 
     /// Segment 40 is lost, and so are 85, sent before the recovery for 40 began, and 90,
