@@ -33,7 +33,8 @@
 //! at once as the window allows (Linux's loss state resends what RACK marks).
 //!
 //! The sender enters SACK recovery when a record is lost and not yet resent (as RFC 6675's
-//! (4) with PRR or `cwnd - pipe`), and in recovery `NextSeg()` sends the lost records first
+//! (4) with PRR or `cwnd - pipe`), or with `recover_again` when one deemed lost is not yet
+//! delivered, resent or not (Linux's `lost_out`), and in recovery `NextSeg()` sends the lost records first
 //! (lowest first, a lost retransmission again), then new data: RFC 6675's rules (1) and (2)
 //! with RACK's marks for `IsLost()`; rules (3) and (4) are left to the reordering timer and
 //! the loss probe, as in Linux. The pipe is Linux's `tcp_packets_in_flight()`: the bytes
