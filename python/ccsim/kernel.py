@@ -420,11 +420,12 @@ def combine(p: dict[str, Any], router: dict[str, Any], hosts: dict[str, dict[str
     queues = []
     links = []
     for q in router["queues"]:
-        times = [t for t, _ in q["series"]]
-        sampled[f"queue {q['link']}"] = (times, [v for _, v in q["series"]])
-        sampled[f"queue_avg {q['link']}"] = (times, q.get("series_avg", []))
-        sampled[f"drops {q['link']}"] = (times, q.get("series_drops", []))
-        if p.get("series") is None and max((v for _, v in q["series"]), default=0) > 0:
+        # Each sample: time, queue length, average queue (null without one), drops so far.
+        times, lengths, avgs, drops = (list(c) for c in zip(*q["series"])) if q["series"] else ([], [], [], [])
+        sampled[f"queue {q['link']}"] = (times, lengths)
+        sampled[f"queue_avg {q['link']}"] = (times, avgs)
+        sampled[f"drops {q['link']}"] = (times, drops)
+        if p.get("series") is None and max(lengths, default=0) > 0:
             series.append(
                 {
                     "name": f"queue {q['link']}",
@@ -433,7 +434,7 @@ def combine(p: dict[str, Any], router: dict[str, Any], hosts: dict[str, dict[str
                     "truncated": False,
                 }
             )
-        queues.append({k: v for k, v in q.items() if (k not in LINK_FIELDS or k == "link") and not k.startswith("series")})
+        queues.append({k: v for k, v in q.items() if k not in LINK_FIELDS or k == "link"})
         links.append({k: q[k] for k in LINK_FIELDS if k != "series"})
     if p.get("series") is None:
         names = [f"{k} {f['name']}" for f in p["flows"] for k in ("cwnd", "ssthresh", "srtt", "retransmissions", "delivery_rate")]

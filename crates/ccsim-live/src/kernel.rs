@@ -207,11 +207,9 @@ struct Hop {
     busy_ns: u64,
     /// Counters at the start of the measurement window.
     base: Option<(QueueStats, u64, u64, u64, u64)>,
-    /// Samples every interval: (time, queue length), and beside them the discipline's
-    /// average queue (NaN for one that keeps none) and the drops so far.
-    series: Vec<(f64, f64)>,
-    series_avg: Vec<f64>,
-    series_drops: Vec<u64>,
+    /// A sample every interval: (time, queue length, the discipline's average queue (NaN,
+    /// null in the report, for one that keeps none), drops so far).
+    series: Vec<(f64, f64, f64, u64)>,
 }
 
 impl Hop {
@@ -689,9 +687,7 @@ impl Router {
             if now >= next_sample && now <= end {
                 let t = next_sample as f64 / 1e9;
                 for h in &mut self.hops {
-                    h.series.push((t, h.q.len() as f64));
-                    h.series_avg.push(h.q.discipline().probe().avg);
-                    h.series_drops.push(h.q.stats.drops());
+                    h.series.push((t, h.q.len() as f64, h.q.discipline().probe().avg, h.q.stats.drops()));
                 }
                 next_sample += interval;
             }
@@ -755,8 +751,6 @@ impl Router {
                     "utilisation": (h.busy_ns - busy0) as f64 / measured,
                     "lost_random": h.lost - lost0,
                     "series": h.series,
-                    "series_avg": h.series_avg,
-                    "series_drops": h.series_drops,
                 })
             })
             .collect();
@@ -838,8 +832,6 @@ pub fn router_process(
             busy_ns: 0,
             base: None,
             series: Vec::new(),
-            series_avg: Vec::new(),
-            series_drops: Vec::new(),
         })
         .collect();
     {

@@ -570,9 +570,7 @@ impl TcpSender {
         let duplicate = same && if pkt.sack.is_empty() { pkt.wnd == self.peer_wnd } else { newly_sacked > 0 };
         self.peer_wnd = pkt.wnd;
         let delivered = self.delivered(ack - self.una, sacked_before);
-        // Recovery under way before this ACK and still the same after it (one may end and
-        // the next begin on one ACK: `recover_again`).
-        let (was_in_recovery, recoveries) = (self.in_recovery, self.stats.fast_retransmits);
+        let (was_in_recovery, recover_before) = (self.in_recovery, self.recover);
         let advanced = ack > self.una;
         if advanced {
             self.on_new_ack(ack, ece, now, out);
@@ -587,7 +585,9 @@ impl TcpSender {
                 self.on_sack_dupack(delivered, now, out);
             }
         }
-        let same_recovery = was_in_recovery && self.stats.fast_retransmits == recoveries;
+        // A recovery under way before this ACK and not ended by it (one may end and the next
+        // begin on one ACK: `recover_again`); `recover` is the ended one's RecoveryPoint.
+        let same_recovery = was_in_recovery && ack < recover_before;
         self.recovery_step(same_recovery, delivered, now, out);
     }
 

@@ -257,11 +257,31 @@ pub struct CubicSpec {
     /// `"rfc9438"`: α_cubic becomes 1 once W_est reaches cwnd_prior (4.3); `"rfc8312"`: it
     /// stays 3(1 - β)/(1 + β) (RFC 8312 4.2, Linux). Default `"rfc9438"`, `"rfc8312"` under
     /// the `linux` profile.
-    pub reno_alpha: Option<String>,
+    pub reno_alpha: Option<RenoAlpha>,
     /// `"srtt"`: the target is W_cubic one smoothed RTT ahead (RFC 9438 4.2); `"min"`: one
     /// least RTT ahead (Linux's `delay_min`, ns-3.37). Default `"srtt"`, `"min"` under the
     /// `linux` profile.
-    pub target_rtt: Option<String>,
+    pub target_rtt: Option<TargetRtt>,
+}
+
+/// `tcp.cubic.reno_alpha`: how α_cubic of the Reno-friendly estimate runs over an epoch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RenoAlpha {
+    /// RFC 9438 4.3: 1 once W_est reaches cwnd_prior.
+    Rfc9438,
+    /// RFC 8312 4.2 and Linux: 3(1 - β)/(1 + β) all the epoch.
+    Rfc8312,
+}
+
+/// `tcp.cubic.target_rtt`: how far ahead the target looks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetRtt {
+    /// One smoothed RTT (RFC 9438 4.2).
+    Srtt,
+    /// One least RTT sampled (Linux's `delay_min`, ns-3.37).
+    Min,
 }
 
 /// `tcp.variant = "cubic"`: RFC 6582's loss recovery, as RFC 9438 leaves it.
@@ -279,16 +299,8 @@ fn build(table: &Table, ctx: &CcContext) -> Result<CcConfig, SettingError> {
         return Err(SettingError::new("beta", format!("must be between 0 and 1 (exclusive), got {beta}")));
     }
     let linux = ctx.profile == Profile::Linux;
-    let alpha_to_one = match spec.reno_alpha.as_deref().unwrap_or(if linux { "rfc8312" } else { "rfc9438" }) {
-        "rfc9438" => true,
-        "rfc8312" => false,
-        other => return Err(SettingError::new("reno_alpha", format!("unknown value {other:?} (expected \"rfc9438\" or \"rfc8312\")"))),
-    };
-    let target_min_rtt = match spec.target_rtt.as_deref().unwrap_or(if linux { "min" } else { "srtt" }) {
-        "srtt" => false,
-        "min" => true,
-        other => return Err(SettingError::new("target_rtt", format!("unknown value {other:?} (expected \"srtt\" or \"min\")"))),
-    };
+    let alpha_to_one = spec.reno_alpha.unwrap_or(if linux { RenoAlpha::Rfc8312 } else { RenoAlpha::Rfc9438 }) == RenoAlpha::Rfc9438;
+    let target_min_rtt = spec.target_rtt.unwrap_or(if linux { TargetRtt::Min } else { TargetRtt::Srtt }) == TargetRtt::Min;
     Ok(CcConfig::Cubic(CubicConfig {
         c,
         beta,
