@@ -68,8 +68,9 @@ class CongestionControl(_core.CongestionControlBase):
     Class attributes: `recovery` (`"newreno"`, or `"reno"`: RFC 5681's recovery, leaving it
     with cwnd = ssthresh), `ecn` (`"optional"`: as the scenario's `tcp.ecn` says, or
     `"per-packet"`: on, with the receiver echoing every CE, as DCTCP needs), `paces`
-    (True: the sender paces new data at `self.pacing_rate`, bytes per second, or sends as the
-    window allows while it is None).
+    (True: the sender paces new data at `self.pacing_rate`, bytes per second counting each
+    segment as its payload and 40 header bytes, or sends as the window allows while it is
+    None).
     """
 
     recovery = "newreno"

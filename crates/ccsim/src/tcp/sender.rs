@@ -298,7 +298,8 @@ impl TcpSender {
     pub fn srtt(&self) -> Option<Dur> {
         self.rto.srtt()
     }
-    /// The controller's pacing rate, bytes per second on the wire (None: not paced).
+    /// The controller's pacing rate, bytes per second of payload and 40 header bytes per
+    /// segment (None: not paced; see `Controller::pacing_rate`).
     pub fn pacing_rate(&self) -> Option<f64> {
         self.cc.pacing_rate()
     }
@@ -774,7 +775,7 @@ impl TcpSender {
                 }
                 self.emit_new(len, now, out);
                 if may_pace {
-                    self.paced(now, out.last().map_or(len as u32, |p| p.size));
+                    self.paced(now, len as u32);
                 }
                 pipe += len;
             }
@@ -972,7 +973,7 @@ impl TcpSender {
                 }
             }
             if self.extras.is_some() {
-                self.paced(now, out.last().map_or(seg.len as u32, |p| p.size));
+                self.paced(now, seg.len as u32);
             }
             pipe += seg.len; // (C.4)
         }
@@ -1238,7 +1239,7 @@ impl TcpSender {
             self.nxt += len;
             self.max = self.max.max(self.nxt);
             if may_pace {
-                self.paced(now, out.last().map_or(len as u32, |p| p.size));
+                self.paced(now, len as u32);
             }
         }
     }
@@ -1260,12 +1261,16 @@ impl TcpSender {
         true
     }
 
-    /// A segment of `size` bytes on the wire left at `now`: the next may leave `size /
-    /// rate` later (Linux's `tcp_update_skb_after_send`: from now, or from the last
-    /// departure if that is later).
-    fn paced(&mut self, now: SimTime, size: u32) {
+    /// A segment of `payload` bytes left at `now`: the next may leave `size / rate` later,
+    /// `size` being the payload and the 40 bytes of the TCP/IP headers (Linux's
+    /// `tcp_update_skb_after_send`, from now or from the last departure if that is later).
+    /// Options (timestamps) are not counted: Linux paces the payload at a rate its
+    /// controllers compute from payload, which a controller here states with 40 header bytes
+    /// per segment (`Controller::pacing_rate`).
+    fn paced(&mut self, now: SimTime, payload: u32) {
         let Some(rate) = self.cc.pacing_rate().filter(|r| *r > 0.0) else { return };
         if let Some(e) = self.extras.as_mut() {
+            let size = payload + crate::packet::TCP_IP_HEADER;
             let gap = Dur((size as f64 * 1e9 / rate).ceil() as u64);
             e.pace_next = e.pace_next.max(now) + gap;
         }
@@ -2725,6 +2730,18 @@ mod tests {
         let mut burst = Vec::new();
         u.start(t(0), &mut burst);
         assert_eq!((burst.len(), u.pacing_deadline()), (10, None));
+    }
+
+    #[test]
+    fn a_timestamped_sender_paces_its_payload_as_linux_does() {
+        // Timestamps make each segment 1052 bytes on the wire; the pacing gap still counts
+        // 1000 + 40 (Linux paces `skb->len` at a rate computed from payload): one per ms.
+        let cfg = SenderConfig { timestamps: true, ..probe_sender(Some(1_040_000.0), 10).cfg };
+        let mut s = TcpSender::new(cfg, ends(), 1 << 20);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        assert_eq!((out.len(), out[0].size), (1, 1052));
+        assert_eq!(s.pacing_deadline(), Some(t(1)), "not 1.0115 ms");
     }
 
     #[test]

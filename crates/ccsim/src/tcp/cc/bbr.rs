@@ -38,8 +38,9 @@
 //!   Linux's `TCP_INIT_CWND`). Once the pipe is full `cwnd = min(cwnd + acked, target)`;
 //!   before, cwnd grows by what each ACK delivered while below the target or while less than
 //!   the initial window was delivered. Never below `min_cwnd`.
-//! - Pacing rate: `pacing_gain * BtlBw * (1 - pacing_margin)` (Linux's 1 % margin), on the
-//!   wire (the 40 bytes of TCP/IP header added to each segment); before the pipe is full
+//! - Pacing rate: `pacing_gain * BtlBw * (1 - pacing_margin)` (Linux's 1 % margin), with the
+//!   40 bytes of TCP/IP header of each segment, not its options (Linux paces payload;
+//!   `Controller::pacing_rate`); before the pipe is full
 //!   only raised. Before any bandwidth sample: `high_gain` times the initial window over the
 //!   smoothed RTT, or over 1 ms without one (`bbr_init_pacing_rate_from_rtt`).
 //! - Loss (`bbr_set_cwnd_to_recover_or_restore`): entering fast recovery saves the window
@@ -54,8 +55,10 @@
 //!
 //! Simplifications, each a departure from Linux v1:
 //!
-//! - The quantisation allowance is 3 packets (`quantum_packets`), where Linux adds three
-//!   TSO send quanta (`3 * bbr_tso_segs_goal`, 2 to 64 packets by the pacing rate).
+//! - The quantisation allowance is 3 packets (`quantum_packets`, ns-3.37's one-segment send
+//!   quantum) unless `tso_quanta` (the `linux` profile's default) takes Linux's three TSO
+//!   send quanta (`3 * bbr_tso_segs_goal`, by the pacing rate). Segments still leave one at
+//!   a time, paced: the quanta count only in the window and in ProbeBW's phase ends.
 //! - No long-term bandwidth sampling (the policer detector `lt_bw`), no ACK-aggregation
 //!   allowance (`extra_acked`), no idle restart, no application-limited marking in ProbeRTT.
 //! - ProbeBW's first phase is `(8 - r) mod 8` with `r = (delivered / MSS) mod 7`, a
@@ -70,6 +73,7 @@
 use super::bbr_core::{BbrFamily, Core, MaxFilter};
 use super::spec::{CcContext, EcnUse, Recovery, Registration};
 use super::{CcConfig, NewRenoConfig};
+use crate::settings::profile::Profile;
 use crate::settings::table::{keys_of, read, SettingError, Table};
 use crate::settings::units::Duration;
 use crate::sim::{Dur, SimTime};
@@ -105,8 +109,8 @@ pub struct BbrConfig {
     pub full_bw_rounds: u32,
     /// The share taken off the pacing rate: 0.01 (Linux `bbr_pacing_margin_percent`).
     pub pacing_margin: f64,
-    /// Packets added to the target window for the send quantum: 3 (Linux: three TSO quanta).
-    pub quantum_packets: u32,
+    /// What the target window adds for the send quantum.
+    pub quantum: Quantum,
     /// The window's rules: the loss window after a timeout.
     pub window: NewRenoConfig,
 }
@@ -123,7 +127,7 @@ impl Default for BbrConfig {
             full_bw_growth: 1.25,
             full_bw_rounds: 3,
             pacing_margin: 0.01,
-            quantum_packets: 3,
+            quantum: Quantum::Packets(3),
             window: NewRenoConfig::default(),
         }
     }
@@ -146,6 +150,18 @@ impl BbrConfig {
             probe_rtt_round_done: false,
         }
     }
+}
+
+/// The packets the target window adds for the send quantum (Linux
+/// `bbr_quantization_budget`), before rounding up to even.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantum {
+    /// A fixed number: 3, one segment per quantum (ns-3.37's `m_sendQuantum`).
+    Packets(u32),
+    /// Three of Linux's TSO send quanta (`3 * bbr_tso_segs_goal`, [`Core::tso_segs_goal`]):
+    /// 6 packets at 10 Mbit/s, 12 at 50 Mbit/s with 1448-byte segments. A sender without TSO
+    /// still sends one segment at a time; only the window counts them.
+    TsoGoal,
 }
 
 /// BBR's state machine (the paper's Figure; Linux `enum bbr_mode`).
@@ -203,7 +219,11 @@ impl Bbr {
     /// The window for `bw` at `gain`, bytes: the BDP in packets rounded up, with the
     /// quantisation allowance (Linux `bbr_bdp` then `bbr_quantization_budget`).
     fn target(&self, bw: f64, gain: f64) -> u32 {
-        let mut pkts = self.c.bdp_packets(bw, gain) + self.cfg.quantum_packets;
+        let quantum = match self.cfg.quantum {
+            Quantum::Packets(n) => n,
+            Quantum::TsoGoal => 3 * self.c.tso_segs_goal(),
+        };
+        let mut pkts = self.c.bdp_packets(bw, gain) + quantum;
         pkts += pkts % 2;
         if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
             pkts += 2;
@@ -381,6 +401,9 @@ pub struct BbrSpec {
     pub pacing_margin: Option<f64>,
     /// The target window's allowance for the send quantum, packets; default 3.
     pub quantum_packets: Option<u32>,
+    /// The allowance as Linux's, three TSO send quanta by the pacing rate; default under the
+    /// `linux` profile.
+    pub tso_quanta: Option<bool>,
 }
 
 /// `tcp.variant = "bbr"`: RFC 6582's loss recovery decides what is retransmitted; BBR sets
@@ -396,6 +419,12 @@ fn build(table: &Table, ctx: &CcContext) -> Result<CcConfig, SettingError> {
     };
     let at_least_one = |key: &str, v: u64| if v >= 1 { Ok(v) } else { Err(SettingError::new(key, "must be at least 1, got 0")) };
     let pacing_margin = spec.pacing_margin.unwrap_or(d.pacing_margin);
+    let quantum = match (spec.tso_quanta, spec.quantum_packets) {
+        (Some(true), Some(_)) => return Err(SettingError::new("tso_quanta", "cannot be true with quantum_packets set")),
+        (Some(true), None) => Quantum::TsoGoal,
+        (None, None) if ctx.profile == Profile::Linux => Quantum::TsoGoal,
+        (_, n) => n.map_or(d.quantum, Quantum::Packets),
+    };
     if !(0.0..1.0).contains(&pacing_margin) {
         return Err(SettingError::new("pacing_margin", format!("must be in [0, 1), got {pacing_margin}")));
     }
@@ -409,7 +438,7 @@ fn build(table: &Table, ctx: &CcContext) -> Result<CcConfig, SettingError> {
         full_bw_growth: above_one("full_bw_growth", spec.full_bw_growth, d.full_bw_growth)?,
         full_bw_rounds: at_least_one("full_bw_rounds", spec.full_bw_rounds.unwrap_or(d.full_bw_rounds) as u64)? as u32,
         pacing_margin,
-        quantum_packets: spec.quantum_packets.unwrap_or(d.quantum_packets),
+        quantum,
         window: ctx.window.clone(),
     })))
 }
@@ -624,6 +653,41 @@ mod tests {
             d.ack(Dur::from_millis(1), MSS as u64, 30 * MSS as u64, 1_000_000.0, RTT);
         }
         assert!(d.c.cwnd() >= cwnd, "{} < {cwnd}", d.c.cwnd());
+    }
+
+    #[test]
+    fn the_send_quantum_is_three_tso_quanta_by_the_pacing_rate_under_linux() {
+        let ctx = |profile| CcContext { window: NewRenoConfig::default(), full_ack_given: false, profile };
+        let quantum = |t: &str, profile| match build(&t.parse().unwrap(), &ctx(profile)) {
+            Ok(CcConfig::Bbr(c)) => Ok(c.quantum),
+            Ok(_) => unreachable!(),
+            Err(e) => Err(e.key),
+        };
+        assert_eq!(quantum("", Profile::Rfc), Ok(Quantum::Packets(3)));
+        assert_eq!(quantum("", Profile::Linux), Ok(Quantum::TsoGoal));
+        assert_eq!(quantum("quantum_packets = 5", Profile::Linux), Ok(Quantum::Packets(5)));
+        assert_eq!(quantum("tso_quanta = true", Profile::Rfc), Ok(Quantum::TsoGoal));
+        assert_eq!(quantum("tso_quanta = false", Profile::Linux), Ok(Quantum::Packets(3)));
+        assert_eq!(quantum("tso_quanta = true\nquantum_packets = 5", Profile::Rfc), Err("tso_quanta".to_string()));
+
+        // bbr_tso_segs_goal on payload rates (bytes/s), 1000-byte segments: the payload of
+        // 2^-10 s in whole segments, at least 2 (1 below 150,000 B/s), at most 65,215 bytes.
+        let mut c = BbrConfig { quantum: Quantum::TsoGoal, ..BbrConfig::default() }.build(MSS, 10, u32::MAX / 2);
+        let goal = |c: &mut Bbr, payload: f64| {
+            c.c.pacing = payload * (MSS + 40) as f64 / MSS as f64;
+            c.c.tso_segs_goal()
+        };
+        assert_eq!(goal(&mut c, 6_000_000.0), 5, "5859 bytes");
+        assert_eq!(goal(&mut c, 1_250_000.0), 2, "1220 bytes: one segment, raised to 2");
+        assert_eq!(goal(&mut c, 100_000.0), 1, "below 1.2 Mbit/s");
+        assert_eq!(goal(&mut c, 1e9), 65, "65,215 bytes at most");
+
+        // The target window: BDP 50 packets, plus 15 rather than 3, rounded up to even.
+        c.c.min_rtt = Some(Dur::from_millis(10));
+        let bw = 5_000_000.0;
+        goal(&mut c, 6_000_000.0);
+        let fixed = Bbr { cfg: BbrConfig::default(), ..c.clone() };
+        assert_eq!((fixed.target(bw, 1.0) / MSS, c.target(bw, 1.0) / MSS), (54, 66));
     }
 
     #[test]

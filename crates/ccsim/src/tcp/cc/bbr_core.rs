@@ -87,7 +87,7 @@ pub struct Core {
     /// A loss since the last sample.
     pub lost: bool,
     srtt_seen: bool,
-    /// The pacing rate, bytes per second on the wire.
+    /// The pacing rate, bytes per second of payload and TCP/IP headers (`Controller::pacing_rate`).
     pub pacing: f64,
     /// The share taken off the pacing rate.
     pacing_margin: f64,
@@ -130,10 +130,23 @@ impl Core {
         self.w.mss()
     }
 
-    /// The pacing rate on the wire for `bw` bytes/s of payload at `gain`.
+    /// The pacing rate for `bw` bytes/s of payload at `gain`, with 40 header bytes per segment
+    /// (`Controller::pacing_rate`; Linux `bbr_rate_bytes_per_sec`, which paces payload).
     pub fn rate_for(&self, bw: f64, gain: f64) -> f64 {
         let mss = self.mss() as f64;
         bw * gain * (1.0 - self.pacing_margin) * (mss + TCP_IP_HEADER as f64) / mss
+    }
+
+    /// Linux's TSO send quantum, packets (`bbr_tso_segs_goal`): the payload the pacing rate
+    /// sends in 2^-10 s (`sk_pacing_shift`), in whole segments, at least 2 (1 below 1.2 Mbit/s,
+    /// `bbr_min_tso_segs`), its bytes at most 64 KiB less 321 (`GSO_LEGACY_MAX_SIZE - 1 -
+    /// MAX_TCP_HEADER`), at most 127 segments.
+    pub fn tso_segs_goal(&self) -> u32 {
+        let mss = self.mss() as f64;
+        let payload_rate = (self.pacing * mss / (mss + TCP_IP_HEADER as f64)) as u64;
+        let min_segs = if payload_rate < 1_200_000 / 8 { 1 } else { 2 };
+        let bytes = (payload_rate >> 10).min(65_536 - 1 - 320);
+        ((bytes / self.mss() as u64) as u32).max(min_segs).min(0x7f)
     }
 
     /// `gain` times the BDP of `bw`, whole packets rounded up (Linux `bbr_bdp`); the initial
@@ -189,7 +202,7 @@ impl Core {
         self.full_bw_now = false;
     }
 
-    /// Paces at `rate` (bytes/s on the wire); before the pipe is full, only faster (Linux
+    /// Paces at `rate` (bytes/s of payload and headers); before the pipe is full, only faster (Linux
     /// `bbr_set_pacing_rate`).
     pub fn set_pacing(&mut self, rate: f64) {
         if rate > 0.0 && (self.full_bw_reached || rate > self.pacing) {

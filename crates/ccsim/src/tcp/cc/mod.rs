@@ -335,8 +335,10 @@ pub trait Controller {
         false
     }
 
-    /// The rate to pace new data at, bytes per second (on the wire, headers included), for a
-    /// controller that [`paces`](Self::paces); None sends as the window allows.
+    /// The rate to pace new data at, bytes per second, for a controller that
+    /// [`paces`](Self::paces); None sends as the window allows. A segment counts as its
+    /// payload and 40 bytes of TCP/IP headers, its options not (Linux paces payload, so a
+    /// timestamped flow paces as an untimestamped one does).
     fn pacing_rate(&self) -> Option<f64> {
         None
     }
