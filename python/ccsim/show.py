@@ -223,7 +223,7 @@ _TCP_KEYS = {
     "variant", "mss", "init_cwnd", "min_rto", "initial_rto", "clock_granularity", "rtt_arithmetic", "rto_min_on", "ssthresh_from", "ca_increase",
     "full_ack", "reno_recover_check", "limited_transmit", "fast_retransmit_resets_timer", "head_retransmit_resets_timer", "recover_again", "byte_counting", "rwnd", "delayed_ack", "ecn",
     "ecn_answered", "ecn_after_timeout", "cwr_on_retransmit", "ect_on_retransmit", "accecn", "partial_ack_timer", "acc", "das", "sack", "sack_after_timeout",
-    "prr", "rack", "ecn_response", "isn", "timestamps",
+    "prr", "rack", "ecn_response", "isn", "timestamps", "send_buffer",
 }  # fmt: skip
 _RDP_KEYS = {"segment_size", "max_outstanding", "init_cwnd", "min_rto", "initial_rto", "acc", "isn", "close_wait"}
 _QUEUE_KEYS = {

@@ -622,6 +622,12 @@ fn tcp_transport(
         Some(DelayedAck::Timeout(d)) if d.0 > 0.0 => Some(d.dur()),
         Some(DelayedAck::Timeout(_)) => return fail(format!("{tp}.delayed_ack"), "timeout must be positive"),
     };
+    if let Some(b) = t.send_buffer {
+        if b < cfg.mss || b as u64 > MAX_WINDOW_BYTES {
+            return fail(format!("{tp}.send_buffer"), format!("must be from one segment ({} bytes) to 2^30 bytes (1073741824), got {b}", cfg.mss));
+        }
+        cfg.send_buffer = std::num::NonZeroU32::new(b);
+    }
     let isn = cfg.isn;
     let rwnd = rcfg.rwnd;
     Ok(Transport::Tcp { tx: TcpSender::new(cfg, ends, rwnd), rx: TcpReceiver::new(rcfg, ends, isn) })

@@ -458,6 +458,10 @@ pub struct TcpSpec {
     /// Receiver's advertised window, bytes (default 1 MiB).
     #[serde(default)]
     pub rwnd: Option<u32>,
+    /// The sender's socket buffer, bytes of payload from the oldest unacknowledged byte
+    /// (default: no limit).
+    #[serde(default)]
+    pub send_buffer: Option<u32>,
     /// Delayed ACKs: `true` (100 ms timeout), `false` (default), or a timeout.
     #[serde(default)]
     pub delayed_ack: Option<DelayedAck>,

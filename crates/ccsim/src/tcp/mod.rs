@@ -28,6 +28,7 @@ pub use sender::{SenderStats, TcpSender};
 
 pub use crate::packet::Endpoints;
 use crate::sim::Dur;
+use std::num::NonZeroU32;
 
 /// When NewReno restarts the retransmission timer during fast recovery (RFC 6582 section 4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -162,6 +163,11 @@ pub struct SenderConfig {
     pub timestamps: bool,
     /// Initial sequence number.
     pub isn: u32,
+    /// The sending application's socket buffer, bytes of payload: new data is sent only
+    /// while the data from the oldest unacknowledged byte to the end of the new segment fits
+    /// in it (a bulk sender's buffer is always full, so the buffer bounds `SND.NXT -
+    /// SND.UNA`, as the receiver's window does). None: no limit.
+    pub send_buffer: Option<NonZeroU32>,
     /// Set ECT on data packets and react to ECE (RFC 3168).
     pub ecn: bool,
     /// ECN-capable packets carry ECT(1), the L4S identifier (RFC 9331 4.1), rather than ECT(0).
@@ -210,6 +216,7 @@ impl Default for SenderConfig {
             ecn_response: EcnResponse::Immediate,
             timestamps: false,
             isn: 0,
+            send_buffer: None,
             ecn: false,
             ect1: false,
             accecn: false,

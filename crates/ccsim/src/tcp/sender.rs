@@ -986,9 +986,16 @@ impl TcpSender {
 
     /// Bytes of new data one segment may carry from `max` (0 when there is none or the
     /// receiver's window is full): NextSeg() rule (2).
+    /// What may be outstanding beside the congestion window, from SND.UNA: the receiver's
+    /// window, and the send buffer where there is one.
+    #[inline]
+    fn send_window(&self) -> u64 {
+        self.cfg.send_buffer.map_or(self.peer_wnd, |b| b.get().min(self.peer_wnd)) as u64
+    }
+
     fn new_data_len(&self) -> u64 {
         let len = (self.cfg.mss as u64).min(self.data_end().saturating_sub(self.max));
-        if self.started && self.nxt >= self.max && len > 0 && self.max + len <= self.una + self.peer_wnd as u64 {
+        if self.started && self.nxt >= self.max && len > 0 && self.max + len <= self.una + self.send_window() {
             len
         } else {
             0
@@ -1186,7 +1193,7 @@ impl TcpSender {
     /// `t_seqno_` whether or not the receiver holds it.
     fn limited_transmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let len = (self.cfg.mss as u64).min(self.data_end().saturating_sub(self.nxt));
-        let allowed = (self.cc.cwnd() as u64 + self.dupacks as u64 * self.cfg.mss as u64).min(self.peer_wnd as u64);
+        let allowed = (self.cc.cwnd() as u64 + self.dupacks as u64 * self.cfg.mss as u64).min(self.send_window());
         if !(self.started && len > 0 && self.nxt + len <= self.una + allowed) {
             return;
         }
@@ -1214,7 +1221,7 @@ impl TcpSender {
         }
         // In the CWR state with PRR, PRR's window (pipe there is the bytes in flight).
         let cwnd = self.active_prr().map_or(self.cc.cwnd() as u64, Prr::window);
-        let wnd = cwnd.min(self.peer_wnd as u64);
+        let wnd = cwnd.min(self.send_window());
         let may_pace = self.extras.is_some();
         loop {
             let mut len = (self.cfg.mss as u64).min(self.data_end().saturating_sub(self.nxt));
@@ -2730,6 +2737,23 @@ mod tests {
         let mut burst = Vec::new();
         u.start(t(0), &mut burst);
         assert_eq!((burst.len(), u.pacing_deadline()), (10, None));
+    }
+
+    #[test]
+    fn a_full_send_buffer_holds_new_data_until_snd_una_advances() {
+        // A window of 10 segments and a buffer of 3: three leave. An ACK of the first frees
+        // one segment of buffer, and one more leaves; a hole at the second holds it.
+        let cfg = SenderConfig { init_cwnd: 10, send_buffer: std::num::NonZeroU32::new(3 * MSS), ..config(Recovery::NewReno) };
+        let mut s = TcpSender::new(cfg, ends(), 1 << 30);
+        let mut out = Vec::new();
+        s.start(t(0), &mut out);
+        assert_eq!(out.len(), 3);
+        out.clear();
+        s.on_ack(&ack(&s, MSS), t(10), &mut out);
+        assert_eq!(out.iter().map(|p| p.seq.0).collect::<Vec<_>>(), [3 * MSS]);
+        out.clear();
+        s.on_ack(&ack(&s, MSS), t(11), &mut out);
+        assert!(out.is_empty(), "a duplicate ACK: the buffer still holds three segments");
     }
 
     #[test]
