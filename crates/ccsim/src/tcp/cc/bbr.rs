@@ -59,8 +59,10 @@
 //!   quantum) unless `tso_quanta` (the `linux` profile's default) takes Linux's three TSO
 //!   send quanta (`3 * bbr_tso_segs_goal`, by the pacing rate). Segments still leave one at
 //!   a time, paced: the quanta count only in the window and in ProbeBW's phase ends.
-//! - No long-term bandwidth sampling (the policer detector `lt_bw`), no ACK-aggregation
-//!   allowance (`extra_acked`), no idle restart, no application-limited marking in ProbeRTT.
+//! - Long-term bandwidth sampling (the policer detector `lt_bw`, `bbr_lt_bw_sampling`) only
+//!   with `long_term_bw` (the `linux` profile's default; ns-3.37 has none). No
+//!   ACK-aggregation allowance (`extra_acked`), no idle restart, no application-limited
+//!   marking in ProbeRTT.
 //! - ProbeBW's first phase is `(8 - r) mod 8` with `r = (delivered / MSS) mod 7`, a
 //!   deterministic stand-in for Linux's `prandom_u32_max(7)`.
 //! - The data in flight after an ACK is the sample's prior data in flight less what the ACK
@@ -111,6 +113,8 @@ pub struct BbrConfig {
     pub pacing_margin: f64,
     /// What the target window adds for the send quantum.
     pub quantum: Quantum,
+    /// Long-term bandwidth sampling (Linux `bbr_lt_bw_sampling`): off; on under `linux`.
+    pub long_term_bw: bool,
     /// The window's rules: the loss window after a timeout.
     pub window: NewRenoConfig,
 }
@@ -128,6 +132,7 @@ impl Default for BbrConfig {
             full_bw_rounds: 3,
             pacing_margin: 0.01,
             quantum: Quantum::Packets(3),
+            long_term_bw: false,
             window: NewRenoConfig::default(),
         }
     }
@@ -148,6 +153,7 @@ impl BbrConfig {
             cycle_stamp: SimTime::ZERO,
             probe_rtt_done: None,
             probe_rtt_round_done: false,
+            lt: LongTerm::default(),
         }
     }
 }
@@ -188,7 +194,32 @@ pub struct Bbr {
     cycle_stamp: SimTime,
     probe_rtt_done: Option<SimTime>,
     probe_rtt_round_done: bool,
+    lt: LongTerm,
 }
+
+/// Linux's long-term bandwidth sampling (a policer detector): after the first loss,
+/// intervals of 4 to 16 rounds each ending on a loss; two in a row with a loss rate of at
+/// least 50/256 and delivery rates within 1/8 (or 4 kbit/s) of each other make BBR pace
+/// at their average, gain 1, for 48 rounds of ProbeBW.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct LongTerm {
+    is_sampling: bool,
+    use_bw: bool,
+    /// The previous interval's rate, or the rate in use, bytes/s (0: none).
+    bw: f64,
+    rounds: u32,
+    last_stamp: SimTime,
+    last_delivered: u64,
+    last_lost: u64,
+}
+
+/// `bbr_lt_intvl_min_rtts`, `bbr_lt_loss_thresh` (of 256), `bbr_lt_bw_ratio`,
+/// `bbr_lt_bw_diff` (bytes/s), `bbr_lt_bw_max_rtts`.
+const LT_MIN_ROUNDS: u32 = 4;
+const LT_LOSS_THRESH: f64 = 50.0 / 256.0;
+const LT_BW_RATIO: f64 = 1.0 / 8.0;
+const LT_BW_DIFF: f64 = 4000.0 / 8.0;
+const LT_MAX_ROUNDS: u32 = 48;
 
 impl Bbr {
     /// The mode.
@@ -199,6 +230,95 @@ impl Bbr {
     /// The max filter's bandwidth, bytes per second of payload (0 before a sample).
     pub fn max_bw(&self) -> f64 {
         self.bw.best()
+    }
+
+    /// The bandwidth BBR paces and sizes its window by (Linux `bbr_bw`): the long-term rate
+    /// while it is in use, else the max filter's.
+    pub fn bw(&self) -> f64 {
+        if self.lt.use_bw {
+            self.lt.bw
+        } else {
+            self.max_bw()
+        }
+    }
+
+    /// Whether the long-term rate is in use.
+    pub fn long_term_in_use(&self) -> bool {
+        self.lt.use_bw
+    }
+
+    /// Linux `bbr_reset_lt_bw_sampling_interval`.
+    fn lt_new_interval(&mut self, rs: &RateSample) {
+        self.lt.last_stamp = self.c.now;
+        self.lt.last_delivered = rs.total_delivered;
+        self.lt.last_lost = rs.total_lost;
+        self.lt.rounds = 0;
+    }
+
+    /// Linux `bbr_reset_lt_bw_sampling`.
+    fn lt_reset(&mut self, rs: &RateSample) {
+        self.lt.bw = 0.0;
+        self.lt.use_bw = false;
+        self.lt.is_sampling = false;
+        self.lt_new_interval(rs);
+    }
+
+    /// Linux `bbr_lt_bw_sampling` and `bbr_lt_bw_interval_done`.
+    fn lt_sample(&mut self, rs: &RateSample) {
+        if self.lt.use_bw {
+            if self.mode == Mode::ProbeBw && self.c.round_start {
+                self.lt.rounds += 1;
+                if self.lt.rounds >= LT_MAX_ROUNDS {
+                    self.lt_reset(rs);
+                    self.enter_probe_bw();
+                }
+            }
+            return;
+        }
+        if !self.lt.is_sampling {
+            if !self.c.lost {
+                return;
+            }
+            self.lt_new_interval(rs);
+            self.lt.is_sampling = true;
+        }
+        if rs.is_app_limited {
+            return self.lt_reset(rs);
+        }
+        if self.c.round_start {
+            self.lt.rounds += 1;
+        }
+        if self.lt.rounds < LT_MIN_ROUNDS {
+            return;
+        }
+        if self.lt.rounds > 4 * LT_MIN_ROUNDS {
+            return self.lt_reset(rs);
+        }
+        if !self.c.lost {
+            return;
+        }
+        let lost = rs.total_lost.saturating_sub(self.lt.last_lost) as f64;
+        let delivered = rs.total_delivered.saturating_sub(self.lt.last_delivered) as f64;
+        if delivered == 0.0 || lost < LT_LOSS_THRESH * delivered {
+            return;
+        }
+        let t = (self.c.now - self.lt.last_stamp).as_secs_f64();
+        if t < 1e-3 {
+            return;
+        }
+        let bw = delivered / t;
+        if self.lt.bw > 0.0 {
+            let diff = (bw - self.lt.bw).abs();
+            if diff <= LT_BW_RATIO * self.lt.bw || diff <= LT_BW_DIFF {
+                self.lt.bw = (bw + self.lt.bw) / 2.0;
+                self.lt.use_bw = true;
+                self.pacing_gain = 1.0;
+                self.lt.rounds = 0;
+                return;
+            }
+        }
+        self.lt.bw = bw;
+        self.lt_new_interval(rs);
     }
 
     /// The min-RTT estimate.
@@ -235,6 +355,9 @@ impl Bbr {
         self.c.round_start = false;
         let Some(bw) = rs.rate_bps() else { return };
         self.c.update_round(rs);
+        if self.cfg.long_term_bw {
+            self.lt_sample(rs);
+        }
         self.bw.expire(self.c.round);
         if !rs.is_app_limited || bw >= self.max_bw() {
             self.bw.push(self.c.round, bw);
@@ -328,6 +451,7 @@ impl Bbr {
         (self.pacing_gain, self.cwnd_gain) = match self.mode {
             Mode::Startup => (self.cfg.high_gain, self.cfg.high_gain),
             Mode::Drain => (1.0 / self.cfg.high_gain, self.cfg.high_gain),
+            Mode::ProbeBw if self.lt.use_bw => (1.0, self.cfg.cwnd_gain),
             Mode::ProbeBw => (GAIN_CYCLE[self.cycle_idx], self.cfg.cwnd_gain),
             Mode::ProbeRtt => (1.0, 1.0),
         };
@@ -336,7 +460,7 @@ impl Bbr {
     /// Linux `bbr_set_cwnd`, its recovery part in the loss hooks.
     fn set_cwnd(&mut self, acked: u64) {
         let min = self.cfg.min_cwnd * self.c.mss();
-        let target = self.target(self.max_bw(), self.cwnd_gain);
+        let target = self.target(self.bw(), self.cwnd_gain);
         self.c.grow_cwnd(acked, target, min);
         if self.mode == Mode::ProbeRtt {
             self.c.w.cwnd = self.c.w.cwnd.min(min);
@@ -369,8 +493,8 @@ impl BbrFamily for Bbr {
         self.check_drain(inflight);
         self.update_min_rtt(rs, inflight);
         self.update_gains();
-        if self.bw.best() > 0.0 {
-            self.c.set_pacing(self.c.rate_for(self.bw.best(), self.pacing_gain));
+        if self.bw() > 0.0 {
+            self.c.set_pacing(self.c.rate_for(self.bw(), self.pacing_gain));
         }
         self.set_cwnd(acked);
         self.c.lost = false;
@@ -404,6 +528,8 @@ pub struct BbrSpec {
     /// The allowance as Linux's, three TSO send quanta by the pacing rate; default under the
     /// `linux` profile.
     pub tso_quanta: Option<bool>,
+    /// Linux's long-term bandwidth sampling; default under the `linux` profile.
+    pub long_term_bw: Option<bool>,
 }
 
 /// `tcp.variant = "bbr"`: RFC 6582's loss recovery decides what is retransmitted; BBR sets
@@ -439,6 +565,7 @@ fn build(table: &Table, ctx: &CcContext) -> Result<CcConfig, SettingError> {
         full_bw_rounds: at_least_one("full_bw_rounds", spec.full_bw_rounds.unwrap_or(d.full_bw_rounds) as u64)? as u32,
         pacing_margin,
         quantum,
+        long_term_bw: spec.long_term_bw.unwrap_or(ctx.profile == Profile::Linux),
         window: ctx.window.clone(),
     })))
 }
@@ -653,6 +780,61 @@ mod tests {
             d.ack(Dur::from_millis(1), MSS as u64, 30 * MSS as u64, 1_000_000.0, RTT);
         }
         assert!(d.c.cwnd() >= cwnd, "{} < {cwnd}", d.c.cwnd());
+    }
+
+    #[test]
+    fn two_lossy_intervals_at_one_rate_pace_at_their_average_for_48_rounds() {
+        // bbr_lt_bw_sampling on hand-set rounds and losses: each interval lasts 4 rounds
+        // (40 ms) and ends on a loss, 1,000,000 bytes delivered and 250,000 lost (25 %).
+        let mut b = BbrConfig { long_term_bw: true, ..BbrConfig::default() }.build(MSS, 10, u32::MAX / 2);
+        b.mode = Mode::ProbeBw;
+        /// One sample at `ms` delivering `d` bytes of which `l` were lost, the totals in
+        /// the controller's interval bookkeeping kept by `totals`.
+        fn step(b: &mut Bbr, totals: &mut (u64, u64), ms: u64, round: bool, loss: bool, d: u64, l: u64) {
+            totals.0 += d;
+            totals.1 += l;
+            b.c.now = SimTime::ZERO + Dur::from_millis(ms);
+            b.c.round_start = round;
+            b.c.lost = loss;
+            let mut rs = RateSample::new(d, Dur::from_millis(10), None, 0, false, totals.0);
+            rs.total_lost = totals.1;
+            b.lt_sample(&rs);
+        }
+        let mut t = (0u64, 0u64);
+        step(&mut b, &mut t, 0, false, true, 0, 0); // the first loss starts sampling
+        for (i, ms) in [10, 20, 30, 40].into_iter().enumerate() {
+            step(&mut b, &mut t, ms, true, i == 3, 250_000, 62_500);
+        }
+        assert!(!b.long_term_in_use(), "one interval: its rate kept, not used");
+        assert_eq!(b.lt.bw, 25_000_000.0);
+        for (i, ms) in [50, 60, 70, 80].into_iter().enumerate() {
+            step(&mut b, &mut t, ms, true, i == 3, 240_000, 60_000);
+        }
+        assert!(b.long_term_in_use(), "a second interval within 1/8: policed");
+        assert_eq!((b.lt.bw, b.bw()), (24_500_000.0, 24_500_000.0));
+        b.update_gains();
+        assert_eq!(b.pacing_gain, 1.0, "no probing while the long-term rate is in use");
+        for r in 0..48 {
+            assert!(b.long_term_in_use(), "round {r}");
+            step(&mut b, &mut t, 90 + 10 * r, true, false, 240_000, 0);
+        }
+        assert!(!b.long_term_in_use() && b.lt.bw == 0.0, "48 rounds later: back to the max filter");
+
+        // A loss rate under 50/256 keeps waiting; a rate off by more than 1/8 starts over.
+        let mut c = BbrConfig { long_term_bw: true, ..BbrConfig::default() }.build(MSS, 10, u32::MAX / 2);
+        t = (0, 0);
+        step(&mut c, &mut t, 0, false, true, 0, 0);
+        for (i, ms) in [10, 20, 30, 40].into_iter().enumerate() {
+            step(&mut c, &mut t, ms, true, i == 3, 250_000, 25_000);
+        }
+        assert_eq!(c.lt.bw, 0.0, "10 % loss: no interval yet");
+        let mut d = BbrConfig { long_term_bw: true, ..BbrConfig::default() }.build(MSS, 10, u32::MAX / 2);
+        t = (0, 0);
+        step(&mut d, &mut t, 0, false, true, 0, 0);
+        for (ms, rate) in [(10, 250_000), (20, 250_000), (30, 250_000), (40, 250_000), (50, 150_000), (60, 150_000), (70, 150_000), (80, 150_000)] {
+            step(&mut d, &mut t, ms, true, ms % 40 == 0, rate, rate / 4);
+        }
+        assert!(!d.long_term_in_use() && d.lt.bw == 15_000_000.0, "the second rate replaces the first");
     }
 
     #[test]
