@@ -320,6 +320,15 @@ fn add_links(
     Ok(())
 }
 
+/// A window of `bytes` at `path` (the receiver's, the send buffer): from one segment of
+/// `mss` to 2^30 bytes, RFC 7323's largest window.
+fn window_bytes(path: &str, bytes: u32, mss: u32) -> Result<u32, BuildError> {
+    if bytes < mss || bytes as u64 > MAX_WINDOW_BYTES {
+        return fail(path, format!("must be from one segment ({mss} bytes) to 2^30 bytes (1073741824), got {bytes}"));
+    }
+    Ok(bytes)
+}
+
 fn make_queue(q: QueueSpec, path: &str, (rate_bps, delay): (u64, Dur), seed: u64, link: &str, profile: Profile) -> Result<EgressQueue, BuildError> {
     let limit = match (q.limit, q.limit_bytes) {
         (Some(_), Some(_)) => return fail(path, "give `limit` (packets) or `limit_bytes`, not both"),
@@ -610,10 +619,7 @@ fn tcp_transport(
     };
     let mut rcfg = ReceiverConfig { ttl, das: t.das.unwrap_or(false), sack: cfg.sack, ecn_echo, ..ReceiverConfig::default() };
     if let Some(w) = t.rwnd {
-        if w < cfg.mss || w as u64 > MAX_WINDOW_BYTES {
-            return fail(format!("{tp}.rwnd"), format!("must be from one segment ({} bytes) to 2^30 bytes (1073741824), got {w}", cfg.mss));
-        }
-        rcfg.rwnd = w;
+        rcfg.rwnd = window_bytes(&format!("{tp}.rwnd"), w, cfg.mss)?;
     }
     rcfg.delayed_ack = match t.delayed_ack {
         None => d.delayed_ack,
@@ -623,10 +629,7 @@ fn tcp_transport(
         Some(DelayedAck::Timeout(_)) => return fail(format!("{tp}.delayed_ack"), "timeout must be positive"),
     };
     if let Some(b) = t.send_buffer {
-        if b < cfg.mss || b as u64 > MAX_WINDOW_BYTES {
-            return fail(format!("{tp}.send_buffer"), format!("must be from one segment ({} bytes) to 2^30 bytes (1073741824), got {b}", cfg.mss));
-        }
-        cfg.send_buffer = std::num::NonZeroU32::new(b);
+        cfg.send_buffer = std::num::NonZeroU32::new(window_bytes(&format!("{tp}.send_buffer"), b, cfg.mss)?);
     }
     let isn = cfg.isn;
     let rwnd = rcfg.rwnd;

@@ -243,7 +243,8 @@ impl Bbr {
     }
 
     /// Whether the long-term rate is in use.
-    pub fn long_term_in_use(&self) -> bool {
+    #[cfg(test)]
+    fn long_term_in_use(&self) -> bool {
         self.lt.use_bw
     }
 
@@ -311,8 +312,7 @@ impl Bbr {
             let diff = (bw - self.lt.bw).abs();
             if diff <= LT_BW_RATIO * self.lt.bw || diff <= LT_BW_DIFF {
                 self.lt.bw = (bw + self.lt.bw) / 2.0;
-                self.lt.use_bw = true;
-                self.pacing_gain = 1.0;
+                self.lt.use_bw = true; // ProbeBW's gain is 1 from here (`update_gains`)
                 self.lt.rounds = 0;
                 return;
             }

@@ -229,9 +229,7 @@ impl Window {
         } else if self.cwnd < self.ssthresh {
             self.cwnd = self.cwnd.saturating_add(ack.acked.min(mss as u64) as u32);
         } else if self.rules.exact_increase {
-            let num = mss as u64 * mss as u64 + self.carry;
-            self.carry = num % self.cwnd as u64;
-            self.cwnd = self.cwnd.saturating_add((num / self.cwnd as u64) as u32);
+            self.avoid_exactly(mss as u64);
         } else {
             let inc = ((mss as u64 * mss as u64) / self.cwnd as u64).max(1);
             self.cwnd = self.cwnd.saturating_add(inc as u32);
@@ -253,10 +251,16 @@ impl Window {
     fn grow_by_bytes(&mut self, acked: u64) {
         let acked = self.slow_start_bytes(acked);
         if acked > 0 {
-            let num = self.mss as u64 * acked + self.carry;
-            self.carry = num % self.cwnd as u64;
-            self.cwnd = self.cwnd.saturating_add((num / self.cwnd as u64) as u32);
+            self.avoid_exactly(acked);
         }
+    }
+
+    /// Congestion avoidance's `SMSS * acked / cwnd` for `acked` bytes, the remainder carried
+    /// to the next ACK.
+    fn avoid_exactly(&mut self, acked: u64) {
+        let num = self.mss as u64 * acked + self.carry;
+        self.carry = num % self.cwnd as u64;
+        self.cwnd = self.cwnd.saturating_add((num / self.cwnd as u64) as u32);
     }
 
     /// A reduction (RFC 5681 eq. (4), or ns-2's by [`RenoConfig::ssthresh_from`]): sets
