@@ -650,6 +650,14 @@ mod tests {
     }
 
     #[test]
+    fn a_packet_that_waits_reads_one_more_line() {
+        let line = crate::sim::prefetch::LINE;
+        let waiting = EgressQueue::WAITING_BYTES;
+        let (first, last) = (std::mem::offset_of!(Link, queue) + waiting.start, std::mem::offset_of!(Link, queue) + waiting.end - 1);
+        assert_eq!(first / line, last / line, "the buffer's header and the length's run span bytes {first} to {last}");
+    }
+
+    #[test]
     fn packets_are_serialized_back_to_back_and_arrive_one_delay_later() {
         let mut l = link(0.0, 10);
         let a = offer(&mut l, pkt(0), ms(0)).unwrap();

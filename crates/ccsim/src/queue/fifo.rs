@@ -105,21 +105,23 @@ pub struct EgressQueue {
     pub stats: QueueStats,
     /// The FIFO (empty when the discipline owns the buffer).
     buf: VecDeque<Queued>,
-    /// What the report's percentiles and length distribution are read from, boxed, off the
-    /// lines a packet's passage reads; a packet that waits adds to the runs below, and
-    /// reaches the box only when a run changes bin.
-    pub dist: Box<Distributions>,
     /// When the length last changed or was settled: the time at the current length counts
     /// from here.
     len_since: SimTime,
+    /// The runs of the length and delay histograms (see [`BinRun`]). The length's run is on
+    /// the buffer's line, which an arrival that waits reads anyway; the delay's beside the
+    /// areas, which a departure adds to anyway.
+    len_run: BinRun,
+    /// What the report's percentiles and length distribution are read from, boxed, off the
+    /// lines a packet's passage reads; a packet that waits adds to the runs, and reaches the
+    /// box only when a run changes bin.
+    pub dist: Box<Distributions>,
     /// Sum of the sojourns of the packets that have left the buffer, ns, and the same
     /// weighted by their sizes, byte x ns.
     left_area_packets: u128,
     left_area_bytes: u128,
-    /// The runs of the length and delay histograms (see [`BinRun`]), and the longest sojourn
-    /// since the start of measurement; beside the areas, which a departure adds to anyway.
-    len_run: BinRun,
     delay_run: BinRun,
+    /// The longest sojourn since the start of measurement.
     max_delay: Dur,
     /// When the packet [`next_departure`](Self::next_departure) took out was queued.
     leaving_since: SimTime,
@@ -138,6 +140,11 @@ impl EgressQueue {
     /// and writes: down to the counters of arrivals and departures, the first of
     /// [`QueueStats`] (a discipline that keeps state reads its box as well).
     pub const HOT_BYTES: usize = std::mem::offset_of!(EgressQueue, stats) + std::mem::offset_of!(QueueStats, drops_overflow);
+
+    /// The bytes, from the start of the queue, that an arrival that waits reads and writes
+    /// beyond [`HOT_BYTES`](Self::HOT_BYTES): the buffer's header and the length's run.
+    pub const WAITING_BYTES: std::ops::Range<usize> =
+        std::mem::offset_of!(EgressQueue, buf)..std::mem::offset_of!(EgressQueue, len_run) + std::mem::size_of::<BinRun>();
 
     /// The buffer a new queue of `limit` allocates, in packets (see [`EgressQueue::new`]).
     /// Bytes a new queue holds (for the scenario's memory estimate): no buffer until a

@@ -179,11 +179,30 @@ impl<E: Copy> EventQueue<E> {
         let b = bucket_of(key);
         if b <= self.cur {
             // Into the bucket being drained (or before it: then it is the earliest event).
-            let current = &mut self.ring[self.cur as usize % BUCKETS];
-            let at = self.head + current[self.head..].partition_point(|e| e.0 < key);
-            current.insert(at, (key, event));
+            self.insert_current(key, event);
         } else {
             self.place(b, key, event);
+        }
+    }
+
+    /// Inserts an event into the bucket being drained, in key order among the events not yet
+    /// taken (more than half of a large network's events: each arrival on a busy link
+    /// schedules the next one, microseconds later). The search runs from the head, the
+    /// earliest: a linear scan, whose branches the processor predicts, passes over the few
+    /// events between faster than a binary search waits on its loads. The slot before the
+    /// head (taken) is free: when the new event's place is nearer the head than the end, the
+    /// events before it move back one slot into it, rather than those after it forward.
+    #[inline(never)]
+    fn insert_current(&mut self, key: u128, event: E) {
+        let current = &mut self.ring[self.cur as usize % BUCKETS];
+        let ahead = &current[self.head..];
+        let at = self.head + ahead.iter().position(|e| e.0 > key).unwrap_or(ahead.len());
+        if self.head > 0 && at - self.head < current.len() - at {
+            current.copy_within(self.head..at, self.head - 1);
+            self.head -= 1;
+            current[at - 1] = (key, event);
+        } else {
+            current.insert(at, (key, event));
         }
     }
 

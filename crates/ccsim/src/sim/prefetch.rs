@@ -18,14 +18,30 @@ pub fn line<T>(p: *const T) {
     let _ = p;
 }
 
-/// Prefetches every cache line of the `len` bytes from `p`.
+/// Prefetches every cache line of the `len` bytes from `p`. The lines are asked for at `p`,
+/// every [`LINE`] bytes after it and at the last byte: consecutive addresses lie at most a line
+/// apart, so each line of the range holds one of them, and their number depends on `len` alone
+/// (a constant `len` unrolls the loop). A start aligned to a line needs no last address.
 #[inline(always)]
 pub fn range<T>(p: *const T, len: usize) {
-    let start = p as usize;
-    let mut at = start & !(LINE - 1);
-    while at < start + len {
-        line(at as *const u8);
-        at += LINE;
+    let p = p as *const u8;
+    each_line(len, std::mem::align_of::<T>().is_multiple_of(LINE), |offset| line(p.wrapping_add(offset)));
+}
+
+/// Calls `at` with offsets into `len` bytes such that each cache line the bytes touch holds
+/// one of them (when `aligned`, the bytes start a line).
+#[inline(always)]
+fn each_line(len: usize, aligned: bool, mut at: impl FnMut(usize)) {
+    if len == 0 {
+        return;
+    }
+    let mut offset = 0;
+    while offset < len {
+        at(offset);
+        offset += LINE;
+    }
+    if !aligned && len % LINE != 1 {
+        at(len - 1);
     }
 }
 
@@ -33,4 +49,32 @@ pub fn range<T>(p: *const T, len: usize) {
 #[inline(always)]
 pub fn value<T>(value: &T) {
     range(value as *const T, std::mem::size_of::<T>());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn every_line_of_a_range_is_asked_for() {
+        for len in 0..300 {
+            for start in 0..2 * LINE {
+                let aligned = start.is_multiple_of(LINE);
+                let want: BTreeSet<usize> = (start..start + len).map(|b| b / LINE).collect();
+                let mut got = BTreeSet::new();
+                each_line(len, aligned, |offset| {
+                    assert!(offset < len, "offset {offset} past {len} bytes");
+                    got.insert((start + offset) / LINE);
+                });
+                assert_eq!(got, want, "{len} bytes from {start}");
+                // Unaligned treatment is right for aligned starts too.
+                let mut got = BTreeSet::new();
+                each_line(len, false, |offset| {
+                    got.insert((start + offset) / LINE);
+                });
+                assert_eq!(got, want, "{len} bytes from {start}, taken as unaligned");
+            }
+        }
+    }
 }
