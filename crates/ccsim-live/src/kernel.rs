@@ -65,8 +65,9 @@ pub struct KernelPlan {
     pub links: Vec<LinkSpec>,
     pub next_hop: Vec<Vec<Option<u32>>>,
     pub flows: Vec<KernelFlow>,
-    /// The MTU of every TUN device: the largest MSS of the flows plus 40 bytes, so that a
-    /// full segment is as large on the links as the simulator's.
+    /// The MTU of every TUN device: the largest full segment of the flows as the simulator
+    /// sends it (the MSS plus 40 bytes, plus 12 with TCP timestamps), so that a full segment
+    /// is as large on the links as the simulator's.
     pub mtu: u32,
 }
 
@@ -128,7 +129,10 @@ impl KernelPlan {
             if tx.cfg.acc {
                 return Err(err(origin, &format!("{path}.tcp.acc"), "the kernel's TCP has no ACC"));
             }
-            mtu = mtu.max(tx.cfg.mss + 40);
+            // The simulator's full segment: the MSS, the TCP/IP headers and, with timestamps
+            // on, their option (the kernel's own timestamps then fill the same 12 bytes).
+            let options = if tx.cfg.timestamps { ccsim::packet::timestamps::OPTION_BYTES } else { 0 };
+            mtu = mtu.max(tx.cfg.mss + ccsim::packet::TCP_IP_HEADER + options);
             flows.push(KernelFlow {
                 name: format!("{}[{}]", f.group, f.index),
                 group: f.group.clone(),
@@ -912,6 +916,10 @@ mod tests {
         let f = &p.flows[0];
         assert_eq!((f.cc, f.ecn, f.sack, f.mss, f.src.as_str(), f.dst.as_str()), ("cubic", true, true, 1448, "S1", "D1"));
         assert_eq!(p.mtu, 1488);
+        // With timestamps (the `linux` profile's), the kernel's payload is the MSS and its
+        // segment 1500 bytes, as the simulator's.
+        let stamped = KernelPlan::load(DUMBBELL, "<t>", &["flows.0.tcp.timestamps=true".into()]).unwrap();
+        assert_eq!(stamped.mtu, 1500);
         assert!(p.links.iter().any(|l| l.queue.decides_at_dequeue()), "CoDel decides at dequeue");
         let reno = KernelPlan::load(DUMBBELL, "<t>", &["flows.0.tcp.variant=newreno".into()]).unwrap();
         assert_eq!(reno.flows[0].cc, "reno");
