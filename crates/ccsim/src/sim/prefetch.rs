@@ -40,7 +40,7 @@ fn each_line(len: usize, aligned: bool, mut at: impl FnMut(usize)) {
         at(offset);
         offset += LINE;
     }
-    if !aligned && len % LINE != 1 {
+    if !aligned {
         at(len - 1);
     }
 }
