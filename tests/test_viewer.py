@@ -85,6 +85,10 @@ def test_a_run_page_lists_the_queueing_delay_percentiles(run_dir):
     table = pages.queue_delay_table(summary)
     assert f"<td>{html.escape(q['link'])}</td>" in table and f"<td>{q['delay_p99_ms']:.3g}</td>" in table
     assert pages.queue_delay_table({"queues": [dict(q, delay_max_ms=0.0)]}) is None
+    # A run that kept no queue distributions: the percentiles and the time not empty are "-".
+    bare = dict(q, delay_p50_ms=None, delay_p95_ms=None, delay_p99_ms=None, len_hist_from=[], len_hist_to=[], len_hist_ns=[])
+    row = pages.queue_delay_table({"queues": [bare]})
+    assert row.count("<td>-</td>") == 4 and f"<td>{q['delay_max_ms']:.3g}</td>" in row
 
 
 def _without_licence_urls(text: str) -> str:

@@ -12,6 +12,10 @@ both: restarted on the first partial ACK of a recovery only, as ns-2.35's
 tcp/tcp-newreno.cc), so that a window that lost many segments in slow start ends in a
 timeout and goes back N instead of repairing one hole per round trip.
 
+Its report keeps no queue distributions (`report.queue_distributions = false`, the
+sojourn percentiles and time at each length of docs/results-schema.md): the benchmark prints
+none of them, and a run that keeps them pays for them at every packet that waits.
+
 `bottleneck_mbps` (a multiple of 100) makes the bottleneck k = bottleneck_mbps / 100 times
 faster with a buffer to match: RED's limit and thresholds k times larger and its weight k
 times smaller, so that the queue holds the same time's worth of packets and its average has
@@ -62,6 +66,8 @@ def dumbbell(n: int, sim_time: float = 60.0, seed: int = 1, ns2_behaviour: bool 
             {"between": ["R2", f"D{{1..{n}}}"], "rate": "1Gbps", "delay": "1ms", "queue": big},
         ],
         "flows": [{"name": "bulk", "from": f"S{{1..{n}}}", "to": f"D{{1..{n}}}", "start": {"uniform": ["0s", "1s"]}, "tcp": tcp}],
+        # The benchmark prints no sojourn percentiles or length distributions.
+        "report": {"queue_distributions": False},
     }
 
 

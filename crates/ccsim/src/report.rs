@@ -240,12 +240,13 @@ pub struct QueueReport {
     pub mean_delay_ms: f64,
     /// Median of the departures' sojourn times, ms (from a histogram whose bins are at most
     /// 1/32 of their value wide: within about 3%; a packet that passed straight through
-    /// waited 0).
-    pub delay_p50_ms: f64,
+    /// waited 0). Null when the scenario keeps no queue distributions
+    /// (`report.queue_distributions = false`), as are the next two.
+    pub delay_p50_ms: Option<f64>,
     /// 95th percentile of the sojourn times, ms.
-    pub delay_p95_ms: f64,
+    pub delay_p95_ms: Option<f64>,
     /// 99th percentile of the sojourn times, ms.
-    pub delay_p99_ms: f64,
+    pub delay_p99_ms: Option<f64>,
     /// Longest sojourn time, ms (exact).
     pub delay_max_ms: f64,
     /// Largest queue length during the measurement period.
@@ -263,7 +264,8 @@ pub struct QueueReport {
     /// The time-weighted distribution of the queue length: bin `i` holds the lengths
     /// `len_hist_from[i]..=len_hist_to[i]` packets (one length each below 32, then 32 bins
     /// per power of two), and the queue spent `len_hist_ns[i]` of the measurement period
-    /// there. Only bins the queue visited are listed, ascending.
+    /// there. Only bins the queue visited are listed, ascending; none when the scenario keeps
+    /// no queue distributions.
     pub len_hist_from: Vec<u64>,
     /// Upper ends of the bins, packets.
     pub len_hist_to: Vec<u64>,
@@ -410,8 +412,9 @@ impl Report {
             let ls = now.links[i].delta(&base.links[i]);
             let period_ns = measured * 1e9;
             let bounds = l.queue.area_bounds().to_vec();
-            let waited = delay_percentiles(&l.queue.dist.delay_hist, q.departures, l.queue.max_delay().as_nanos() as f64);
-            let lens = length_times(&l.queue.dist.len_hist, period_ns);
+            let dist = l.queue.distributions();
+            let waited = dist.map(|d| delay_percentiles(&d.delay_hist, q.departures, l.queue.max_delay().as_nanos() as f64));
+            let lens = dist.map_or(vec![], |d| length_times(&d.len_hist, period_ns));
             queues.push(QueueReport {
                 link: l.name.clone(),
                 arrivals: q.arrivals,
@@ -429,9 +432,9 @@ impl Report {
                 mean_len_packets: ratio(q.len_area_packets as f64, period_ns),
                 mean_len_bytes: ratio(q.len_area_bytes as f64, period_ns),
                 mean_delay_ms: ratio(q.delay_sum_ns as f64 * 1e-6, q.departures as f64),
-                delay_p50_ms: waited.0 * 1e-6,
-                delay_p95_ms: waited.1 * 1e-6,
-                delay_p99_ms: waited.2 * 1e-6,
+                delay_p50_ms: waited.map(|w| w.0 * 1e-6),
+                delay_p95_ms: waited.map(|w| w.1 * 1e-6),
+                delay_p99_ms: waited.map(|w| w.2 * 1e-6),
                 delay_max_ms: l.queue.max_delay().as_secs_f64() * 1e3,
                 max_len_packets: l.queue.max_packets,
                 final_len_packets: l.queue.len() as u32,

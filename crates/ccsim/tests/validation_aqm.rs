@@ -151,10 +151,10 @@ fn queue_reports_delay_percentiles_and_the_time_at_each_length() {
     let (_, r) = run_with(&overloaded("{ limit = 4 }"), &[]);
     let q = r.queues.iter().find(|q| q.link == "A->B").unwrap();
     let full = 4.0 * 528.0 * 8.0 / 1e6 * 1e3;
-    for p in [q.delay_p50_ms, q.delay_p95_ms, q.delay_p99_ms] {
+    for p in [q.delay_p50_ms, q.delay_p95_ms, q.delay_p99_ms].map(Option::unwrap) {
         assert!((p / full - 1.0).abs() < 0.03, "{p} vs {full}");
     }
-    assert!(q.delay_max_ms >= q.delay_p99_ms && q.delay_max_ms <= full * 1.01, "{}", q.delay_max_ms);
+    assert!(q.delay_max_ms >= q.delay_p99_ms.unwrap() && q.delay_max_ms <= full * 1.01, "{}", q.delay_max_ms);
     assert!(q.mean_delay_ms <= q.delay_max_ms);
     // Lengths 0 to 4, one bin each, times summing to the 2 s measured, most of it at 4.
     assert_eq!(q.len_hist_from, q.len_hist_to);
@@ -167,6 +167,28 @@ fn queue_reports_delay_percentiles_and_the_time_at_each_length() {
     // A queue nothing waited in: zeros, and all the time at length 0.
     let back = r.queues.iter().find(|q| q.link == "B->A");
     if let Some(b) = back {
-        assert_eq!((b.delay_p99_ms, b.delay_max_ms), (0.0, 0.0));
+        assert_eq!((b.delay_p99_ms, b.delay_max_ms), (Some(0.0), 0.0));
     }
+}
+
+#[test]
+fn a_report_without_queue_distributions_differs_only_in_them() {
+    let text = overloaded("{ discipline = \"red\", limit = 20, min_th = 3, max_th = 9, w_q = 0.1, byte_mode = false }");
+    let (_, kept) = run_with(&text, &[]);
+    let (_, none) = run_with(&text, &["report.queue_distributions=false"]);
+    let json = |r: &ccsim::report::Report| serde_json::to_value(r).unwrap();
+    let (mut kept, mut none) = (json(&kept), json(&none));
+    let fields = ["delay_p50_ms", "delay_p95_ms", "delay_p99_ms", "len_hist_from", "len_hist_to", "len_hist_ns"];
+    for (k, n) in kept["queues"].as_array_mut().unwrap().iter_mut().zip(none["queues"].as_array_mut().unwrap()) {
+        let (k, n) = (k.as_object_mut().unwrap(), n.as_object_mut().unwrap());
+        assert!(k["delay_p99_ms"].is_f64() && k["len_hist_ns"].as_array().is_some_and(|b| !b.is_empty()), "{k:?}");
+        for f in fields {
+            let gone = n.remove(f).unwrap();
+            assert!(gone.is_null() || gone.as_array().is_some_and(|b| b.is_empty()), "{f}: {gone}");
+            k.remove(f);
+        }
+    }
+    assert_eq!(kept, none);
+    // The waiting happened: the report without distributions still has its mean and maximum.
+    assert!(none["queues"][0]["delay_max_ms"].as_f64().unwrap() > 0.0);
 }

@@ -107,14 +107,19 @@ def queue_delay_table(summary: dict[str, Any]) -> str | None:
     waited = [q for q in summary.get("queues", []) if q.get("delay_max_ms", 0) > 0]
     if not waited:
         return None
-    waited.sort(key=lambda q: (-q["delay_p99_ms"], q["link"]))
+    # Without queue distributions (`report.queue_distributions = false`) the percentiles
+    # and the time at each length are null and empty: shown as "-", ranked by the maximum.
+    waited.sort(key=lambda q: (-(q["delay_p99_ms"] if q.get("delay_p99_ms") is not None else q["delay_max_ms"]), q["link"]))
     head = ["queue", "mean", "p50", "p95", "p99", "max (ms)", "max length", "time not empty"]
     rows = []
     for q in waited[:MAX_DELAY_ROWS]:
         times = list(zip(q.get("len_hist_from", []), q.get("len_hist_ns", [])))
-        busy = sum(t for lo, t in times if lo > 0) / max(1, sum(t for _, t in times))
-        cells = [q["link"]] + [f"{q[k]:.3g}" for k in ("mean_delay_ms", "delay_p50_ms", "delay_p95_ms", "delay_p99_ms", "delay_max_ms")]
-        cells += [str(q["max_len_packets"]), f"{100 * busy:.1f}%"]
+        busy = f"{100 * sum(t for lo, t in times if lo > 0) / sum(t for _, t in times):.1f}%" if times else "-"
+        cells = [q["link"]] + [
+            "-" if q.get(k) is None else f"{q[k]:.3g}"
+            for k in ("mean_delay_ms", "delay_p50_ms", "delay_p95_ms", "delay_p99_ms", "delay_max_ms")
+        ]
+        cells += [str(q["max_len_packets"]), busy]
         rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
     th = "<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"
     more = (

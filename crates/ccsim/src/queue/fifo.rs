@@ -101,6 +101,9 @@ pub struct EgressQueue {
     /// own buffer, and whether it decides at dequeue; in the padding before it.
     owns_buffer: bool,
     at_dequeue: bool,
+    /// Whether the queue keeps [`Distributions`] (see
+    /// [`keep_no_distributions`](Self::keep_no_distributions)); in the same padding.
+    keeps_dist: bool,
     discipline: Discipline,
     pub stats: QueueStats,
     /// The FIFO (empty when the discipline owns the buffer).
@@ -114,8 +117,8 @@ pub struct EgressQueue {
     len_run: BinRun,
     /// What the report's percentiles and length distribution are read from, boxed, off the
     /// lines a packet's passage reads; a packet that waits adds to the runs, and reaches the
-    /// box only when a run changes bin.
-    pub dist: Box<Distributions>,
+    /// box only when a run changes bin. Empty when the queue keeps none.
+    dist: Box<Distributions>,
     /// Sum of the sojourns of the packets that have left the buffer, ns, and the same
     /// weighted by their sizes, byte x ns.
     left_area_packets: u128,
@@ -167,6 +170,7 @@ impl EgressQueue {
         EgressQueue {
             owns_buffer: discipline.own_buffer_ref().is_some(),
             at_dequeue: discipline.decides_at_dequeue(),
+            keeps_dist: true,
             buf: VecDeque::new(),
             packets: 0,
             bytes: 0,
@@ -188,6 +192,19 @@ impl EgressQueue {
             delay_run: BinRun::default(),
             max_delay: Dur::ZERO,
         }
+    }
+
+    /// From now on the queue keeps no [`Distributions`]: a packet's passage adds nothing to a
+    /// histogram (what the report's percentiles and length distribution cost, for a run that
+    /// reads neither).
+    pub fn keep_no_distributions(&mut self) {
+        self.keeps_dist = false;
+    }
+
+    /// The distributions since the start of measurement (complete after
+    /// [`settle`](Self::settle)), if the queue keeps them.
+    pub fn distributions(&self) -> Option<&Distributions> {
+        self.keeps_dist.then_some(&*self.dist)
     }
 
     pub fn occupancy(&self) -> Occupancy {
@@ -295,6 +312,9 @@ impl EgressQueue {
     /// length histogram.
     #[inline]
     fn length_changes(&mut self, now: SimTime) {
+        if !self.keeps_dist {
+            return;
+        }
         if self.packets > 0 && now > self.len_since {
             self.len_run.add(&mut self.dist.len_hist, self.packets as u64, now.since(self.len_since).as_nanos());
         }
@@ -400,7 +420,9 @@ impl EgressQueue {
         let waited = since.map_or(Dur::ZERO, |since| now - since);
         self.stats.delay_sum_ns += waited.as_nanos() as u128;
         if since.is_some() {
-            self.delay_run.add(&mut self.dist.delay_hist, waited.as_nanos(), 1);
+            if self.keeps_dist {
+                self.delay_run.add(&mut self.dist.delay_hist, waited.as_nanos(), 1);
+            }
             self.max_delay = self.max_delay.max(waited);
         }
         let occ = self.occupancy();
@@ -512,8 +534,8 @@ impl EgressQueue {
         self.drop_areas = [0; MAX_AREAS];
         self.len_run = BinRun::default();
         self.delay_run = BinRun::default();
-        self.dist.delay_hist.clear();
         self.max_delay = Dur::ZERO;
+        self.dist.delay_hist.clear();
         self.dist.len_hist.clear();
     }
 }
@@ -664,22 +686,22 @@ mod tests {
         q.dequeue(ms(10)); // waited 7 ms; empty from 10 ms
         q.settle(ms(20));
         assert_eq!(q.stats.departures, 4);
-        assert_eq!(q.dist.delay_hist.total(), 3);
+        assert_eq!(q.distributions().unwrap().delay_hist.total(), 3);
         assert_eq!(q.max_delay(), Dur::from_millis(7));
         // The median of {0, 5, 5, 7} ms is 5 ms (to the histogram's resolution).
-        let p50 = q.dist.delay_hist.quantile(0.5, 1);
+        let p50 = q.distributions().unwrap().delay_hist.quantile(0.5, 1);
         assert!((p50 / 5e6 - 1.0).abs() < 0.02, "{p50}");
-        assert_eq!(q.dist.delay_hist.quantile(0.25, 1), 0.0);
+        assert_eq!(q.distributions().unwrap().delay_hist.quantile(0.25, 1), 0.0);
         // Time at length 1: 1-2 ms and 7-10 ms; at 2: 2-3 and 6-7; at 3: 3-6.
-        let bins: Vec<_> = q.dist.len_hist.bins().collect();
+        let bins: Vec<_> = q.distributions().unwrap().len_hist.bins().collect();
         assert_eq!(bins, [(1, 1, 4_000_000), (2, 2, 2_000_000), (3, 3, 3_000_000)]);
         // A new measurement period forgets both, and the maximum delay.
         q.begin_measurement();
-        assert_eq!((q.dist.delay_hist.total(), q.dist.len_hist.total(), q.max_delay()), (0, 0, Dur::ZERO));
+        assert_eq!((q.distributions().unwrap().delay_hist.total(), q.distributions().unwrap().len_hist.total(), q.max_delay()), (0, 0, Dur::ZERO));
         // The time at the current length counts from the last change or settle.
         offer(&mut q, data(3, 1000), ms(21));
         q.settle(ms(25));
-        assert_eq!(q.dist.len_hist.bins().collect::<Vec<_>>(), [(1, 1, 4_000_000)]);
+        assert_eq!(q.distributions().unwrap().len_hist.bins().collect::<Vec<_>>(), [(1, 1, 4_000_000)]);
     }
 
     #[test]

@@ -83,6 +83,9 @@ pub fn build_with(sc: &Scenario, seed: Option<u64>, out_dir: Option<&Path>, limi
     for (i, spec) in sc.links.iter().enumerate() {
         add_links(&mut net, &mut link_queues, spec, &format!("links[{i}]"), &node, seed, sc.profile)?;
     }
+    if !sc.report.queue_distributions {
+        net.links.iter_mut().for_each(|l| l.queue.keep_no_distributions());
+    }
     let mut link_ids: HashMap<String, LinkId> = HashMap::new();
     for (i, l) in net.links.iter().enumerate() {
         if link_ids.insert(l.name.clone(), i as LinkId).is_some() {

@@ -58,10 +58,30 @@ pub struct Scenario {
     /// built (by the Python package; the core ignores the list).
     #[serde(default)]
     pub plugins: Vec<String>,
+    /// What the report keeps beyond its counts; absent: everything.
+    #[serde(default)]
+    pub report: ReportSpec,
     /// Router mechanisms registered as plug-ins, one table each: `name` selects the plug-in,
     /// the other keys are its settings (`router::external`).
     #[serde(default)]
     pub mechanisms: Vec<toml::Table>,
+}
+
+/// What the report keeps beyond its counts.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReportSpec {
+    /// Every queue's sojourn percentiles (`delay_p50_ms` ... `delay_p99_ms`) and time at each
+    /// length (`len_hist_*`). `false`: those fields are null and empty, and a packet's
+    /// passage through a queue costs less.
+    #[serde(default = "yes")]
+    pub queue_distributions: bool,
+}
+
+impl Default for ReportSpec {
+    fn default() -> Self {
+        ReportSpec { queue_distributions: true }
+    }
 }
 
 /// Which packet events to log. Empty lists select everything of their kind.

@@ -2,7 +2,8 @@
 //! benchmark example and the tests.
 
 /// The scenario `ccsim.bench.dumbbell(n, sim_time, seed)` builds, as TOML (ns-2's rules,
-/// as `benchmarks/ns2/dumbbell.tcl` sets them): a 100 Mb/s bottleneck.
+/// as `benchmarks/ns2/dumbbell.tcl` sets them): a 100 Mb/s bottleneck. Its report keeps no
+/// queue distributions: the benchmark prints none.
 #[allow(dead_code)] // not every test binary that includes this module uses both
 pub fn dumbbell_toml(n: u32, sim_time: f64, seed: u64, warmup: f64) -> String {
     dumbbell_toml_at(n, sim_time, seed, warmup, 100)
@@ -24,6 +25,9 @@ warmup = "{warmup}s"
 seed = {seed}
 hosts = ["S{{1..{n}}}", "D{{1..{n}}}"]
 routers = ["R1", "R2"]
+
+[report]
+queue_distributions = false
 
 [[links]]
 between = ["S{{1..{n}}}", "R1"]
