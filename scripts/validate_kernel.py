@@ -15,6 +15,14 @@ the differences beyond 10 % goodput or 25 % mean queue flagged. Kernel runs need
     python scripts/validate_kernel.py --kernel-from rows.json   # rerun the simulated side only
     python scripts/validate_kernel.py --kernel-from rows.json --set flows.0.tcp.rack=false
                                                            # ... with a setting changed
+    python scripts/validate_kernel.py --flagged-in rows.json --repeat 3 --update rows.json
+                                                           # the flagged rows, 3 runs each
+
+With `--repeat K` each side of a row runs K times, run i with seed i on both sides (the same
+start times: paired), and the row shows the medians; it is flagged when the medians differ
+beyond the tolerance, and marked `spread` when the kernel's own K runs differ by more than
+it (the row's single run cannot then be told from its noise). The rows keep every run
+(`sim_runs`, `kernel_runs`).
 
 The load average before each kernel run is printed with it: the router is a user-space
 process and a loaded machine slows it (docs/kernel.md, "Limits").
@@ -35,6 +43,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
 
 from ccsim import kernel  # noqa: E402
+
+# A row is flagged when goodput differs by more than this fraction, or the mean queue by more
+# than QUEUE where either side's is at least 2 packets.
+GOODPUT, QUEUE = 0.10, 0.25
 
 PACKET = 1500  # bytes on the wire of a full segment (MSS 1460 + 40; the kernel's 1448 + 52)
 
@@ -98,17 +110,17 @@ def measures(s: dict) -> dict:
     }
 
 
-def run_sim(path: Path, sets: list[str] = ()) -> dict:
-    extra = [arg for s in sets for arg in ("--set", s)]
+def run_sim(path: Path, sets: list[str] = (), seed: int = 1) -> dict:
+    extra = [arg for s in sets for arg in ("--set", s)] + ["--seed", str(seed)]
     out = subprocess.run(
         [sys.executable, "-m", "ccsim", "run", str(path), "--json", "--quiet", *extra], capture_output=True, text=True, check=True
     )
     return measures(json.loads(out.stdout))
 
 
-def run_kernel(path: Path) -> dict:
+def run_kernel(path: Path, seed: int = 1) -> dict:
     load = os.getloadavg()[0]
-    s = kernel.run(path)
+    s = kernel.run(path, [f"seed={seed}"])
     m = measures(s)
     m["load"] = load
     return m
@@ -116,6 +128,33 @@ def run_kernel(path: Path) -> dict:
 
 def differ(sim: float, ker: float, tolerance: float) -> bool:
     return abs(ker - sim) > tolerance * max(abs(sim), 1e-9)
+
+
+def key(row: dict) -> tuple:
+    """What names a row: (N, rate, RTT, queue, congestion control)."""
+    return (row["n"], row["rate_mbps"], row["rtt_ms"], row["queue"], row["cc"])
+
+
+def median_of(runs: list[dict]) -> dict:
+    """Each measure's median over the runs (the lower middle one of an even count, so that
+    it is a value some run had)."""
+    return {k: sorted(r[k] for r in runs)[(len(runs) - 1) // 2] for k in runs[0]}
+
+
+def spread(runs: list[dict], key: str, tolerance: float, floor: float = 0.0) -> bool:
+    """Whether some run's `key` differs from the runs' median by more than `tolerance` of it
+    (where some run's is at least `floor`)."""
+    middle = median_of(runs)[key]
+    return max(r[key] for r in runs) >= floor and any(differ(middle, r[key], tolerance) for r in runs)
+
+
+def flags_of(sim: dict, ker: dict) -> list[str]:
+    flags = []
+    if differ(sim["goodput_mbps"], ker["goodput_mbps"], GOODPUT):
+        flags.append("goodput")
+    if differ(sim["mean_queue"], ker["mean_queue"], QUEUE) and max(sim["mean_queue"], ker["mean_queue"]) >= 2:
+        flags.append("queue")
+    return flags
 
 
 def main() -> int:
@@ -142,12 +181,22 @@ def main() -> int:
         metavar="FILE",
         help="take the kernel's columns from the rows of an earlier --json run instead of running the kernel (the simulated side reruns)",
     )
+    ap.add_argument("--repeat", type=int, default=1, metavar="K", help="run each side of a row K times (seeds 1..K) and compare medians")
+    ap.add_argument("--flagged-in", metavar="FILE", help="only the rows flagged in an earlier --json run")
+    ap.add_argument("--update", metavar="FILE", help="write these rows into an earlier --json file, replacing the same rows")
     a = ap.parse_args()
+    if a.repeat < 1:
+        ap.error(f"--repeat: at least 1 run, not {a.repeat}")
+    if a.kernel_from and a.repeat > 1:
+        ap.error("--repeat reruns the kernel side: not with --kernel-from")
+    wanted = None
+    if a.flagged_in:
+        wanted = {key(r) for r in json.loads(Path(a.flagged_in).read_text()) if r.get("flags")}
     recorded = {}
     if a.kernel_from:
         for r in json.loads(Path(a.kernel_from).read_text()):
             if r.get("kernel"):
-                recorded[(r["n"], r["rate_mbps"], r["rtt_ms"], r["queue"], r["cc"])] = r["kernel"]
+                recorded[key(r)] = r["kernel"]
         why = None
     else:
         why = kernel.unavailable()
@@ -160,32 +209,44 @@ def main() -> int:
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for n, rate, rtt, disc, cc in itertools.product(a.n, a.rate, a.rtt, a.queue, a.cc):
+            if wanted is not None and (n, rate, rtt, disc, cc) not in wanted:
+                continue
             path = Path(tmp) / "s.toml"
             path.write_text(scenario(n, rate, rtt, disc, cc, a.duration, a.warmup, a.profile))
-            sim = run_sim(path, a.set)
+            seeds = range(1, a.repeat + 1)
+            sim_runs = [run_sim(path, a.set, seed) for seed in seeds]
+            sim = median_of(sim_runs)
+            ker_runs = []
             if a.kernel_from:
                 ker = recorded.get((n, rate, rtt, disc, cc))
             else:
-                ker = None if why else run_kernel(path)
-            flags = []
-            if ker:
-                if differ(sim["goodput_mbps"], ker["goodput_mbps"], 0.10):
-                    flags.append("goodput")
-                if differ(sim["mean_queue"], ker["mean_queue"], 0.25) and max(sim["mean_queue"], ker["mean_queue"]) >= 2:
-                    flags.append("queue")
+                ker_runs = [] if why else [run_kernel(path, seed) for seed in seeds]
+                ker = median_of(ker_runs) if ker_runs else None
+            flags = flags_of(sim, ker) if ker else []
+            if len(ker_runs) > 1 and (spread(ker_runs, "goodput_mbps", GOODPUT) or spread(ker_runs, "mean_queue", QUEUE, 2)):
+                flags.append("spread")
             k = ker or {}
+            runs = [f"median of {a.repeat}"] if a.repeat > 1 else []
 
             def pair(key, fmt, sim=sim, k=k):
                 return f"{sim[key]:{fmt}} / {k[key]:{fmt}}" if k else f"{sim[key]:{fmt}} / -"
 
             print(
                 f"| {n} | {rate:g} Mb/s | {rtt:g} ms | {disc} | {cc} | {pair('goodput_mbps', '.2f')} | {pair('mean_queue', '.1f')} | "
-                f"{pair('drops', 'd')} | {pair('retransmissions', 'd')} | {k.get('load', float('nan')):.1f} | {', '.join(flags)} |",
+                f"{pair('drops', 'd')} | {pair('retransmissions', 'd')} | {k.get('load', float('nan')):.1f} | {', '.join(flags + runs)} |",
                 flush=True,
             )
-            rows.append({"n": n, "rate_mbps": rate, "rtt_ms": rtt, "queue": disc, "cc": cc, "sim": sim, "kernel": ker, "flags": flags})
+            row = {"n": n, "rate_mbps": rate, "rtt_ms": rtt, "queue": disc, "cc": cc, "sim": sim, "kernel": ker, "flags": flags}
+            if a.repeat > 1:
+                row |= {"sim_runs": sim_runs, "kernel_runs": ker_runs}
+            rows.append(row)
     if a.json:
         Path(a.json).write_text(json.dumps(rows, indent=1))
+    if a.update:
+        new = {key(r): r for r in rows}
+        old = json.loads(Path(a.update).read_text())
+        merged = [new.pop(key(r), r) for r in old] + list(new.values())
+        Path(a.update).write_text(json.dumps(merged, indent=1))
     return 0
 
 

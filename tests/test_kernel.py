@@ -273,3 +273,50 @@ def test_a_kernel_run_writes_the_series_asked_for_and_the_parquet_tables(tmp_pat
     assert long.columns == ["name", "t", "value"] and set(long["name"]) == set(by)
     assert res.flows.height == 3 and res.summary["mode"] == "kernel"
     assert _ours() == [] and _tun_devices() == []
+
+
+def _validate_kernel():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import validate_kernel
+    finally:
+        sys.path.pop(0)
+    return validate_kernel
+
+
+def test_the_kernel_table_compares_medians_and_marks_a_kernel_that_spreads():
+    v = _validate_kernel()
+    runs = [{"goodput_mbps": g, "mean_queue": q} for g, q in [(9.0, 3.0), (9.6, 3.1), (8.0, 2.9)]]
+    assert v.median_of(runs) == {"goodput_mbps": 9.0, "mean_queue": 3.0}
+    assert v.median_of(runs[:2]) == {"goodput_mbps": 9.0, "mean_queue": 3.0}, "the lower middle of an even count"
+    assert v.spread(runs, "goodput_mbps", v.GOODPUT)  # 8.0 is 11 % below 9.0
+    assert not v.spread(runs, "mean_queue", v.QUEUE, 2)
+    assert v.spread([{"q": 1.9}, {"q": 1.0}], "q", v.QUEUE) and not v.spread([{"q": 1.9}, {"q": 1.0}], "q", v.QUEUE, 2)
+    sim = {"goodput_mbps": 10.0, "mean_queue": 1.0}
+    assert v.flags_of(sim, {"goodput_mbps": 8.9, "mean_queue": 1.9}) == ["goodput"]
+    assert v.flags_of(sim, {"goodput_mbps": 9.1, "mean_queue": 2.1}) == ["queue"]
+
+
+def test_the_kernel_table_reruns_the_flagged_rows_into_the_earlier_file(tmp_path):
+    # The simulated side against recorded kernel columns (no root): only the flagged row
+    # reruns, and --update replaces it in place, the other rows as they were.
+    v = _validate_kernel()
+    old = [
+        {"n": 1, "rate_mbps": 10.0, "rtt_ms": 20.0, "queue": q, "cc": "newreno", "sim": {}, "kernel": k, "flags": f}
+        for q, k, f in [
+            ("droptail", {"goodput_mbps": 9.6, "mean_queue": 11.0, "drops": 1, "retransmissions": 1, "load": 0.1}, []),
+            ("red", {"goodput_mbps": 5.0, "mean_queue": 5.0, "drops": 1, "retransmissions": 1, "load": 0.1}, ["goodput"]),
+        ]
+    ]
+    rows = tmp_path / "rows.json"
+    rows.write_text(json.dumps(old))
+    args = ["--n", "1", "--rate", "10", "--rtt", "20", "--cc", "newreno", "--duration", "3", "--warmup", "1"]
+    args += ["--kernel-from", str(rows), "--flagged-in", str(rows), "--update", str(rows)]
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "validate_kernel.py"), *args], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    lines = [line for line in out.stdout.splitlines() if line.startswith("| 1 |")]
+    assert len(lines) == 1 and "| red |" in lines[0] and "goodput" in lines[0], out.stdout
+    new = json.loads(rows.read_text())
+    assert [r["queue"] for r in new] == ["droptail", "red"] and new[0] == old[0]
+    assert new[1]["sim"]["goodput_mbps"] > 0 and new[1]["kernel"] == old[1]["kernel"]
+    assert v.key(new[1]) == (1, 10.0, 20.0, "red", "newreno")
