@@ -108,6 +108,22 @@ def _ip(*args: str, stdin: str | None = None) -> None:
         raise KernelError(f"ip {' '.join(args)}: {r.stderr.strip()}")
 
 
+def _check_one_segment_per_packet(ns: str) -> None:
+    """Software segmentation (GSO) is on for every device, the TUN device too: TCP would then
+    build several segments at once, sized to about a millisecond at its pacing rate, and
+    defer sending to fill them (`tcp_tso_autosize()`, `tcp_tso_should_defer()`), which sends
+    bursts of 3 to 5 segments where a TCP without offloads sends one per freed segment. The
+    device's `gso_max_segs` of 1 keeps TCP to one segment per packet; refused if it did not
+    take."""
+    r = subprocess.run(["ip", "-n", ns, "-d", "-j", "link", "show", "dev", IFNAME], capture_output=True, text=True)
+    try:
+        segs = json.loads(r.stdout)[0].get("gso_max_segs")
+    except (ValueError, IndexError, KeyError):
+        raise KernelError(f"cannot read {IFNAME}'s segmentation offload in {ns}: {r.stderr.strip() or r.stdout.strip()}") from None
+    if segs != 1:
+        raise KernelError(f"{IFNAME} in {ns} keeps gso_max_segs {segs}: TCP would send several segments at once")
+
+
 def namespaces() -> list[str]:
     """The network namespaces of kernel runs present on this machine."""
     r = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True)
@@ -285,9 +301,10 @@ def run(
                 ns,
                 "-batch",
                 "-",
-                stdin=f"link set lo up\nlink set {IFNAME} up mtu {p['mtu']} txqueuelen 1000\n"
+                stdin=f"link set lo up\nlink set {IFNAME} up mtu {p['mtu']} txqueuelen 1000 gso_max_segs 1\n"
                 f"addr add {n['addr']}/32 dev {IFNAME}\nroute add default dev {IFNAME}\n",
             )
+            _check_one_segment_per_packet(ns)
         spec = Path(logs.name) / "plan.json"
         spec.write_text(json.dumps(p))
         hosts = sorted({f["src"] for f in p["flows"]} | {f["dst"] for f in p["flows"]}, key=lambda h: list(ns_of).index(h))
