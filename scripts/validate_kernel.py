@@ -17,6 +17,8 @@ the differences beyond 10 % goodput or 25 % mean queue flagged. Kernel runs need
                                                            # ... with a setting changed
     python scripts/validate_kernel.py --flagged-in rows.json --repeat 3 --update rows.json
                                                            # the flagged rows, 3 runs each
+    python scripts/validate_kernel.py --gso off --json rows-gso-off.json
+                                                           # the kernel's senders without GSO
 
 With `--repeat K` each side of a row runs K times, run i with seed i on both sides (the same
 start times: paired), and the row shows the medians; it is flagged when the medians differ
@@ -118,9 +120,9 @@ def run_sim(path: Path, sets: list[str] = (), seed: int = 1) -> dict:
     return measures(json.loads(out.stdout))
 
 
-def run_kernel(path: Path, seed: int = 1) -> dict:
+def run_kernel(path: Path, seed: int = 1, gso: bool = True) -> dict:
     load = os.getloadavg()[0]
-    s = kernel.run(path, [f"seed={seed}"])
+    s = kernel.run(path, [f"seed={seed}"], gso=gso)
     m = measures(s)
     m["load"] = load
     return m
@@ -183,6 +185,7 @@ def main() -> int:
     )
     ap.add_argument("--repeat", type=int, default=1, metavar="K", help="run each side of a row K times (seeds 1..K) and compare medians")
     ap.add_argument("--flagged-in", metavar="FILE", help="only the rows flagged in an earlier --json run")
+    ap.add_argument("--gso", choices=["on", "off"], default="on", help="the kernel hosts' software segmentation (`ccsim kernel run --gso`)")
     ap.add_argument("--update", metavar="FILE", help="write these rows into an earlier --json file, replacing the same rows")
     a = ap.parse_args()
     if a.repeat < 1:
@@ -220,7 +223,7 @@ def main() -> int:
             if a.kernel_from:
                 ker = recorded.get((n, rate, rtt, disc, cc))
             else:
-                ker_runs = [] if why else [run_kernel(path, seed) for seed in seeds]
+                ker_runs = [] if why else [run_kernel(path, seed, a.gso == "on") for seed in seeds]
                 ker = median_of(ker_runs) if ker_runs else None
             flags = flags_of(sim, ker) if ker else []
             if len(ker_runs) > 1 and (spread(ker_runs, "goodput_mbps", GOODPUT) or spread(ker_runs, "mean_queue", QUEUE, 2)):

@@ -111,6 +111,17 @@ def test_a_short_kernel_run_reports_and_leaves_nothing_behind(tmp_path):
 
 
 @needs_kernel
+def test_a_kernel_run_without_gso_sends_one_segment_at_a_time(tmp_path):
+    # Off, the hosts' TUN devices keep TCP to one segment per send (checked at set-up);
+    # the run reports which it was.
+    path = tmp_path / "s.toml"
+    path.write_text(SHORT)
+    s = kernel.run(path, ["duration=2s", "warmup=0.5s"], gso=False)
+    assert s["machine"]["gso"] is False and all(f["delivered_bytes"] > 0 for f in s["flows"])
+    assert _ours() == [] and _tun_devices() == []
+
+
+@needs_kernel
 def test_killing_the_router_mid_run_fails_the_run_and_leaves_nothing(tmp_path):
     path = tmp_path / "s.toml"
     path.write_text(SHORT)

@@ -109,12 +109,12 @@ def _ip(*args: str, stdin: str | None = None) -> None:
 
 
 def _check_one_segment_per_packet(ns: str) -> None:
-    """Software segmentation (GSO) is on for every device, the TUN device too: TCP would then
-    build several segments at once, sized to about a millisecond at its pacing rate, and
-    defer sending to fill them (`tcp_tso_autosize()`, `tcp_tso_should_defer()`), which sends
-    bursts of 3 to 5 segments where a TCP without offloads sends one per freed segment. The
-    device's `gso_max_segs` of 1 keeps TCP to one segment per packet; refused if it did not
-    take."""
+    """Software segmentation (GSO) is on for every device, the TUN device too: TCP then builds
+    several segments at once, sized to about a millisecond at its pacing rate, and defers
+    sending to fill them (`tcp_tso_autosize()`, `tcp_tso_should_defer()`), which sends bursts
+    of 3 to 5 segments where a TCP without it sends one per freed segment (each still one
+    packet on the wire: the device segments in software). The device's `gso_max_segs` of 1
+    keeps TCP to one segment per send; refused if it did not take."""
     r = subprocess.run(["ip", "-n", ns, "-d", "-j", "link", "show", "dev", IFNAME], capture_output=True, text=True)
     try:
         segs = json.loads(r.stdout)[0].get("gso_max_segs")
@@ -232,11 +232,16 @@ def _on_sigterm(signum, frame):
 
 
 def run(
-    path: Path | str, overrides: list[str] | None = None, out_dir: Path | str | None = None, pcap: list[str] | None = None
+    path: Path | str,
+    overrides: list[str] | None = None,
+    out_dir: Path | str | None = None,
+    pcap: list[str] | None = None,
+    gso: bool = True,
 ) -> dict[str, Any]:
     """Runs the scenario at `path` with the kernel's TCP; returns the summary. Each router
     named in `pcap` writes `NAME.pcap` (every packet it receives) into `out_dir` (default:
-    the current folder)."""
+    the current folder). `gso=False` turns the hosts' software segmentation off (see
+    `_check_one_segment_per_packet`)."""
     why = unavailable()
     if why:
         raise KernelError(why)
@@ -301,10 +306,11 @@ def run(
                 ns,
                 "-batch",
                 "-",
-                stdin=f"link set lo up\nlink set {IFNAME} up mtu {p['mtu']} txqueuelen 1000 gso_max_segs 1\n"
+                stdin=f"link set lo up\nlink set {IFNAME} up mtu {p['mtu']} txqueuelen 1000{'' if gso else ' gso_max_segs 1'}\n"
                 f"addr add {n['addr']}/32 dev {IFNAME}\nroute add default dev {IFNAME}\n",
             )
-            _check_one_segment_per_packet(ns)
+            if not gso:
+                _check_one_segment_per_packet(ns)
         spec = Path(logs.name) / "plan.json"
         spec.write_text(json.dumps(p))
         hosts = sorted({f["src"] for f in p["flows"]} | {f["dst"] for f in p["flows"]}, key=lambda h: list(ns_of).index(h))
@@ -360,6 +366,7 @@ def run(
         "load_average_before": list(load_before),
         "load_average_after": list(os.getloadavg()),
         "kernel": os.uname().release,
+        "gso": gso,
     }
     if out_dir:
         from .results import Results

@@ -43,6 +43,9 @@ examples:
       also write results/summary.json, the Parquet tables of `ccsim run --out` and
       results/R1.pcap (every packet R1 receives)
 
+  ccsim kernel run scenarios/kernel_dumbbell.toml --gso off
+      the senders' TCP one segment per send (no software segmentation)
+
 exit status: 0 on success, 2 for a problem with the scenario or the arguments, 1 if the run
 could not start or failed (not root, no TUN, a process died)."""
 
@@ -72,6 +75,13 @@ def register(subparsers) -> None:
     q.add_argument(
         "--pcap", metavar="ROUTERS", help="routers (comma-separated) that write ROUTER.pcap into --out: every packet they receive"
     )
+    q.add_argument(
+        "--gso",
+        choices=["on", "off"],
+        default="on",
+        help="the hosts' software segmentation: on (Linux's default: TCP sends about a millisecond of segments at a time) "
+        "or off (one segment per send, as the simulator's TCP); docs/kernel.md",
+    )
     q.set_defaults(func=run)
     r = sub.add_parser("router", help="(used by run) the router process")
     r.add_argument("file")
@@ -93,7 +103,8 @@ def run(args: argparse.Namespace) -> int:
     _text(args.file)
     kernel.plan(args.file, args.overrides)  # a problem with the file: exit 2
     try:
-        summary = kernel.run(args.file, args.overrides, args.out, [r for r in (args.pcap or "").split(",") if r])
+        pcap = [r for r in (args.pcap or "").split(",") if r]
+        summary = kernel.run(args.file, args.overrides, args.out, pcap, gso=args.gso == "on")
     except kernel.KernelError as e:
         print(f"error: {e}", file=sys.stderr)
         return 1
