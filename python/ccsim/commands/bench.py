@@ -1,5 +1,6 @@
 """`ccsim bench dumbbell N [SIMTIME] [SEED]`: the DUMBBELL-N speed benchmark's ccsim side,
-printing key=value lines as benchmarks/run.sh expects."""
+printing key=value lines as benchmarks/run.sh expects. Its scenario keeps no queue
+distributions (`report.queue_distributions = false`): it prints no sojourn percentiles."""
 
 from __future__ import annotations
 
