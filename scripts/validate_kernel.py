@@ -44,8 +44,8 @@ from pathlib import Path
 from ccsim import kernel  # the installed package (its compiled core is not in the tree)
 
 # A row is flagged when goodput differs by more than this fraction, or the mean queue by more
-# than QUEUE where either side's is at least 2 packets.
-GOODPUT, QUEUE = 0.10, 0.25
+# than QUEUE where either side's is at least QUEUE_FLOOR packets.
+GOODPUT, QUEUE, QUEUE_FLOOR = 0.10, 0.25, 2
 
 PACKET = 1500  # bytes on the wire of a full segment (MSS 1460 + 40; the kernel's 1448 + 52)
 
@@ -140,18 +140,18 @@ def median_of(runs: list[dict]) -> dict:
     return {k: sorted(r[k] for r in runs)[(len(runs) - 1) // 2] for k in runs[0]}
 
 
-def spread(runs: list[dict], key: str, tolerance: float, floor: float = 0.0) -> bool:
-    """Whether some run's `key` differs from the runs' median by more than `tolerance` of it
-    (where some run's is at least `floor`)."""
-    middle = median_of(runs)[key]
-    return max(r[key] for r in runs) >= floor and any(differ(middle, r[key], tolerance) for r in runs)
+def spread(runs: list[dict], measure: str, tolerance: float, floor: float = 0.0) -> bool:
+    """Whether some run's `measure` differs from the runs' median by more than `tolerance` of
+    it (where some run's is at least `floor`)."""
+    middle = median_of(runs)[measure]
+    return max(r[measure] for r in runs) >= floor and any(differ(middle, r[measure], tolerance) for r in runs)
 
 
 def flags_of(sim: dict, ker: dict) -> list[str]:
     flags = []
     if differ(sim["goodput_mbps"], ker["goodput_mbps"], GOODPUT):
         flags.append("goodput")
-    if differ(sim["mean_queue"], ker["mean_queue"], QUEUE) and max(sim["mean_queue"], ker["mean_queue"]) >= 2:
+    if differ(sim["mean_queue"], ker["mean_queue"], QUEUE) and max(sim["mean_queue"], ker["mean_queue"]) >= QUEUE_FLOOR:
         flags.append("queue")
     return flags
 
@@ -223,7 +223,7 @@ def main() -> int:
                 ker_runs = [] if why else [run_kernel(path, seed, a.gso == "on") for seed in seeds]
                 ker = median_of(ker_runs) if ker_runs else None
             flags = flags_of(sim, ker) if ker else []
-            if len(ker_runs) > 1 and (spread(ker_runs, "goodput_mbps", GOODPUT) or spread(ker_runs, "mean_queue", QUEUE, 2)):
+            if len(ker_runs) > 1 and (spread(ker_runs, "goodput_mbps", GOODPUT) or spread(ker_runs, "mean_queue", QUEUE, QUEUE_FLOOR)):
                 flags.append("spread")
             k = ker or {}
             runs = [f"median of {a.repeat}"] if a.repeat > 1 else []

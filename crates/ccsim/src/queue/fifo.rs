@@ -534,8 +534,8 @@ impl EgressQueue {
         self.drop_areas = [0; MAX_AREAS];
         self.len_run = BinRun::default();
         self.delay_run = BinRun::default();
-        self.max_delay = Dur::ZERO;
         self.dist.delay_hist.clear();
+        self.max_delay = Dur::ZERO;
         self.dist.len_hist.clear();
     }
 }
