@@ -13,6 +13,7 @@ the differences beyond 10 % goodput or 25 % mean queue flagged. Kernel runs need
     python scripts/validate_kernel.py --json rows.json     # also the rows as JSON
     python scripts/validate_kernel.py --profile rfc        # the simulator under the RFCs' defaults
     python scripts/validate_kernel.py --kernel-from rows.json   # rerun the simulated side only
+                                                           # (as often as each row's kernel side ran)
     python scripts/validate_kernel.py --kernel-from rows.json --set flows.0.tcp.rack=false
                                                            # ... with a setting changed
     python scripts/validate_kernel.py --flagged-in rows.json --repeat 3 --update rows.json
@@ -178,7 +179,7 @@ def main() -> int:
     ap.add_argument(
         "--kernel-from",
         metavar="FILE",
-        help="take the kernel's columns from the rows of an earlier --json run instead of running the kernel (the simulated side reruns)",
+        help="take the kernel's columns from the rows of an earlier --json run instead of running the kernel (the simulated side reruns, once per recorded kernel run)",
     )
     ap.add_argument("--repeat", type=int, default=1, metavar="K", help="run each side of a row K times (seeds 1..K) and compare medians")
     ap.add_argument("--flagged-in", metavar="FILE", help="only the rows flagged in an earlier --json run")
@@ -188,7 +189,7 @@ def main() -> int:
     if a.repeat < 1:
         ap.error(f"--repeat: at least 1 run, not {a.repeat}")
     if a.kernel_from and a.repeat > 1:
-        ap.error("--repeat reruns the kernel side: not with --kernel-from")
+        ap.error("--repeat reruns the kernel side: not with --kernel-from (a row recorded with K runs reruns its simulated side K times)")
     wanted = None
     if a.flagged_in:
         wanted = {key(r) for r in json.loads(Path(a.flagged_in).read_text()) if r.get("flags")}
@@ -196,7 +197,7 @@ def main() -> int:
     if a.kernel_from:
         for r in json.loads(Path(a.kernel_from).read_text()):
             if r.get("kernel"):
-                recorded[key(r)] = r["kernel"]
+                recorded[key(r)] = r
         why = None
     else:
         why = kernel.unavailable()
@@ -213,12 +214,16 @@ def main() -> int:
                 continue
             path = Path(tmp) / "s.toml"
             path.write_text(scenario(n, rate, rtt, disc, cc, a.duration, a.warmup, a.profile))
-            seeds = range(1, a.repeat + 1)
+            old = recorded.get((n, rate, rtt, disc, cc))
+            # A recorded row's kernel runs (seeds 1..K) fix the simulated side's.
+            repeat = len(old.get("kernel_runs") or [None]) if old else a.repeat
+            seeds = range(1, repeat + 1)
             sim_runs = [run_sim(path, a.set, seed) for seed in seeds]
             sim = median_of(sim_runs)
             ker_runs = []
             if a.kernel_from:
-                ker = recorded.get((n, rate, rtt, disc, cc))
+                ker = old and old["kernel"]
+                ker_runs = (old and old.get("kernel_runs")) or []
             else:
                 ker_runs = [] if why else [run_kernel(path, seed, a.gso == "on") for seed in seeds]
                 ker = median_of(ker_runs) if ker_runs else None
@@ -226,7 +231,7 @@ def main() -> int:
             if len(ker_runs) > 1 and (spread(ker_runs, "goodput_mbps", GOODPUT) or spread(ker_runs, "mean_queue", QUEUE, QUEUE_FLOOR)):
                 flags.append("spread")
             k = ker or {}
-            runs = [f"median of {a.repeat}"] if a.repeat > 1 else []
+            runs = [f"median of {repeat}"] if repeat > 1 else []
 
             def pair(key, fmt, sim=sim, k=k):
                 return f"{sim[key]:{fmt}} / {k[key]:{fmt}}" if k else f"{sim[key]:{fmt}} / -"
@@ -237,7 +242,7 @@ def main() -> int:
                 flush=True,
             )
             row = {"n": n, "rate_mbps": rate, "rtt_ms": rtt, "queue": disc, "cc": cc, "sim": sim, "kernel": ker, "flags": flags}
-            if a.repeat > 1:
+            if repeat > 1:
                 row |= {"sim_runs": sim_runs, "kernel_runs": ker_runs}
             rows.append(row)
     if a.json:

@@ -319,6 +319,8 @@ def test_the_kernel_table_reruns_the_flagged_rows_into_the_earlier_file(tmp_path
             ("red", {"goodput_mbps": 5.0, "mean_queue": 5.0, "drops": 1, "retransmissions": 1, "load": 0.1}, ["goodput"]),
         ]
     ]
+    # The flagged row's kernel side ran three times: its simulated side reruns as often.
+    old[1]["kernel_runs"] = [dict(old[1]["kernel"], goodput_mbps=g) for g in (4.0, 5.0, 6.0)]
     rows = tmp_path / "rows.json"
     rows.write_text(json.dumps(old))
     args = ["--n", "1", "--rate", "10", "--rtt", "20", "--cc", "newreno", "--duration", "3", "--warmup", "1"]
@@ -326,8 +328,10 @@ def test_the_kernel_table_reruns_the_flagged_rows_into_the_earlier_file(tmp_path
     out = subprocess.run([sys.executable, str(ROOT / "scripts" / "validate_kernel.py"), *args], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     lines = [line for line in out.stdout.splitlines() if line.startswith("| 1 |")]
-    assert len(lines) == 1 and "| red |" in lines[0] and "goodput" in lines[0], out.stdout
+    assert len(lines) == 1 and "| red |" in lines[0] and "goodput" in lines[0] and "median of 3" in lines[0], out.stdout
     new = json.loads(rows.read_text())
     assert [r["queue"] for r in new] == ["droptail", "red"] and new[0] == old[0]
     assert new[1]["sim"]["goodput_mbps"] > 0 and new[1]["kernel"] == old[1]["kernel"]
+    assert len(new[1]["sim_runs"]) == 3 and new[1]["kernel_runs"] == old[1]["kernel_runs"]
+    assert new[1]["sim"] == v.median_of(new[1]["sim_runs"])
     assert v.key(new[1]) == (1, 10.0, 20.0, "red", "newreno")

@@ -211,10 +211,13 @@ struct Spread {
 }
 
 impl TcpSender {
-    pub fn new(cfg: SenderConfig, ends: Endpoints, peer_wnd: u32) -> TcpSender {
+    pub fn new(mut cfg: SenderConfig, ends: Endpoints, peer_wnd: u32) -> TcpSender {
         let rto =
             RtoEstimator::with_arithmetic(cfg.min_rto, cfg.max_rto, cfg.initial_rto, cfg.clock_granularity, cfg.rtt_arithmetic).with_min_on(cfg.rto_min_on);
         let cc = cfg.cc.build(cfg.mss, cfg.init_cwnd, cfg.init_ssthresh);
+        // PRR spreads a reduction the controller made; one that sets the window on every
+        // ACK, recovery included, has none for it to spread.
+        cfg.prr &= !cc.sets_window_in_recovery();
         let stamps = cc.header().is_some();
         let extras = (cc.wants_rate_samples() || cc.paces() || cfg.accecn || stamps || cfg.timestamps || cfg.rack).then(|| {
             let rate = cc.wants_rate_samples().then(RateSampler::default);
@@ -2260,6 +2263,19 @@ mod tests {
         assert_eq!(s.flight_size(), 20 * MSS);
         out.clear();
         (s, a)
+    }
+
+    /// BBR sets its window on every ACK, in recovery too: `prr` does not apply to it (Linux's
+    /// `tcp_cong_control()` calls BBR's `cong_control` instead of PRR's
+    /// `tcp_cwnd_reduction()`); to NewReno it does.
+    #[test]
+    fn prr_leaves_a_controller_that_sets_its_window_in_recovery_alone() {
+        for (cc, spreads) in [(CcConfig::Bbr(Box::default()), false), (CcConfig::Bbr3(Box::default()), false), (CcConfig::Reno(NewRenoConfig::default()), true)]
+        {
+            let cfg = SenderConfig { sack: true, prr: true, cc, ..config(Recovery::NewReno) };
+            let s = TcpSender::new(cfg, ends(), 1 << 30);
+            assert_eq!(s.cfg.prr, spreads, "{:?}", s.controller());
+        }
     }
 
     /// RFC 6937 section 3.1, the burst: segments 0 to 14 of the 20 are lost and the ACKs of

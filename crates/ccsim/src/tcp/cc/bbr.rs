@@ -47,7 +47,9 @@
 //!   (`bbr_save_cwnd`) and conserves packets for one round: cwnd is what is in flight plus
 //!   one segment per packet that left the network (the duplicate ACKs, and the partial ACKs'
 //!   deflation, as the window's rules count them); after that round the target rule above
-//!   applies; leaving recovery restores at least the saved window. A timeout saves the
+//!   applies; leaving recovery restores at least the saved window. The window is BBR's in
+//!   recovery too: Proportional Rate Reduction (`tcp.prr`) does not apply (Linux's
+//!   `tcp_cong_control()` calls BBR's `cong_control` instead of `tcp_cwnd_reduction()`). A timeout saves the
 //!   window, sets cwnd to the loss window (1 segment), forgets the full-pipe estimate's
 //!   reference bandwidth (`full_bw = 0`), grows by what is delivered, and restores at least
 //!   the saved window when what was outstanding at the timeout is delivered (Linux: leaving
@@ -55,6 +57,9 @@
 //!
 //! Simplifications, each a departure from Linux v1:
 //!
+//! - No per-sample loss deduction: Linux takes each ACK's newly lost packets off the window
+//!   before it grows (`cwnd - rs->losses` in `bbr_set_cwnd_to_recover_or_restore`), as
+//!   ns-3.37's `TcpBbr` does with `m_bytesLoss`.
 //! - The quantisation allowance is 3 packets (`quantum_packets`, ns-3.37's one-segment send
 //!   quantum) unless `tso_quanta` (the `linux` profile's default) takes Linux's three TSO
 //!   send quanta (`3 * bbr_tso_segs_goal`, by the pacing rate). Segments still leave one at

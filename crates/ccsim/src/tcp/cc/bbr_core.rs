@@ -361,6 +361,12 @@ impl<T: BbrFamily> Controller for T {
         true
     }
 
+    /// The window is the sample's, in recovery too (Linux `bbr_main`, BBR's `cong_control`):
+    /// no PRR.
+    fn sets_window_in_recovery(&self) -> bool {
+        true
+    }
+
     fn pacing_rate(&self) -> Option<f64> {
         Some(self.core().pacing)
     }

@@ -163,6 +163,11 @@ impl Controller for External {
     }
     #[cold]
     #[inline(never)]
+    fn sets_window_in_recovery(&self) -> bool {
+        self.0.sets_window_in_recovery()
+    }
+    #[cold]
+    #[inline(never)]
     fn pacing_rate(&self) -> Option<f64> {
         self.0.pacing_rate()
     }

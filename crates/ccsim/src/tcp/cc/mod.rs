@@ -335,6 +335,14 @@ pub trait Controller {
         false
     }
 
+    /// Whether the controller sets the window on every ACK, in loss recovery and CWR too
+    /// (Linux's `cong_control`, which BBR has): then Proportional Rate Reduction does not
+    /// spread its reductions, whatever `tcp.prr` says (Linux's `tcp_cong_control()` calls
+    /// `cong_control` instead of `tcp_cwnd_reduction()`). Asked once, when the sender is made.
+    fn sets_window_in_recovery(&self) -> bool {
+        false
+    }
+
     /// The rate to pace new data at, bytes per second, for a controller that
     /// [`paces`](Self::paces); None sends as the window allows. A segment counts as its
     /// payload and 40 bytes of TCP/IP headers, its options not (Linux paces payload, so a
@@ -462,6 +470,10 @@ macro_rules! controllers {
             #[inline]
             fn paces(&self) -> bool {
                 match self { $($(#[$attr])* AnyController::$variant(c) => c.paces(),)* }
+            }
+            #[inline]
+            fn sets_window_in_recovery(&self) -> bool {
+                match self { $($(#[$attr])* AnyController::$variant(c) => c.sets_window_in_recovery(),)* }
             }
             #[inline]
             fn pacing_rate(&self) -> Option<f64> {
