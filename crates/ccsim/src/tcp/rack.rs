@@ -171,6 +171,8 @@ pub struct Rack {
     probe_end: Option<u64>,
     probe_retrans: bool,
     timer: Option<(SimTime, RackTimer)>,
+    /// Bytes of the records marked lost by [`detect_loss`](Self::detect_loss), each time.
+    lost_bytes: u64,
     pub stats: RackStats,
 }
 
@@ -188,6 +190,12 @@ impl Rack {
     /// RFC 6675's pipe by RACK's marks (Linux's `tcp_packets_in_flight()`).
     pub fn pipe(&self) -> u64 {
         self.tally.out - self.tally.sacked - self.tally.lost + self.tally.resent
+    }
+
+    /// Bytes marked lost so far by RFC 8985's rule (not at a timeout), for the losses a
+    /// rate sample reports (Linux's `tp->lost`).
+    pub fn lost_bytes(&self) -> u64 {
+        self.lost_bytes
     }
 
     /// Some record is lost and not yet resent.
@@ -353,6 +361,7 @@ impl Rack {
             if due <= now {
                 self.update(i, |r| r.flags = (r.flags | LOST) & !RESENT);
                 self.stats.marked_lost += 1;
+                self.lost_bytes += r.end - r.start;
             } else {
                 wait = wait.max(due - now);
             }
@@ -522,6 +531,7 @@ mod tests {
         let mut r = sent(3);
         r.on_ack(0, [seg(1), seg(2)].into_iter(), t(100));
         assert!(r.detect_loss(t(100), Dur::ZERO));
+        assert_eq!(r.lost_bytes(), MSS, "one segment marked lost");
         r.on_send(0, MSS, t(100));
         assert!(!r.has_lost() && r.pipe() == MSS, "the retransmission is in flight");
         // New data sent after the retransmission is SACKed a round trip later: the
@@ -529,6 +539,7 @@ mod tests {
         r.on_send(3 * MSS, MSS, t(101));
         r.on_ack(0, [seg(3)].into_iter(), t(201));
         assert!(r.detect_loss(t(201), Dur::ZERO));
+        assert_eq!(r.lost_bytes(), 2 * MSS, "marked lost again: counted again, as Linux's tp->lost");
         assert_eq!(r.next_seg(4 * MSS, MSS).map(|s| (s.start, s.rule)), Some((0, NextRule::Lost)));
     }
 

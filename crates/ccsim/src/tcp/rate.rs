@@ -71,6 +71,9 @@ pub struct RateSample {
     pub tx_pipe: u64,
     /// The connection's count of bytes resent, after this ACK.
     pub total_lost: u64,
+    /// Bytes the loss detector newly marked lost while processing this ACK (Linux's
+    /// `rs->losses`): RACK-TLP's marks; 0 without RACK-TLP.
+    pub losses: u64,
     /// The smallest interval a rate may have: the smallest RTT seen so far.
     min_rtt: Option<Dur>,
 }
@@ -92,6 +95,7 @@ impl RateSample {
             tx_in_flight: prior_in_flight,
             tx_pipe: prior_in_flight,
             total_lost: 0,
+            losses: 0,
             min_rtt: None,
         }
     }
@@ -102,6 +106,12 @@ impl RateSample {
     #[allow(dead_code)] // for the controllers' tests
     pub(crate) fn with_loss(self, lost: u64, tx_in_flight: u64, total_lost: u64) -> RateSample {
         RateSample { lost, tx_in_flight, tx_pipe: tx_in_flight, total_lost, ..self }
+    }
+
+    /// The same with `losses` bytes newly marked lost by its ACK.
+    #[cfg(test)]
+    pub(crate) fn with_losses(self, losses: u64) -> RateSample {
+        RateSample { losses, ..self }
     }
 
     /// The delivery rate, bytes per second, or None for an interval shorter than the
@@ -152,6 +162,8 @@ pub struct RateSampler {
     prior_pipe: u64,
     /// Bytes resent so far.
     lost: u64,
+    /// The loss detector's count of bytes marked lost when the ACK being processed arrived.
+    marked_before: u64,
 }
 
 impl RateSampler {
@@ -203,9 +215,10 @@ impl RateSampler {
 
     /// An ACK arrives with `in_flight` bytes outstanding before it, `pipe` of them estimated
     /// in the network: starts a sample.
-    pub fn begin_ack(&mut self, in_flight: u64, pipe: u64) {
+    pub fn begin_ack(&mut self, in_flight: u64, pipe: u64, marked_lost: u64) {
         self.prior_in_flight = in_flight;
         self.prior_pipe = pipe;
+        self.marked_before = marked_lost;
         self.newest = None;
     }
 
@@ -249,7 +262,7 @@ impl RateSampler {
     }
 
     /// The ACK is processed: its sample, if it delivered anything (section 3.3).
-    pub fn end_ack(&mut self, now: SimTime) -> Option<RateSample> {
+    pub fn end_ack(&mut self, now: SimTime, marked_lost: u64) -> Option<RateSample> {
         let s = self.newest.take()?;
         if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
             self.app_limited_until = 0;
@@ -272,6 +285,7 @@ impl RateSampler {
             tx_in_flight: s.tx_in_flight,
             tx_pipe: s.tx_pipe,
             total_lost: self.lost,
+            losses: marked_lost - self.marked_before,
             min_rtt: self.min_rtt,
         })
     }
@@ -289,9 +303,9 @@ mod tests {
 
     /// One ACK: cumulative to `una` at `now`, with `in_flight` outstanding before it.
     fn ack(r: &mut RateSampler, una: u64, in_flight: u64, now: SimTime) -> Option<RateSample> {
-        r.begin_ack(in_flight, in_flight);
+        r.begin_ack(in_flight, in_flight, 0);
         r.on_cumulative(una, now);
-        r.end_ack(now)
+        r.end_ack(now, 0)
     }
 
     #[test]
@@ -362,9 +376,9 @@ mod tests {
             r.on_send(i * MSS, MSS, i * MSS, i * MSS, ms(0));
         }
         // Segment 0 lost; 1..4 SACKed at 20 ms.
-        r.begin_ack(4 * MSS, 4 * MSS);
+        r.begin_ack(4 * MSS, 4 * MSS, 0);
         r.on_sack(MSS, 4 * MSS, ms(20));
-        let s = r.end_ack(ms(20)).unwrap();
+        let s = r.end_ack(ms(20), 0).unwrap();
         assert_eq!((s.delivered, s.rtt), (3 * MSS, Some(Dur::from_millis(20))));
         // Segment 0 retransmitted at 25 ms, acked cumulatively at 45 ms: only its own bytes
         // count (the SACKed ones were delivered already), and no RTT from a retransmission.
@@ -381,9 +395,9 @@ mod tests {
             r.on_send(i * MSS, MSS, i * MSS, i * MSS, ms(i));
         }
         // Segments 0 and 1 lost; 2..10 SACKed: nothing resent yet.
-        r.begin_ack(10 * MSS, 10 * MSS);
+        r.begin_ack(10 * MSS, 10 * MSS, 0);
         r.on_sack(2 * MSS, 10 * MSS, ms(30));
-        let s = r.end_ack(ms(30)).unwrap();
+        let s = r.end_ack(ms(30), 0).unwrap();
         assert_eq!((s.lost, s.tx_in_flight, s.total_lost), (0, 10 * MSS, 0));
         // Both resent, then a new segment: the resent segment 0's sample counts the resend
         // of 1 that followed it; the new segment left after both, so its sample counts none.
@@ -392,9 +406,9 @@ mod tests {
         r.on_send(10 * MSS, MSS, 2 * MSS, 2 * MSS, ms(33));
         let s = ack(&mut r, MSS, 3 * MSS, ms(51)).unwrap();
         assert_eq!((s.lost, s.tx_in_flight, s.total_lost), (MSS, 3 * MSS, 2 * MSS));
-        r.begin_ack(2 * MSS, 2 * MSS);
+        r.begin_ack(2 * MSS, 2 * MSS, 0);
         r.on_sack(10 * MSS, 11 * MSS, ms(53));
-        let s = r.end_ack(ms(53)).unwrap();
+        let s = r.end_ack(ms(53), 0).unwrap();
         assert_eq!((s.lost, s.tx_in_flight, s.total_lost), (0, 3 * MSS, 2 * MSS));
     }
 

@@ -447,7 +447,8 @@ impl TcpSender {
             self.ecn_reduce(now, delivered);
         }
         if optional {
-            if let Some(rs) = self.extras.as_mut().and_then(|e| e.rate.as_mut()).and_then(|r| r.end_ack(now)) {
+            let marked = self.rack().map_or(0, Rack::lost_bytes);
+            if let Some(rs) = self.extras.as_mut().and_then(|e| e.rate.as_mut()).and_then(|r| r.end_ack(now, marked)) {
                 self.cc.on_rate_sample(&rs);
             }
         }
@@ -478,7 +479,8 @@ impl TcpSender {
     #[inline(never)]
     fn ack_arrives(&mut self, pkt: &Packet, ack: u64, new_data: bool, now: SimTime) -> (bool, u64) {
         let ece = if self.cfg.accecn { self.read_ace(pkt, ack) > 0 } else { self.cfg.ecn && pkt.has_flag(flags::ECE) };
-        self.with_rate_sampler(|r, flight, pipe| r.begin_ack(flight, pipe));
+        let marked = self.rack().map_or(0, Rack::lost_bytes);
+        self.with_rate_sampler(|r, flight, pipe| r.begin_ack(flight, pipe, marked));
         let sacked_before = self.sacked_for_prr();
         if self.cfg.timestamps {
             self.read_timestamps(pkt, new_data, now);

@@ -43,8 +43,9 @@
 //!   `Controller::pacing_rate`); before the pipe is full
 //!   only raised. Before any bandwidth sample: `high_gain` times the initial window over the
 //!   smoothed RTT, or over 1 ms without one (`bbr_init_pacing_rate_from_rtt`).
-//! - Loss (`bbr_set_cwnd_to_recover_or_restore`): entering fast recovery saves the window
-//!   (`bbr_save_cwnd`) and conserves packets for one round: cwnd is what is in flight plus
+//! - Loss (`bbr_set_cwnd_to_recover_or_restore`): the bytes a sample's ACK found lost come
+//!   off the window before it grows (`cwnd - rs->losses`, [`RateSample::losses`]). Entering
+//!   fast recovery saves the window (`bbr_save_cwnd`) and conserves packets for one round: cwnd is what is in flight plus
 //!   one segment per packet that left the network (the duplicate ACKs, and the partial ACKs'
 //!   deflation, as the window's rules count them); after that round the target rule above
 //!   applies; leaving recovery restores at least the saved window. The window is BBR's in
@@ -57,9 +58,13 @@
 //!
 //! Simplifications, each a departure from Linux v1:
 //!
-//! - No per-sample loss deduction: Linux takes each ACK's newly lost packets off the window
-//!   before it grows (`cwnd - rs->losses` in `bbr_set_cwnd_to_recover_or_restore`), as
-//!   ns-3.37's `TcpBbr` does with `m_bytesLoss`.
+//! - The losses a sample takes off the window are those RACK-TLP marked while its ACK was
+//!   processed (`tcp.rack`, the `linux` profile's; RACK's reordering timer marks some between
+//!   ACKs, which no sample reports, as in Linux); without RACK-TLP none, where ns-3.37's
+//!   `TcpBbr` subtracts the bytes its scoreboard newly deems lost (`m_bytesLoss`). The
+//!   conserving window starts from the FlightSize less a segment per duplicate, where Linux
+//!   starts from `tcp_packets_in_flight()` (docs/validation.md: with the pipe the ns-3.37
+//!   table agreed less).
 //! - The quantisation allowance is 3 packets (`quantum_packets`, ns-3.37's one-segment send
 //!   quantum) unless `tso_quanta` (the `linux` profile's default) takes Linux's three TSO
 //!   send quanta (`3 * bbr_tso_segs_goal`, by the pacing rate). Segments still leave one at
@@ -463,10 +468,10 @@ impl Bbr {
     }
 
     /// Linux `bbr_set_cwnd`, its recovery part in the loss hooks.
-    fn set_cwnd(&mut self, acked: u64) {
+    fn set_cwnd(&mut self, acked: u64, losses: u64) {
         let min = self.cfg.min_cwnd * self.c.mss();
         let target = self.target(self.bw(), self.cwnd_gain);
-        self.c.grow_cwnd(acked, target, min);
+        self.c.grow_cwnd(acked, losses, target, min);
         if self.mode == Mode::ProbeRtt {
             self.c.w.cwnd = self.c.w.cwnd.min(min);
         }
@@ -501,7 +506,7 @@ impl BbrFamily for Bbr {
         if self.bw() > 0.0 {
             self.c.set_pacing(self.c.rate_for(self.bw(), self.pacing_gain));
         }
-        self.set_cwnd(acked);
+        self.set_cwnd(acked, rs.losses);
         self.c.lost = false;
     }
 }
@@ -611,6 +616,15 @@ mod tests {
             let interval = Dur::from_secs_f64(delivered as f64 / bw);
             let rs = RateSample::new(delivered, interval, Some(rtt), flight, false, self.delivered);
             self.c.on_rate_sample(&rs);
+        }
+
+        /// A flow after `rounds` rounds of 40 packets at 1 MB/s.
+        fn after_rounds(rounds: usize) -> Drive {
+            let mut d = Drive::new();
+            for _ in 0..rounds {
+                d.round(1_000_000.0, 40 * MSS as u64);
+            }
+            d
         }
 
         /// A round: enough ACKs of one packet each to deliver everything sent before it.
@@ -761,10 +775,7 @@ mod tests {
 
     #[test]
     fn recovery_conserves_packets_and_restores_the_window_and_a_timeout_restarts_at_one() {
-        let mut d = Drive::new();
-        for _ in 0..6 {
-            d.round(1_000_000.0, 40 * MSS as u64);
-        }
+        let mut d = Drive::after_rounds(6);
         let cwnd = d.c.cwnd();
         // Fast retransmit with 40 packets out after 3 duplicates: one new packet may go.
         d.c.on_fast_retransmit(&event(40 * MSS, 3));
@@ -785,6 +796,25 @@ mod tests {
             d.ack(Dur::from_millis(1), MSS as u64, 30 * MSS as u64, 1_000_000.0, RTT);
         }
         assert!(d.c.cwnd() >= cwnd, "{} < {cwnd}", d.c.cwnd());
+    }
+
+    #[test]
+    fn a_sample_whose_ack_marked_losses_takes_them_off_the_window_before_it_grows() {
+        // Linux `bbr_set_cwnd_to_recover_or_restore`: `cwnd - rs->losses`, then
+        // `min(cwnd + acked, target)`. At the target, an ACK of one packet whose processing
+        // marked three lost leaves the window two packets under it.
+        let mut d = Drive::after_rounds(12);
+        let target = d.c.cwnd();
+        assert!(d.c.c.full_bw_reached && target > 10 * MSS, "{target}");
+        d.delivered += MSS as u64;
+        let rs = RateSample::new(40 * MSS as u64, RTT, Some(RTT), 40 * MSS as u64, false, d.delivered);
+        d.c.on_rate_sample(&rs.with_losses(3 * MSS as u64));
+        assert_eq!(d.c.cwnd(), target - 2 * MSS);
+        // The next ACK marked none: the window grows by what it delivered.
+        d.delivered += MSS as u64;
+        let rs = RateSample::new(40 * MSS as u64, RTT, Some(RTT), 40 * MSS as u64, false, d.delivered);
+        d.c.on_rate_sample(&rs);
+        assert_eq!(d.c.cwnd(), target - MSS);
     }
 
     #[test]

@@ -675,10 +675,10 @@ impl Bbr3 {
 
     /// `SetCwnd`: the core's growth to `max_inflight`, then ProbeRTT's and the model's bounds
     /// (`BoundCwndForProbeRTT`, `BoundCwndForModel`).
-    fn set_cwnd(&mut self, acked: u64) {
+    fn set_cwnd(&mut self, acked: u64, losses: u64) {
         let min = self.cfg.min_cwnd * self.c.mss();
         let max_inflight = self.inflight(self.cwnd_gain).min(u32::MAX as u64) as u32;
-        self.c.grow_cwnd(acked, max_inflight, min);
+        self.c.grow_cwnd(acked, losses, max_inflight, min);
         if self.mode == Mode3::ProbeRtt {
             self.c.w.cwnd = self.c.w.cwnd.min(self.probe_rtt_cwnd());
         }
@@ -729,7 +729,7 @@ impl BbrFamily for Bbr3 {
         if self.bw() > 0.0 {
             self.c.set_pacing(self.c.rate_for(self.bw(), self.pacing_gain));
         }
-        self.set_cwnd(acked);
+        self.set_cwnd(acked, rs.losses);
         self.c.lost = false;
     }
 

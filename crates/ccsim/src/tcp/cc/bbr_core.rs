@@ -214,11 +214,13 @@ impl Core {
     /// conservation): after a timeout's recovery the saved window back; once the pipe is full
     /// `min(cwnd + acked, target)`; before, growth by `acked` while below the target or while
     /// less than the initial window was delivered. Never below `min`.
-    pub fn grow_cwnd(&mut self, acked: u64, target: u32, min: u32) {
+    pub fn grow_cwnd(&mut self, acked: u64, losses: u64, target: u32, min: u32) {
         if acked == 0 || self.conserving {
             return;
         }
-        let mut cwnd = self.w.cwnd;
+        // An ACK for P packets releases at most 2P: first what it found lost comes off
+        // (`cwnd - rs->losses`).
+        let mut cwnd = (self.w.cwnd as u64).saturating_sub(losses).max(self.mss() as u64) as u32;
         if self.loss_until.is_some_and(|end| self.delivered >= end) {
             self.loss_until = None;
             cwnd = cwnd.max(self.prior_cwnd);
