@@ -214,16 +214,15 @@ def main() -> int:
                 continue
             path = Path(tmp) / "s.toml"
             path.write_text(scenario(n, rate, rtt, disc, cc, a.duration, a.warmup, a.profile))
-            old = recorded.get((n, rate, rtt, disc, cc))
+            old = recorded.get((n, rate, rtt, disc, cc), {})
             # A recorded row's kernel runs (seeds 1..K) fix the simulated side's.
-            repeat = len(old.get("kernel_runs") or [None]) if old else a.repeat
+            ker_runs = old.get("kernel_runs") or []
+            repeat = max(len(ker_runs), 1) if a.kernel_from else a.repeat
             seeds = range(1, repeat + 1)
             sim_runs = [run_sim(path, a.set, seed) for seed in seeds]
             sim = median_of(sim_runs)
-            ker_runs = []
             if a.kernel_from:
-                ker = old and old["kernel"]
-                ker_runs = (old and old.get("kernel_runs")) or []
+                ker = old.get("kernel")
             else:
                 ker_runs = [] if why else [run_kernel(path, seed, a.gso == "on") for seed in seeds]
                 ker = median_of(ker_runs) if ker_runs else None

@@ -45,12 +45,13 @@
 //!   smoothed RTT, or over 1 ms without one (`bbr_init_pacing_rate_from_rtt`).
 //! - Loss (`bbr_set_cwnd_to_recover_or_restore`): the bytes a sample's ACK found lost come
 //!   off the window before it grows (`cwnd - rs->losses`, [`RateSample::losses`]). Entering
-//!   fast recovery saves the window (`bbr_save_cwnd`) and conserves packets for one round: cwnd is what is in flight plus
-//!   one segment per packet that left the network (the duplicate ACKs, and the partial ACKs'
-//!   deflation, as the window's rules count them); after that round the target rule above
-//!   applies; leaving recovery restores at least the saved window. The window is BBR's in
-//!   recovery too: Proportional Rate Reduction (`tcp.prr`) does not apply (Linux's
-//!   `tcp_cong_control()` calls BBR's `cong_control` instead of `tcp_cwnd_reduction()`). A timeout saves the
+//!   fast recovery saves the window (`bbr_save_cwnd`) and conserves packets for one round:
+//!   cwnd is what is in flight plus one segment per packet that left the network (the
+//!   duplicate ACKs, and the partial ACKs' deflation, as the window's rules count them);
+//!   after that round the target rule above applies; leaving recovery restores at least the
+//!   saved window. The window is BBR's in recovery too: Proportional Rate Reduction
+//!   (`tcp.prr`) does not apply (Linux's `tcp_cong_control()` calls BBR's `cong_control`
+//!   instead of `tcp_cwnd_reduction()`). A timeout saves the
 //!   window, sets cwnd to the loss window (1 segment), forgets the full-pipe estimate's
 //!   reference bandwidth (`full_bw = 0`), grows by what is delivered, and restores at least
 //!   the saved window when what was outstanding at the timeout is delivered (Linux: leaving
@@ -61,10 +62,7 @@
 //! - The losses a sample takes off the window are those RACK-TLP marked while its ACK was
 //!   processed (`tcp.rack`, the `linux` profile's; RACK's reordering timer marks some between
 //!   ACKs, which no sample reports, as in Linux); without RACK-TLP none, where ns-3.37's
-//!   `TcpBbr` subtracts the bytes its scoreboard newly deems lost (`m_bytesLoss`). The
-//!   conserving window starts from the FlightSize less a segment per duplicate, where Linux
-//!   starts from `tcp_packets_in_flight()` (docs/validation.md: with the pipe the ns-3.37
-//!   table agreed less).
+//!   `TcpBbr` subtracts the bytes its scoreboard newly deems lost (`m_bytesLoss`).
 //! - The quantisation allowance is 3 packets (`quantum_packets`, ns-3.37's one-segment send
 //!   quantum) unless `tso_quanta` (the `linux` profile's default) takes Linux's three TSO
 //!   send quanta (`3 * bbr_tso_segs_goal`, by the pacing rate). Segments still leave one at
@@ -80,7 +78,9 @@
 //!   the end of recovery), so an ACK that calls none of them (SACK recovery) reuses the time
 //!   of the last.
 //! - Entering SACK recovery sets cwnd to the FlightSize less one segment per duplicate ACK,
-//!   plus one: an estimate of RFC 6675's `pipe` plus the segment the ACK let out.
+//!   plus one: an estimate of RFC 6675's `pipe` plus the segment the ACK let out, where
+//!   Linux starts from `tcp_packets_in_flight()` (docs/validation.md: with the pipe itself
+//!   the table against ns-3.37 agreed less).
 
 use super::bbr_core::{BbrFamily, Core, MaxFilter};
 use super::spec::{CcContext, EcnUse, Recovery, Registration};

@@ -211,9 +211,10 @@ impl Core {
     }
 
     /// The window after `acked` bytes were delivered (Linux `bbr_set_cwnd` outside packet
-    /// conservation): after a timeout's recovery the saved window back; once the pipe is full
-    /// `min(cwnd + acked, target)`; before, growth by `acked` while below the target or while
-    /// less than the initial window was delivered. Never below `min`.
+    /// conservation): `losses` bytes off first; after a timeout's recovery the saved window
+    /// back; once the pipe is full `min(cwnd + acked, target)`; before, growth by `acked`
+    /// while below the target or while less than the initial window was delivered. Never
+    /// below `min`.
     pub fn grow_cwnd(&mut self, acked: u64, losses: u64, target: u32, min: u32) {
         if acked == 0 || self.conserving {
             return;
