@@ -85,14 +85,20 @@ class EveryHook(StandardDecrease):
     paced at twice the rate it measures once it has one."""
 
     paces = True
-    #: Samples seen by every instance (the tests count them).
+    #: Samples seen by every instance (the tests count them), and any that went back in time.
     samples_seen = 0
+    samples_back_in_time = 0
+    latest_sample_at = 0.0
 
     def on_ack(self, ack):
         super().on_ack(ack)
 
     def on_rate_sample(self, rs):
         EveryHook.samples_seen += 1
+        if rs.now < getattr(self, "last_sample_at", 0.0):
+            EveryHook.samples_back_in_time += 1
+        self.last_sample_at = rs.now
+        EveryHook.latest_sample_at = max(EveryHook.latest_sample_at, rs.now)
         if rs.delivery_rate > 0 and not rs.is_app_limited:
             self.pacing_rate = 2.0 * rs.delivery_rate
 

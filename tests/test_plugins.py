@@ -78,8 +78,11 @@ def test_loss_ecn_and_timeout_hooks_in_python_give_the_core_rules_results():
 
 def test_rate_samples_reach_a_plugin_that_asks_and_it_may_pace():
     plugin_examples.EveryHook.samples_seen = 0
+    plugin_examples.EveryHook.samples_back_in_time = 0
     rep = json.loads(report(scenario("every_hook")))
     assert plugin_examples.EveryHook.samples_seen > 1000
+    assert plugin_examples.EveryHook.samples_back_in_time == 0
+    assert plugin_examples.EveryHook.latest_sample_at > 1.0  # seconds of the run
     assert rep["totals"]["goodput_bps"] > 5e6
 
 

@@ -51,6 +51,7 @@ class EventInfo:
     ecn_answered: bool
 
 class RateInfo:
+    now: float
     delivered: int
     interval: float
     delivery_rate: float

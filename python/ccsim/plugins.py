@@ -121,7 +121,8 @@ class CongestionControl(_core.CongestionControlBase):
 
     def on_rate_sample(self, rs: RateInfo) -> None:
         """After each ACK that delivered data (only for a class that defines it): the
-        delivery-rate sample, `delivered`, `interval`, `delivery_rate` (bytes/s), `rtt`,
+        delivery-rate sample, `now` (the ACK's time, seconds: in SACK recovery no other
+        hook is called), `delivered`, `interval`, `delivery_rate` (bytes/s), `rtt`,
         `prior_in_flight`, `is_app_limited`, `total_delivered`."""
 
 

@@ -325,6 +325,8 @@ impl EventInfo {
 /// bytes per second (0 for an empty interval).
 #[pyclass(frozen, get_all, module = "ccsim._core")]
 pub struct RateInfo {
+    /// When the ACK that gave the sample arrived, seconds.
+    now: f64,
     delivered: u64,
     interval: f64,
     delivery_rate: f64,
@@ -338,6 +340,7 @@ impl RateInfo {
     fn of(rs: &RateSample) -> RateInfo {
         let interval = rs.interval.as_secs_f64();
         RateInfo {
+            now: secs(rs.now),
             delivered: rs.delivered,
             interval,
             delivery_rate: if interval > 0.0 { rs.delivered as f64 / interval } else { 0.0 },

@@ -47,6 +47,8 @@ use std::collections::VecDeque;
 /// One rate sample, as an ACK gives it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RateSample {
+    /// When the ACK that gave the sample arrived.
+    pub now: SimTime,
     /// Bytes delivered over the sample's interval.
     pub delivered: u64,
     /// The sample's interval: the longer of its send and ACK intervals.
@@ -80,10 +82,11 @@ pub struct RateSample {
 
 impl RateSample {
     /// A hand-built sample for the controllers' tests: `delivered` bytes over `interval`,
-    /// no smallest RTT to check the interval against.
+    /// no smallest RTT to check the interval against, taken at time zero ([`Self::at`]).
     #[cfg(test)]
     pub(crate) fn new(delivered: u64, interval: Dur, rtt: Option<Dur>, prior_in_flight: u64, is_app_limited: bool, total_delivered: u64) -> RateSample {
         RateSample {
+            now: SimTime::ZERO,
             delivered,
             interval,
             rtt,
@@ -106,6 +109,12 @@ impl RateSample {
     #[allow(dead_code)] // for the controllers' tests
     pub(crate) fn with_loss(self, lost: u64, tx_in_flight: u64, total_lost: u64) -> RateSample {
         RateSample { lost, tx_in_flight, tx_pipe: tx_in_flight, total_lost, ..self }
+    }
+
+    /// The same taken by an ACK at `now`.
+    #[cfg(test)]
+    pub(crate) fn at(self, now: SimTime) -> RateSample {
+        RateSample { now, ..self }
     }
 
     /// The same with `losses` bytes newly marked lost by its ACK.
@@ -274,6 +283,7 @@ impl RateSampler {
         let send_elapsed = s.sent_time - s.first_sent_time;
         let ack_elapsed = now - s.delivered_time;
         Some(RateSample {
+            now,
             delivered: self.delivered - s.delivered,
             interval: send_elapsed.max(ack_elapsed),
             rtt,

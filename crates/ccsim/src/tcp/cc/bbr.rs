@@ -74,9 +74,7 @@
 //! - ProbeBW's first phase is `(8 - r) mod 8` with `r = (delivered / MSS) mod 7`, a
 //!   deterministic stand-in for Linux's `prandom_u32_max(7)`.
 //! - The data in flight after an ACK is the sample's prior data in flight less what the ACK
-//!   delivered; the time of a sample is that of the ACK's last hook (`on_ack`, a partial ACK,
-//!   the end of recovery), so an ACK that calls none of them (SACK recovery) reuses the time
-//!   of the last.
+//!   delivered.
 //! - Entering SACK recovery sets cwnd to the FlightSize less one segment per duplicate ACK,
 //!   plus one: an estimate of RFC 6675's `pipe` plus the segment the ACK let out, where
 //!   Linux starts from `tcp_packets_in_flight()` (docs/validation.md: with the pipe itself
@@ -614,7 +612,7 @@ mod tests {
             // sample spans that much data, at `bw`.
             let delivered = flight.clamp(acked, self.delivered);
             let interval = Dur::from_secs_f64(delivered as f64 / bw);
-            let rs = RateSample::new(delivered, interval, Some(rtt), flight, false, self.delivered);
+            let rs = RateSample::new(delivered, interval, Some(rtt), flight, false, self.delivered).at(a.now);
             self.c.on_rate_sample(&rs);
         }
 
@@ -768,7 +766,7 @@ mod tests {
         assert!(d.c.max_bw() < peak, "{} after 11 rounds", d.c.max_bw());
         // An application-limited sample below the filter does not count.
         let low = d.c.max_bw();
-        let rs = RateSample::new(10, RTT, Some(RTT), MSS as u64, true, d.delivered + MSS as u64);
+        let rs = RateSample::new(10, RTT, Some(RTT), MSS as u64, true, d.delivered + MSS as u64).at(d.now);
         d.c.on_rate_sample(&rs);
         assert_eq!(d.c.max_bw(), low);
     }
@@ -799,6 +797,27 @@ mod tests {
     }
 
     #[test]
+    fn in_sack_recovery_a_sample_alone_moves_probe_bws_phases_by_its_own_time() {
+        // An ACK in SACK recovery calls no window hook, only the rate sample: its time must
+        // end a phase a min_rtt after it began (Linux `bbr_main` on every ACK, with
+        // `tp->delivered_mstamp`).
+        let mut d = Drive::after_rounds(12);
+        assert_eq!(d.c.mode(), Mode::ProbeBw);
+        d.c.on_fast_retransmit(&event(40 * MSS, 3));
+        d.c.on_recovery_start(&event(40 * MSS, 3));
+        let mut phases = std::collections::BTreeSet::new();
+        for _ in 0..40 {
+            d.now += Dur::from_nanos(RTT.as_nanos() / 4);
+            d.delivered += MSS as u64;
+            let rs = RateSample::new(40 * MSS as u64, RTT, Some(RTT), 40 * MSS as u64, false, d.delivered).at(d.now);
+            d.c.on_rate_sample(&rs);
+            phases.insert(d.c.cycle_idx);
+        }
+        // Ten min_rtts in recovery: the gain-1 phases (no condition but their length) turn.
+        assert!(phases.len() >= 4, "phases seen: {phases:?}");
+    }
+
+    #[test]
     fn a_sample_whose_ack_marked_losses_takes_them_off_the_window_before_it_grows() {
         // Linux `bbr_set_cwnd_to_recover_or_restore`: `cwnd - rs->losses`, then
         // `min(cwnd + acked, target)`. At the target, an ACK of one packet whose processing
@@ -807,12 +826,12 @@ mod tests {
         let target = d.c.cwnd();
         assert!(d.c.c.full_bw_reached && target > 10 * MSS, "{target}");
         d.delivered += MSS as u64;
-        let rs = RateSample::new(40 * MSS as u64, RTT, Some(RTT), 40 * MSS as u64, false, d.delivered);
+        let rs = RateSample::new(40 * MSS as u64, RTT, Some(RTT), 40 * MSS as u64, false, d.delivered).at(d.now);
         d.c.on_rate_sample(&rs.with_losses(3 * MSS as u64));
         assert_eq!(d.c.cwnd(), target - 2 * MSS);
         // The next ACK marked none: the window grows by what it delivered.
         d.delivered += MSS as u64;
-        let rs = RateSample::new(40 * MSS as u64, RTT, Some(RTT), 40 * MSS as u64, false, d.delivered);
+        let rs = RateSample::new(40 * MSS as u64, RTT, Some(RTT), 40 * MSS as u64, false, d.delivered).at(d.now);
         d.c.on_rate_sample(&rs);
         assert_eq!(d.c.cwnd(), target - MSS);
     }

@@ -878,7 +878,9 @@ mod tests {
             };
             self.c.on_ack(&a);
             let span = flight.clamp(MSS as u64, self.delivered);
-            let rs = RateSample::new(span, Dur::from_secs_f64(span as f64 / bw), Some(RTT), flight, false, self.delivered).with_loss(lost, flight, self.lost);
+            let rs = RateSample::new(span, Dur::from_secs_f64(span as f64 / bw), Some(RTT), flight, false, self.delivered)
+                .with_loss(lost, flight, self.lost)
+                .at(a.now);
             self.c.on_rate_sample(&rs);
         }
 

@@ -356,7 +356,10 @@ impl<T: BbrFamily> Controller for T {
         true
     }
 
+    /// Every ACK that delivers data gives a sample, and with it the time (Linux's
+    /// `tp->delivered_mstamp`): in SACK recovery too, where no other hook is called.
     fn on_rate_sample(&mut self, rs: &RateSample) {
+        self.core_mut().now = rs.now;
         self.on_sample(rs);
     }
 
