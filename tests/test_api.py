@@ -298,6 +298,8 @@ def test_summary_json_is_the_report_without_its_tables():
     assert (summary["flows"], summary["links"], summary["nodes"]) == ([], [], [])
     assert summary["queues"] == [q for q in full["queues"] if q["link"] == "R1->R2"]
     assert summary["totals"] == full["totals"]
+    tables = ("flows", "queues", "links", "nodes")
+    assert {k: v for k, v in summary.items() if k not in tables} == {k: v for k, v in full.items() if k not in tables}
     assert json.loads(sim.summary_json())["queues"] == []
 
 

@@ -8,7 +8,7 @@
 mod plugins;
 
 use ccsim::engine;
-use ccsim::report::Report;
+use ccsim::report::{Report, Scope};
 use ccsim::sim::SimTime;
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -275,11 +275,8 @@ impl Simulation {
     fn summary_json(&mut self, py: Python<'_>, queues: Vec<String>) -> String {
         let sim = &mut self.sim;
         detached(py, self.plugins, move || {
-            let mut r = Report::new(sim);
+            let mut r = Report::of(sim, Scope::Summary { queues: &queues });
             r.flows.clear();
-            r.links.clear();
-            r.nodes.clear();
-            r.queues.retain(|q| queues.contains(&q.link));
             r.to_json()
         })
     }

@@ -341,8 +341,25 @@ fn ratio(a: f64, b: f64) -> f64 {
     }
 }
 
+/// What a report holds besides its totals and the mechanisms' counters.
+#[derive(Clone, Copy, Debug)]
+pub enum Scope<'a> {
+    /// Every flow, queue, link and node.
+    Full,
+    /// The totals and the named links' queues only: no flow, link or node tables, and no
+    /// row built for the rest (a run of a hundred thousand flows has 200,000 queues).
+    Summary { queues: &'a [String] },
+}
+
 impl Report {
+    /// The whole report.
     pub fn new(sim: &mut Simulation) -> Report {
+        Report::of(sim, Scope::Full)
+    }
+
+    /// The report, its tables as `scope` says; the totals are the same in every scope.
+    pub fn of(sim: &mut Simulation, scope: Scope) -> Report {
+        let full = matches!(scope, Scope::Full);
         let now = sim.snapshot();
         let base = &sim.baseline;
         let measured = (now.at - base.at).as_secs_f64();
@@ -362,12 +379,13 @@ impl Report {
             let reliable = transport != "udp";
             let (sent, bytes, delivered) =
                 if reliable { (s.packets_sent, s.bytes_sent, r.delivered_bytes) } else { (u.packets_sent, u.bytes_sent, u.bytes_received) };
+            // A summary keeps no flow table: its rows count toward the totals, unnamed.
             flows.push(FlowReport {
-                flow: f.name(),
-                group: f.group.clone(),
+                flow: if full { f.name() } else { String::new() },
+                group: if full { f.group.clone() } else { String::new() },
                 index: f.index,
-                src: node_name(f.src),
-                dst: node_name(f.dst),
+                src: if full { node_name(f.src) } else { String::new() },
+                dst: if full { node_name(f.dst) } else { String::new() },
                 transport,
                 start_s: f.start.as_secs_f64(),
                 packets_sent: sent,
@@ -407,8 +425,17 @@ impl Report {
 
         let mut queues = Vec::new();
         let mut links = Vec::new();
+        let mut queue_drops = 0;
         for (i, l) in sim.net.links.iter().enumerate() {
             let q = now.queues[i].delta(&base.queues[i]);
+            queue_drops += q.drops();
+            let kept = match scope {
+                Scope::Full => true,
+                Scope::Summary { queues } => queues.contains(&l.name),
+            };
+            if !kept {
+                continue;
+            }
             let ls = now.links[i].delta(&base.links[i]);
             let period_ns = measured * 1e9;
             let bounds = l.queue.area_bounds().to_vec();
@@ -444,6 +471,9 @@ impl Report {
                 len_hist_to: lens.iter().map(|b| b.1).collect(),
                 len_hist_ns: lens.iter().map(|b| b.2).collect(),
             });
+            if !full {
+                continue;
+            }
             links.push(LinkReport {
                 link: l.name.clone(),
                 from: node_name(l.from),
@@ -463,6 +493,7 @@ impl Report {
             .net
             .nodes
             .iter()
+            .take(if full { usize::MAX } else { 0 })
             .enumerate()
             .map(|(i, n)| {
                 let s = now.nodes[i].delta(&base.nodes[i]);
@@ -485,7 +516,7 @@ impl Report {
             retransmitted_packets: flows.iter().map(|f| f.retransmitted_packets).sum(),
             fast_retransmits: flows.iter().map(|f| f.fast_retransmits).sum(),
             timeouts: flows.iter().map(|f| f.timeouts).sum(),
-            queue_drops: queues.iter().map(|q| q.drops).sum(),
+            queue_drops,
             jain_fairness: if tcp_goodputs.is_empty() { 1.0 } else { jain_index(&tcp_goodputs) },
         };
 
