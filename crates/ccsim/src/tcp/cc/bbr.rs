@@ -12,9 +12,10 @@
 //!
 //! - Rounds are counted by delivered data (`bbr_update_bw`): a round ends when a packet sent
 //!   after the previous round's end is delivered. A sample raises the max filter unless it is
-//!   application-limited and below the filter's value; the filter forgets a sample older than
-//!   `bw_window_rounds` rounds (Linux's `minmax` keeps a sample while `round - its round <=
-//!   10`; this filter is exact where `minmax` is an approximation by three sub-windows).
+//!   application-limited and below the filter's value; when it takes one, the filter forgets
+//!   a sample older than `bw_window_rounds` rounds (Linux's `minmax` keeps a sample while
+//!   `round - its round <= 10`, and ages only on the samples it takes; this filter is exact
+//!   where `minmax` is an approximation by three sub-windows).
 //! - Startup: pacing and cwnd gain `high_gain` (2/ln 2). The pipe is full when the max
 //!   filter grew by less than `full_bw_growth` (25 %) in `full_bw_rounds` (3) rounds in a
 //!   row, counted at round starts on samples not application-limited.
@@ -70,11 +71,15 @@
 //! - Long-term bandwidth sampling (the policer detector `lt_bw`, `bbr_lt_bw_sampling`) only
 //!   with `long_term_bw` (the `linux` profile's default; ns-3.37 has none). No
 //!   ACK-aggregation allowance (`extra_acked`), no idle restart, no application-limited
-//!   marking in ProbeRTT.
+//!   marking in ProbeRTT (Linux's `bbr_update_min_rtt()` sets `tp->app_limited` there;
+//!   docs/validation.md, "ProbeRTT": tried, not kept).
 //! - ProbeBW's first phase is `(8 - r) mod 8` with `r = (delivered / MSS) mod 7`, a
 //!   deterministic stand-in for Linux's `prandom_u32_max(7)`.
 //! - The data in flight after an ACK is the sample's prior data in flight less what the ACK
-//!   delivered.
+//!   delivered: the FlightSize, where Linux counts `tcp_packets_in_flight()` (RFC 6675's
+//!   pipe), but for ProbeRTT's wait for the flight to fall to `min_cwnd`, which takes the
+//!   pipe (in loss recovery the FlightSize holds what the receiver has SACKed, and at a
+//!   window of 4 packets takes seconds to fall).
 //! - Entering SACK recovery sets cwnd to the FlightSize less one segment per duplicate ACK,
 //!   plus one: an estimate of RFC 6675's `pipe` plus the segment the ACK let out, where
 //!   Linux starts from `tcp_packets_in_flight()` (docs/validation.md: with the pipe itself
@@ -366,8 +371,11 @@ impl Bbr {
         if self.cfg.long_term_bw {
             self.lt_sample(rs);
         }
-        self.bw.expire(self.c.round);
+        // The filter moves only with the samples it takes (Linux's `minmax_running_max()`,
+        // the draft's `update_windowed_max_filter()`): an application-limited stretch ages
+        // nothing out.
         if !rs.is_app_limited || bw >= self.max_bw() {
+            self.bw.expire(self.c.round);
             self.bw.push(self.c.round, bw);
         }
     }
@@ -499,7 +507,9 @@ impl BbrFamily for Bbr {
         let (growth, rounds) = (self.cfg.full_bw_growth, self.cfg.full_bw_rounds);
         self.c.check_full_bw(rs, self.bw.best(), growth, rounds);
         self.check_drain(inflight);
-        self.update_min_rtt(rs, inflight);
+        // ProbeRTT waits for what is in the network (Linux: `tcp_packets_in_flight()`), not
+        // the FlightSize, which in loss recovery holds what the receiver has SACKed.
+        self.update_min_rtt(rs, rs.prior_pipe.saturating_sub(acked));
         self.update_gains();
         if self.bw() > 0.0 {
             self.c.set_pacing(self.c.rate_for(self.bw(), self.pacing_gain));
@@ -769,6 +779,53 @@ mod tests {
         let rs = RateSample::new(10, RTT, Some(RTT), MSS as u64, true, d.delivered + MSS as u64).at(d.now);
         d.c.on_rate_sample(&rs);
         assert_eq!(d.c.max_bw(), low);
+    }
+
+    #[test]
+    fn probe_rtt_waits_for_the_pipe_not_the_flight_size() {
+        // In loss recovery the FlightSize holds what the receiver SACKed: 40 packets
+        // outstanding, 4 of them in the network. ProbeRTT counts its 200 ms from there.
+        let mut d = Drive::after_rounds(6);
+        let slow = Dur::from_millis(50);
+        let last_min = d.now;
+        while d.now <= last_min + Dur::from_secs(10) {
+            d.ack(Dur::from_millis(10), MSS as u64, 40 * MSS as u64, 1_000_000.0, slow);
+        }
+        assert_eq!(d.c.mode(), Mode::ProbeRtt);
+        let start = d.now;
+        while d.c.mode() == Mode::ProbeRtt && d.now < start + Dur::from_secs(1) {
+            d.now += Dur::from_millis(10);
+            d.delivered += MSS as u64;
+            let mut rs = RateSample::new(40 * MSS as u64, RTT, Some(slow), 40 * MSS as u64, false, d.delivered).at(d.now);
+            rs.prior_pipe = 4 * MSS as u64;
+            d.c.on_rate_sample(&rs);
+        }
+        assert_eq!(d.c.mode(), Mode::ProbeBw, "left ProbeRTT after {:?}", d.now - start);
+    }
+
+    #[test]
+    fn application_limited_rounds_age_nothing_out_of_the_bandwidth_filter() {
+        // Twenty rounds of application-limited samples at a tenth of the peak: the filter
+        // takes none of them, and keeps its peak (Linux's `minmax` ages on the
+        // samples it takes). The next sample it takes ages the peak out.
+        let mut d = Drive::after_rounds(6);
+        let peak = d.c.max_bw();
+        let span = 40 * MSS as u64;
+        let sample = |d: &mut Drive, app_limited: bool| {
+            d.now += Dur::from_millis(1);
+            d.delivered += MSS as u64;
+            let interval = Dur::from_secs_f64(span as f64 / (peak / 10.0));
+            RateSample::new(span, interval, Some(RTT), span, app_limited, d.delivered).at(d.now)
+        };
+        for _ in 0..20 * 40 {
+            let rs = sample(&mut d, true);
+            d.c.on_rate_sample(&rs);
+        }
+        assert!(d.c.c.round >= 20);
+        assert_eq!(d.c.max_bw(), peak);
+        let rs = sample(&mut d, false);
+        d.c.on_rate_sample(&rs);
+        assert!(d.c.max_bw() < peak / 5.0, "{} of {peak}", d.c.max_bw());
     }
 
     #[test]
