@@ -351,6 +351,20 @@ pub enum Scope<'a> {
     Summary { queues: &'a [String] },
 }
 
+impl Scope<'_> {
+    fn is_full(&self) -> bool {
+        matches!(self, Scope::Full)
+    }
+
+    /// Whether the queue of link `link` has a row.
+    fn keeps_queue(&self, link: &str) -> bool {
+        match self {
+            Scope::Full => true,
+            Scope::Summary { queues } => queues.iter().any(|q| q == link),
+        }
+    }
+}
+
 impl Report {
     /// The whole report.
     pub fn new(sim: &mut Simulation) -> Report {
@@ -359,7 +373,7 @@ impl Report {
 
     /// The report, its tables as `scope` says; the totals are the same in every scope.
     pub fn of(sim: &mut Simulation, scope: Scope) -> Report {
-        let full = matches!(scope, Scope::Full);
+        let full = scope.is_full();
         let now = sim.snapshot();
         let base = &sim.baseline;
         let measured = (now.at - base.at).as_secs_f64();
@@ -380,12 +394,13 @@ impl Report {
             let (sent, bytes, delivered) =
                 if reliable { (s.packets_sent, s.bytes_sent, r.delivered_bytes) } else { (u.packets_sent, u.bytes_sent, u.bytes_received) };
             // A summary keeps no flow table: its rows count toward the totals, unnamed.
+            let (flow, group, src, dst) = if full { (f.name(), f.group.clone(), node_name(f.src), node_name(f.dst)) } else { Default::default() };
             flows.push(FlowReport {
-                flow: if full { f.name() } else { String::new() },
-                group: if full { f.group.clone() } else { String::new() },
+                flow,
+                group,
                 index: f.index,
-                src: if full { node_name(f.src) } else { String::new() },
-                dst: if full { node_name(f.dst) } else { String::new() },
+                src,
+                dst,
                 transport,
                 start_s: f.start.as_secs_f64(),
                 packets_sent: sent,
@@ -429,11 +444,7 @@ impl Report {
         for (i, l) in sim.net.links.iter().enumerate() {
             let q = now.queues[i].delta(&base.queues[i]);
             queue_drops += q.drops();
-            let kept = match scope {
-                Scope::Full => true,
-                Scope::Summary { queues } => queues.contains(&l.name),
-            };
-            if !kept {
+            if !scope.keeps_queue(&l.name) {
                 continue;
             }
             let ls = now.links[i].delta(&base.links[i]);
@@ -471,42 +482,43 @@ impl Report {
                 len_hist_to: lens.iter().map(|b| b.1).collect(),
                 len_hist_ns: lens.iter().map(|b| b.2).collect(),
             });
-            if !full {
-                continue;
+            if full {
+                links.push(LinkReport {
+                    link: l.name.clone(),
+                    from: node_name(l.from),
+                    to: node_name(l.to),
+                    rate_bps: l.rate_bps,
+                    delay_ms: l.delay.as_secs_f64() * 1e3,
+                    tx_packets: ls.tx_packets,
+                    tx_bytes: ls.tx_bytes,
+                    utilisation: ratio(ls.busy_ns as f64, period_ns),
+                    lost_random: ls.lost_random,
+                    lost_down: ls.lost_down,
+                    failures: ls.failures,
+                });
             }
-            links.push(LinkReport {
-                link: l.name.clone(),
-                from: node_name(l.from),
-                to: node_name(l.to),
-                rate_bps: l.rate_bps,
-                delay_ms: l.delay.as_secs_f64() * 1e3,
-                tx_packets: ls.tx_packets,
-                tx_bytes: ls.tx_bytes,
-                utilisation: ratio(ls.busy_ns as f64, period_ns),
-                lost_random: ls.lost_random,
-                lost_down: ls.lost_down,
-                failures: ls.failures,
-            });
         }
 
-        let nodes = sim
-            .net
-            .nodes
-            .iter()
-            .take(if full { usize::MAX } else { 0 })
-            .enumerate()
-            .map(|(i, n)| {
-                let s = now.nodes[i].delta(&base.nodes[i]);
-                NodeReport {
-                    node: n.name.clone(),
-                    kind: if n.kind == NodeKind::Host { "host" } else { "router" },
-                    forwarded: s.forwarded,
-                    ttl_expired: s.ttl_expired,
-                    no_route: s.no_route,
-                    backup_forwarded: s.backup_forwarded,
-                }
-            })
-            .collect();
+        let nodes = if !full {
+            Vec::new()
+        } else {
+            sim.net
+                .nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| {
+                    let s = now.nodes[i].delta(&base.nodes[i]);
+                    NodeReport {
+                        node: n.name.clone(),
+                        kind: if n.kind == NodeKind::Host { "host" } else { "router" },
+                        forwarded: s.forwarded,
+                        ttl_expired: s.ttl_expired,
+                        no_route: s.no_route,
+                        backup_forwarded: s.backup_forwarded,
+                    }
+                })
+                .collect()
+        };
 
         let tcp_goodputs: Vec<f64> = flows.iter().filter(|f| f.transport != "udp").map(|f| f.goodput_bps).collect();
         let totals = Totals {

@@ -447,7 +447,7 @@ impl TcpSender {
             self.ecn_reduce(now, delivered);
         }
         if optional {
-            let marked = self.rack().map_or(0, Rack::lost_bytes);
+            let marked = self.marked_lost();
             if let Some(rs) = self.extras.as_mut().and_then(|e| e.rate.as_mut()).and_then(|r| r.end_ack(now, marked)) {
                 self.cc.on_rate_sample(&rs);
             }
@@ -472,6 +472,12 @@ impl TcpSender {
         }
     }
 
+    /// Bytes RACK-TLP has marked lost so far (Linux's `tp->lost`), which a rate sample's
+    /// `losses` are the rise of; 0 without RACK-TLP.
+    fn marked_lost(&self) -> u64 {
+        self.rack().map_or(0, Rack::lost_bytes)
+    }
+
     /// The optional rules' part of an ACK's arrival, before the ACK is processed: AccECN's
     /// counter (or the ECE flag), the delivery-rate sample's start, the bytes SACKed before
     /// (for PRR's DeliveredData) and the timestamps. Returns whether the ACK echoes
@@ -479,7 +485,7 @@ impl TcpSender {
     #[inline(never)]
     fn ack_arrives(&mut self, pkt: &Packet, ack: u64, new_data: bool, now: SimTime) -> (bool, u64) {
         let ece = if self.cfg.accecn { self.read_ace(pkt, ack) > 0 } else { self.cfg.ecn && pkt.has_flag(flags::ECE) };
-        let marked = self.rack().map_or(0, Rack::lost_bytes);
+        let marked = self.marked_lost();
         self.with_rate_sampler(|r, flight, pipe| r.begin_ack(flight, pipe, marked));
         let sacked_before = self.sacked_for_prr();
         if self.cfg.timestamps {
